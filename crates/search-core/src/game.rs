@@ -1,0 +1,151 @@
+//! The game abstraction every search in this crate runs on.
+//!
+//! A game is a mutable position with `play`/`undo`: searches walk the tree in place instead of
+//! cloning positions, which is what makes them fast on board games. Everything is seen from the
+//! side to move (negamax convention), so one code path serves both players.
+//!
+//! Optional facilities are default methods rather than extra frameworks: a game that can merge
+//! equivalent moves overrides [`Game::move_class`]; a game with a memo key implements [`Keyed`];
+//! a game with a heuristic evaluation implements [`Evaluate`].
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// The result of a finished game, seen from the side to move.
+///
+/// Ordered from worst to best for the side to move: `Loss < Draw < Win`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Outcome {
+    /// The side to move has lost.
+    Loss,
+    /// Neither side wins.
+    Draw,
+    /// The side to move has won.
+    Win,
+}
+
+impl Outcome {
+    /// The same result seen from the other side.
+    ///
+    /// ```
+    /// use search_core::Outcome;
+    /// assert_eq!(Outcome::Win.flip(), Outcome::Loss);
+    /// assert_eq!(Outcome::Draw.flip(), Outcome::Draw);
+    /// ```
+    #[must_use]
+    pub fn flip(self) -> Outcome {
+        match self {
+            Outcome::Loss => Outcome::Win,
+            Outcome::Draw => Outcome::Draw,
+            Outcome::Win => Outcome::Loss,
+        }
+    }
+
+    /// `-1`, `0` or `1`.
+    #[must_use]
+    pub fn signum(self) -> i32 {
+        match self {
+            Outcome::Loss => -1,
+            Outcome::Draw => 0,
+            Outcome::Win => 1,
+        }
+    }
+}
+
+/// A two-player, zero-sum, perfect-information game position that can be changed in place.
+///
+/// Implementations must keep `play` and `undo` exact inverses: after `play(m)` then `undo(m)` the
+/// position (and its key, if [`Keyed`]) is what it was. Every search in this crate unwinds every
+/// move it plays, also when it stops early on a budget.
+pub trait Game {
+    /// A move. It should carry whatever `undo` needs to restore the position.
+    type Move: Clone + PartialEq + Debug;
+
+    /// Appends the legal moves of the side to move to `moves` (which the caller has cleared).
+    ///
+    /// Searches call this only when [`Game::outcome`] is `None`. A non-terminal position that
+    /// yields no move is scored as a draw.
+    fn generate_moves(&self, moves: &mut Vec<Self::Move>);
+
+    /// Plays `mv`, which was produced by [`Game::generate_moves`] for this position.
+    fn play(&mut self, mv: &Self::Move);
+
+    /// Takes back `mv`, the last move played.
+    fn undo(&mut self, mv: &Self::Move);
+
+    /// `Some` when the game is over, with the result for the side to move.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// The equivalence class of `mv` in this position, for move merging.
+    ///
+    /// Two moves of the same position with the same class must lead to positions of the same
+    /// value, so a search that merges moves needs to look at only one of them (the first one
+    /// generated). The default, `None`, puts every move in a class of its own.
+    fn move_class(&self, mv: &Self::Move) -> Option<u64> {
+        let _ = mv;
+        None
+    }
+}
+
+/// A game whose positions have a memo key.
+///
+/// Two positions with equal keys must have the same value for their side to move. A key may
+/// therefore be canonical (it forgets what does not matter, such as the order of TwoFour's
+/// piles) or a hash (Zobrist keys on a board, where collisions are rare enough to accept).
+pub trait Keyed: Game {
+    /// The key type: a packed integer for most games.
+    type Key: Copy + Eq + Ord + Hash + Debug;
+
+    /// The key of the current position.
+    fn key(&self) -> Self::Key;
+
+    /// Appends the keys of positions known to have the same value for their own side to move,
+    /// such as board rotations or a player-swap duality. Default: none.
+    ///
+    /// Searches that use symmetry store and look up the smallest of [`Keyed::key`] and these
+    /// keys, so one solved position answers all its images.
+    fn symmetric_keys(&self, keys: &mut Vec<Self::Key>) {
+        let _ = keys;
+    }
+}
+
+/// A game with a heuristic evaluation, for depth-limited search.
+pub trait Evaluate: Game {
+    /// A heuristic value of a non-terminal position for the side to move.
+    ///
+    /// It must lie strictly inside `-Score::MAX_HEURISTIC..=Score::MAX_HEURISTIC` so that it is
+    /// never mistaken for a proven result; searches clamp it there.
+    ///
+    /// [`Score::MAX_HEURISTIC`]: crate::Score::MAX_HEURISTIC
+    fn evaluate(&self) -> i32;
+
+    /// Reorders `moves` so that the likeliest best moves come first (a move-ordering hook).
+    /// The default keeps generation order. Searches put the memo's best move first themselves.
+    fn order_moves(&self, moves: &mut [Self::Move]) {
+        let _ = moves;
+    }
+}
+
+/// Generates the moves of `game` into `moves` (cleared first). With `merge`, keeps only the
+/// first move of each [`Game::move_class`]; returns how many moves merging removed.
+///
+/// Move classes are compared by a linear scan, which is fastest for the handful of classes
+/// games have in practice (TwoFour has 8).
+pub fn generate_moves<G: Game + ?Sized>(game: &G, moves: &mut Vec<G::Move>, merge: bool) -> u64 {
+    moves.clear();
+    game.generate_moves(moves);
+    if !merge || moves.len() < 2 {
+        return 0;
+    }
+    let before = moves.len();
+    let mut seen: Vec<u64> = Vec::new();
+    moves.retain(|mv| match game.move_class(mv) {
+        None => true,
+        Some(c) if seen.contains(&c) => false,
+        Some(c) => {
+            seen.push(c);
+            true
+        }
+    });
+    (before - moves.len()) as u64
+}

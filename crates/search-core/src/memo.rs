@@ -1,0 +1,221 @@
+//! A bounded memo (transposition) table.
+//!
+//! The table never grows: its size is fixed in bytes when it is made, so a solver can promise a
+//! memory limit (TwoFour's olympiad limit is 1 MB for everything). When two positions want the
+//! same place, a two-slot bucket decides: the first slot keeps the entry that cost the most work
+//! to compute, the second always takes the newest entry. Costly results survive, and recent ones
+//! (which the search is likely to meet again soon) still get a place.
+
+use std::hash::{Hash, Hasher};
+
+/// How a stored score relates to the true value of its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Bound {
+    /// The score is the exact value.
+    #[default]
+    Exact,
+    /// The true value is at least the score (the search failed high).
+    Lower,
+    /// The true value is at most the score (the search failed low).
+    Upper,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Slot<K, V> {
+    key: K,
+    value: V,
+    /// 0 marks an empty slot; otherwise 1 + the caller's work estimate, saturated.
+    work: u8,
+}
+
+/// A fixed-size hash table from position keys to values, with a replacement policy.
+///
+/// ```
+/// use search_core::MemoTable;
+/// let mut memo: MemoTable<u64, i32> = MemoTable::with_memory(1 << 16);
+/// memo.store(42, 7, 3);
+/// assert_eq!(memo.get(&42), Some(&7));
+/// assert!(memo.memory_bytes() <= 1 << 16);
+/// ```
+#[derive(Debug, Clone)]
+pub struct MemoTable<K, V> {
+    slots: Vec<Slot<K, V>>,
+    buckets: usize,
+    occupied: usize,
+}
+
+impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
+    /// A table that uses at most `bytes` bytes for its slots (at least one bucket of two).
+    #[must_use]
+    pub fn with_memory(bytes: usize) -> Self {
+        let slot = std::mem::size_of::<Slot<K, V>>().max(1);
+        let buckets = (bytes / (2 * slot)).max(1);
+        MemoTable {
+            slots: vec![Slot::default(); 2 * buckets],
+            buckets,
+            occupied: 0,
+        }
+    }
+
+    /// Bytes held by the slots (the table's whole heap footprint).
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<Slot<K, V>>()
+    }
+
+    /// Number of entries it can hold.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Number of entries it holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.occupied
+    }
+
+    /// Whether it holds nothing.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.occupied == 0
+    }
+
+    /// Forgets every entry, keeping the memory.
+    pub fn clear(&mut self) {
+        self.slots.fill(Slot::default());
+        self.occupied = 0;
+    }
+
+    fn bucket(&self, key: &K) -> usize {
+        let mut h = FxHasher::default();
+        key.hash(&mut h);
+        // Multiply-shift range reduction: uses the high bits, no power-of-two size needed.
+        ((u128::from(h.finish()) * self.buckets as u128) >> 64) as usize * 2
+    }
+
+    /// The value stored for `key`, if it is still there.
+    #[must_use]
+    pub fn get(&self, key: &K) -> Option<&V> {
+        let b = self.bucket(key);
+        self.slots[b..b + 2]
+            .iter()
+            .find(|s| s.work != 0 && s.key == *key)
+            .map(|s| &s.value)
+    }
+
+    /// Stores `value` for `key`. `work` estimates what it cost to compute (a depth, or the
+    /// log of a node count): the replacement policy keeps costly entries longer.
+    pub fn store(&mut self, key: K, value: V, work: u8) {
+        let work = work.saturating_add(1);
+        let b = self.bucket(&key);
+        let pair = &mut self.slots[b..b + 2];
+        if let Some(s) = pair.iter_mut().find(|s| s.work != 0 && s.key == key) {
+            s.value = value;
+            s.work = s.work.max(work);
+            return;
+        }
+        let (first, second) = pair.split_at_mut(1);
+        let (first, second) = (&mut first[0], &mut second[0]);
+        let new = Slot { key, value, work };
+        if first.work == 0 {
+            *first = new;
+            self.occupied += 1;
+        } else if work >= first.work {
+            // The old keeper moves down to the always-replace slot.
+            if second.work == 0 {
+                self.occupied += 1;
+            }
+            *second = std::mem::replace(first, new);
+        } else {
+            if second.work == 0 {
+                self.occupied += 1;
+            }
+            *second = new;
+        }
+    }
+}
+
+/// A small, fast, non-cryptographic hasher (the multiply-rotate scheme of rustc's FxHash).
+/// Keys are positions chosen by the game, not by an adversary, so speed wins.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        // A final avalanche so that the high bits used for bucketing depend on every input bit.
+        let mut x = self.hash;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn respects_memory_bound() {
+        for bytes in [0, 1, 100, 1000, 1 << 20] {
+            let t: MemoTable<u64, (u8, u8)> = MemoTable::with_memory(bytes);
+            assert!(t.capacity() >= 2);
+            assert!(bytes < 64 || t.memory_bytes() <= bytes);
+        }
+    }
+
+    #[test]
+    fn keeps_costly_entry_and_newest() {
+        // One bucket: every key collides.
+        let mut t: MemoTable<u64, u32> = MemoTable::with_memory(1);
+        assert_eq!(t.capacity(), 2);
+        t.store(1, 10, 9);
+        t.store(2, 20, 1);
+        t.store(3, 30, 1);
+        assert_eq!(t.get(&1), Some(&10), "costly entry survives");
+        assert_eq!(t.get(&2), None, "older cheap entry replaced");
+        assert_eq!(t.get(&3), Some(&30));
+        t.store(4, 40, 12);
+        assert_eq!(t.get(&4), Some(&40));
+        assert_eq!(t.get(&1), Some(&10), "displaced keeper moves to the second slot");
+        assert_eq!(t.len(), 2);
+        t.store(4, 41, 0);
+        assert_eq!(t.get(&4), Some(&41), "same key updates in place");
+        t.clear();
+        assert!(t.is_empty() && t.get(&4).is_none());
+    }
+
+    #[test]
+    fn holds_many_distinct_keys() {
+        let mut t: MemoTable<u64, u64> = MemoTable::with_memory(1 << 20);
+        let n = t.capacity() as u64 / 4;
+        for k in 0..n {
+            t.store(k, k * 3, 0);
+        }
+        let found = (0..n).filter(|k| t.get(k) == Some(&(k * 3))).count() as u64;
+        // A quarter-full two-way table keeps nearly everything (Poisson overflow ~1.5%).
+        assert!(found > n * 95 / 100, "{found} of {n}");
+    }
+}

@@ -1,0 +1,66 @@
+//! Counters that make every speedup measurable.
+
+use std::fmt;
+use std::ops::AddAssign;
+
+/// What a search did. All searches in this crate fill these counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Positions visited (each call of the recursive search counts once).
+    pub nodes: u64,
+    /// Finished positions reached.
+    pub terminals: u64,
+    /// Memo look-ups.
+    pub memo_probes: u64,
+    /// Memo look-ups that found the position.
+    pub memo_hits: u64,
+    /// Memo hits whose stored value answered the position without searching it.
+    pub memo_cutoffs: u64,
+    /// Beta cutoffs: moves left unsearched because one already refuted the opponent's choice.
+    pub cutoffs: u64,
+    /// Moves skipped because an equivalent move (same [`move_class`]) was already searched.
+    ///
+    /// [`move_class`]: crate::Game::move_class
+    pub merged_moves: u64,
+}
+
+impl Stats {
+    /// Fraction of memo probes that hit, in `0.0..=1.0` (0 when there were none).
+    #[must_use]
+    pub fn hit_rate(&self) -> f64 {
+        if self.memo_probes == 0 {
+            0.0
+        } else {
+            self.memo_hits as f64 / self.memo_probes as f64
+        }
+    }
+}
+
+impl AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.nodes += o.nodes;
+        self.terminals += o.terminals;
+        self.memo_probes += o.memo_probes;
+        self.memo_hits += o.memo_hits;
+        self.memo_cutoffs += o.memo_cutoffs;
+        self.cutoffs += o.cutoffs;
+        self.merged_moves += o.merged_moves;
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "nodes {} terminals {} memo {}/{} hits ({:.1}%) memo-cutoffs {} cutoffs {} merged {}",
+            self.nodes,
+            self.terminals,
+            self.memo_hits,
+            self.memo_probes,
+            100.0 * self.hit_rate(),
+            self.memo_cutoffs,
+            self.cutoffs,
+            self.merged_moves
+        )
+    }
+}

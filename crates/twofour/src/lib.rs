@@ -1,0 +1,46 @@
+//! The TwoFour pile game: rules, an exact solver, and the olympiad input/output format.
+//!
+//! N piles hold 0 to 4 balls each, 2N balls in all. A move takes one ball from a pile and puts
+//! it on another, allowed when the receiver then holds no more balls than the giver keeps. A
+//! pile that a move leaves with exactly two balls belongs to the player who moved; any other
+//! touched pile loses its owner. At the start, the two-ball piles are dealt alternately,
+//! starting with the second player. The first player moves first. When no move is left (every
+//! pile holds two), the owner of more piles wins; equal is a draw.
+//!
+//! The game always ends (each move lowers the sum of the squared pile sizes by at least 2), so
+//! it can be solved exactly. [`TwoFourSolver`] does it on `search-core` at five levels
+//! ([`Level`]): the article's four (plain depth-first search, merged move kinds, a memo on
+//! canonical kind counts, and the player-swap duality) and a multiset form that scales to
+//! thousands of piles.
+//!
+//! # Example
+//!
+//! ```
+//! use twofour::{parse, write_results, Level, TwoFourSolver};
+//!
+//! let input = "5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n";
+//! let problem = parse(input)?;
+//! let mut solver = TwoFourSolver::new(Level::Multiset);
+//! let results: Vec<_> = problem.games.iter().map(|g| solver.solve(g)).collect();
+//! assert_eq!(write_results(&results), "1\n2\n1\n1\n");
+//!
+//! // The optimal line of the first game, move by move.
+//! let line = solver.principal_line(&problem.games[0]);
+//! assert_eq!(line[0].to_string(), "pile 2 (3) -> pile 4 (1)");
+//! # Ok::<(), twofour::ParseError>(())
+//! ```
+#![deny(missing_docs)]
+
+mod format;
+mod position;
+mod random;
+mod rules;
+mod solver;
+
+pub use format::{ParseError, ParseErrorKind, Problem, parse, parse_bytes, write_results};
+pub use position::{
+    Counts, KindMove, MAX_PILES, MIN_PILES, Move, Multiset, Position, PositionError,
+};
+pub use random::random_game;
+pub use rules::{Pile, Player, Winner};
+pub use solver::{DEFAULT_MEMO_BYTES, Level, TwoFourSolver, UnknownLevel, solve};

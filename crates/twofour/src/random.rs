@@ -1,0 +1,34 @@
+//! Seeded random games.
+
+use rand::{Rng, RngExt};
+
+use crate::position::{Position, PositionError};
+
+/// A starting position drawn uniformly from all pile arrays of `piles` piles with 0 to 4 balls
+/// each and 2N balls in all (rejection sampling: draw every pile uniformly, keep the arrays with
+/// the right total; about one draw in `2.5 * sqrt(2N)` is kept).
+///
+/// ```
+/// use rand::SeedableRng;
+/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+/// let game = twofour::random_game(30, &mut rng).unwrap();
+/// assert_eq!(game.piles().len(), 30);
+/// ```
+///
+/// # Errors
+/// When `piles` is outside `3..=MAX_PILES`.
+pub fn random_game<R: Rng + ?Sized>(piles: usize, rng: &mut R) -> Result<Position, PositionError> {
+    // Validate the size once, so the loop below cannot spin on an impossible request.
+    Position::new(&vec![2; piles])?;
+    let mut balls = vec![0u8; piles];
+    loop {
+        let mut total = 0usize;
+        for b in &mut balls {
+            *b = rng.random_range(0..=4);
+            total += usize::from(*b);
+        }
+        if total == 2 * piles {
+            return Position::new(&balls);
+        }
+    }
+}

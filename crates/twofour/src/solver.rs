@@ -1,0 +1,237 @@
+//! The exact TwoFour solver, at the article's four optimisation levels and one beyond.
+//!
+//! All levels run the same `search-core` [`Solver`]; a level only switches its options and the
+//! position form it runs on, so benchmarks compare the optimisations and nothing else.
+
+use std::fmt;
+use std::str::FromStr;
+
+use search_core::{Game, Outcome, Solver, SolverConfig, Stats};
+
+use crate::position::{Move, Multiset, Position};
+use crate::rules::Winner;
+
+/// Memo size used by default: under the olympiad's 1 MB limit. It holds every position of
+/// N = 30 (16,532 keys) with room to spare.
+pub const DEFAULT_MEMO_BYTES: usize = 960 * 1024;
+
+/// How much of the machinery the solver uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// Depth-first alpha-beta over the pile array, trying every legal pair of piles.
+    Plain,
+    /// As `Plain`, but moves between piles of the same two kinds are searched once
+    /// (the article's eight move kinds).
+    Merged,
+    /// As `Merged`, plus a memo keyed by the kind counts and side to move (pile order ignored).
+    Memo,
+    /// As `Memo`, plus the player-swap duality: a solved position also answers its dual.
+    Duality,
+    /// `Duality` on the [`Multiset`] form: moves generated per pair of kinds, no pile array.
+    /// The fastest level, and the only one practical for hundreds of piles.
+    Multiset,
+}
+
+impl Level {
+    /// All levels, slowest first.
+    pub const ALL: [Level; 5] = [
+        Level::Plain,
+        Level::Merged,
+        Level::Memo,
+        Level::Duality,
+        Level::Multiset,
+    ];
+
+    /// The level's name as accepted by [`Level::from_str`].
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Plain => "plain",
+            Level::Merged => "merged",
+            Level::Memo => "memo",
+            Level::Duality => "duality",
+            Level::Multiset => "multiset",
+        }
+    }
+
+    fn config(self, memo_bytes: usize) -> SolverConfig {
+        match self {
+            Level::Plain => SolverConfig::PLAIN,
+            Level::Merged => SolverConfig {
+                merge_moves: true,
+                ..SolverConfig::PLAIN
+            },
+            Level::Memo => SolverConfig {
+                merge_moves: true,
+                memo_bytes,
+                symmetry: false,
+            },
+            Level::Duality | Level::Multiset => SolverConfig::full(memo_bytes),
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown level name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level `{0}` (expected plain, merged, memo, duality or multiset)")]
+pub struct UnknownLevel(pub String);
+
+impl FromStr for Level {
+    type Err = UnknownLevel;
+    fn from_str(s: &str) -> Result<Level, UnknownLevel> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name() == s)
+            .ok_or_else(|| UnknownLevel(s.to_owned()))
+    }
+}
+
+#[derive(Debug)]
+enum Engine {
+    Piles(Solver<Position>),
+    Multiset(Solver<Multiset>),
+}
+
+/// Solves TwoFour positions exactly. Keep one solver for many positions: its memo carries over.
+///
+/// ```
+/// use twofour::{Level, Position, TwoFourSolver, Winner};
+///
+/// let mut solver = TwoFourSolver::new(Level::Multiset);
+/// let game = Position::new(&[0, 3, 4, 1, 2]).unwrap();
+/// assert_eq!(solver.solve(&game), Winner::First);
+/// // An optimal line of play, ending when every pile holds two balls.
+/// let line = solver.principal_line(&game);
+/// assert!(!line.is_empty());
+/// assert!(solver.memo_bytes() < 1_000_000);
+/// ```
+#[derive(Debug)]
+pub struct TwoFourSolver {
+    level: Level,
+    engine: Engine,
+}
+
+impl TwoFourSolver {
+    /// A solver at `level` with the default memo size ([`DEFAULT_MEMO_BYTES`]).
+    #[must_use]
+    pub fn new(level: Level) -> Self {
+        Self::with_memo_bytes(level, DEFAULT_MEMO_BYTES)
+    }
+
+    /// A solver at `level` whose memo (if the level has one) uses at most `memo_bytes` bytes.
+    #[must_use]
+    pub fn with_memo_bytes(level: Level, memo_bytes: usize) -> Self {
+        let config = level.config(memo_bytes);
+        let engine = match level {
+            Level::Multiset => Engine::Multiset(Solver::new(config)),
+            _ => Engine::Piles(Solver::new(config)),
+        };
+        TwoFourSolver { level, engine }
+    }
+
+    /// Its level.
+    #[must_use]
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The exact result for the side to move.
+    pub fn outcome(&mut self, position: &Position) -> Outcome {
+        match &mut self.engine {
+            Engine::Piles(s) => s.solve(&mut position.clone()),
+            Engine::Multiset(s) => s.solve(&mut position.to_multiset()),
+        }
+    }
+
+    /// Who wins `position` under optimal play.
+    pub fn solve(&mut self, position: &Position) -> Winner {
+        Winner::from_outcome(self.outcome(position), position.to_move())
+    }
+
+    /// Every legal move with its result for the player making it.
+    pub fn move_values(&mut self, position: &Position) -> Vec<(Move, Outcome)> {
+        if position.is_over() {
+            return Vec::new();
+        }
+        let mut p = position.clone();
+        let mut moves = Vec::new();
+        p.generate_moves(&mut moves);
+        moves
+            .into_iter()
+            .map(|m| {
+                p.play(&m);
+                let v = self.outcome(&p).flip();
+                p.undo(&m);
+                (m, v)
+            })
+            .collect()
+    }
+
+    /// The moves that achieve the best result for the side to move.
+    pub fn optimal_moves(&mut self, position: &Position) -> Vec<Move> {
+        let values = self.move_values(position);
+        let best = values.iter().map(|&(_, v)| v).max();
+        values
+            .into_iter()
+            .filter(|&(_, v)| Some(v) == best)
+            .map(|(m, _)| m)
+            .collect()
+    }
+
+    /// A line of optimal play to the end of the game: each player makes the first of its
+    /// optimal moves. (The game always ends: every move lowers the sum of squared pile sizes.)
+    pub fn principal_line(&mut self, position: &Position) -> Vec<Move> {
+        let mut p = position.clone();
+        let mut line = Vec::new();
+        while let Some(&m) = self.optimal_moves(&p).first() {
+            p.play(&m);
+            line.push(m);
+        }
+        line
+    }
+
+    /// Counters of the underlying search.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        match &self.engine {
+            Engine::Piles(s) => s.stats(),
+            Engine::Multiset(s) => s.stats(),
+        }
+    }
+
+    /// Bytes held by the memo (fixed at construction; 0 for levels without one).
+    #[must_use]
+    pub fn memo_bytes(&self) -> usize {
+        match &self.engine {
+            Engine::Piles(s) => s.memo_bytes(),
+            Engine::Multiset(s) => s.memo_bytes(),
+        }
+    }
+
+    /// Entries in the memo.
+    #[must_use]
+    pub fn memo_len(&self) -> usize {
+        match &self.engine {
+            Engine::Piles(s) => s.memo_len(),
+            Engine::Multiset(s) => s.memo_len(),
+        }
+    }
+}
+
+/// Who wins `position`, solved with a fresh default solver. To solve many positions, keep a
+/// [`TwoFourSolver`] instead: its memo carries over.
+///
+/// ```
+/// use twofour::{solve, Position, Winner};
+/// assert_eq!(solve(&Position::new(&[2, 2, 2, 2, 2]).unwrap()), Winner::Second);
+/// ```
+#[must_use]
+pub fn solve(position: &Position) -> Winner {
+    TwoFourSolver::new(Level::Multiset).solve(position)
+}

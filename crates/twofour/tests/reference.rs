@@ -1,0 +1,235 @@
+//! The solver against an independent reference written straight from the rules.
+//!
+//! The reference shares no code with the crate: its own pile representation, move rule,
+//! ownership rule and end-of-game scoring, full minimax (no pruning) memoised on the whole
+//! ordered state. Every level of the crate's solver must agree with it.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use twofour::{Level, Pile, Player, Position, TwoFourSolver, Winner};
+
+/// A pile as the reference sees it: balls and owner (0 none, 1 first, 2 second).
+type RefState = (Vec<(u8, u8)>, u8);
+
+/// Result for player 1: 1 win, 0 draw, -1 loss.
+fn reference(piles: &mut Vec<(u8, u8)>, side: u8, memo: &mut HashMap<RefState, i8>) -> i8 {
+    if let Some(&v) = memo.get(&(piles.clone(), side)) {
+        return v;
+    }
+    let n = piles.len();
+    let mut results = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            if i == j || piles[j].0 + 1 > piles[i].0 - piles[i].0.min(1) || piles[i].0 == 0 {
+                continue;
+            }
+            let (si, sj) = (piles[i], piles[j]);
+            let gi = si.0 - 1;
+            let gj = sj.0 + 1;
+            piles[i] = (gi, if gi == 2 { side } else { 0 });
+            piles[j] = (gj, if gj == 2 { side } else { 0 });
+            results.push(reference(piles, 3 - side, memo));
+            piles[i] = si;
+            piles[j] = sj;
+        }
+    }
+    let v = if results.is_empty() {
+        let first = piles.iter().filter(|p| p.1 == 1).count();
+        let second = piles.iter().filter(|p| p.1 == 2).count();
+        (first as i64 - second as i64).signum() as i8
+    } else if side == 1 {
+        *results.iter().max().unwrap()
+    } else {
+        *results.iter().min().unwrap()
+    };
+    memo.insert((piles.clone(), side), v);
+    v
+}
+
+fn to_reference(p: &Position) -> (Vec<(u8, u8)>, u8) {
+    let piles = p
+        .piles()
+        .iter()
+        .map(|k| (k.balls(), k.owner().map_or(0, Player::number)))
+        .collect();
+    (piles, p.to_move().number())
+}
+
+fn winner_code(v: i8) -> Winner {
+    match v {
+        1 => Winner::First,
+        -1 => Winner::Second,
+        _ => Winner::Draw,
+    }
+}
+
+/// Every ball array of `n` piles with 2n balls.
+fn all_arrays(n: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut cur = vec![0u8; n];
+    fn rec(i: usize, left: i32, cur: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
+        if i == cur.len() {
+            if left == 0 {
+                out.push(cur.clone());
+            }
+            return;
+        }
+        let rest = (cur.len() - i - 1) as i32;
+        for b in 0..=4u8 {
+            let l = left - i32::from(b);
+            if l >= 0 && l <= 4 * rest {
+                cur[i] = b;
+                rec(i + 1, l, cur, out);
+            }
+        }
+    }
+    rec(0, 2 * n as i32, &mut cur, &mut out);
+    out
+}
+
+/// Every position (any owners of the two-ball piles, either side to move) of an array.
+fn all_positions(balls: &[u8]) -> Vec<Position> {
+    let twos: Vec<usize> = (0..balls.len()).filter(|&i| balls[i] == 2).collect();
+    let mut out = Vec::new();
+    for mask in 0..(1u32 << twos.len()) {
+        let piles: Vec<Pile> = balls
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| match b {
+                0 => Pile::Zero,
+                1 => Pile::One,
+                3 => Pile::Three,
+                4 => Pile::Four,
+                _ => {
+                    let bit = twos.iter().position(|&t| t == i).unwrap();
+                    if mask >> bit & 1 == 1 {
+                        Pile::TwoFirst
+                    } else {
+                        Pile::TwoSecond
+                    }
+                }
+            })
+            .collect();
+        for side in [Player::First, Player::Second] {
+            out.push(Position::from_piles(piles.clone(), side).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn sample_from_the_olympiad() {
+    let problem = twofour::parse("5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n").unwrap();
+    for level in Level::ALL {
+        let mut s = TwoFourSolver::new(level);
+        let codes: Vec<u8> = problem.games.iter().map(|g| s.solve(g).code()).collect();
+        assert_eq!(codes, [1, 2, 1, 1], "{level}");
+    }
+}
+
+/// Every position with N <= 7: each memo level against the plain depth-first search and the
+/// independent reference. Plain search runs on one ordering of each multiset of piles (pile
+/// order cannot matter to it: the reference, which does see order, checks that on all of them).
+#[test]
+fn every_position_up_to_seven_piles() {
+    let mut memo_levels: Vec<TwoFourSolver> = [Level::Memo, Level::Duality, Level::Multiset]
+        .into_iter()
+        .map(TwoFourSolver::new)
+        .collect();
+    let mut plain = TwoFourSolver::new(Level::Plain);
+    let mut merged = TwoFourSolver::new(Level::Merged);
+    let mut checked = 0;
+    for n in 3..=7 {
+        let mut reference_memo = HashMap::new();
+        for balls in all_arrays(n) {
+            let sorted = balls.windows(2).all(|w| w[0] <= w[1]);
+            for p in all_positions(&balls) {
+                let (mut piles, side) = to_reference(&p);
+                let expected = winner_code(reference(&mut piles, side, &mut reference_memo));
+                for s in &mut memo_levels {
+                    assert_eq!(s.solve(&p), expected, "{:?} on {p} ({:?})", s.level(), p.to_move());
+                }
+                if sorted || n <= 6 {
+                    assert_eq!(plain.solve(&p), expected, "plain on {p}");
+                    assert_eq!(merged.solve(&p), expected, "merged on {p}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+    for s in &memo_levels {
+        assert!(s.memo_bytes() < 1_000_000);
+    }
+}
+
+fn arb_position(max_piles: usize) -> impl Strategy<Value = Position> {
+    (3..=max_piles, any::<u64>(), any::<u64>(), any::<bool>()).prop_map(|(n, seed, owners, second)| {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let start = twofour::random_game(n, &mut rng).unwrap();
+        let piles = start
+            .piles()
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| match (p.owner(), owners >> (i % 64) & 1) {
+                (Some(_), 1) => Pile::TwoFirst,
+                (Some(_), _) => Pile::TwoSecond,
+                (None, _) => p,
+            })
+            .collect();
+        let side = if second { Player::Second } else { Player::First };
+        Position::from_piles(piles, side).unwrap()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Random positions up to N = 10: the plain search and all memo levels agree.
+    #[test]
+    fn random_positions_up_to_ten_piles(p in arb_position(10)) {
+        let expected = TwoFourSolver::new(Level::Plain).solve(&p);
+        for level in [Level::Merged, Level::Memo, Level::Duality, Level::Multiset] {
+            prop_assert_eq!(TwoFourSolver::new(level).solve(&p), expected, "{} on {}", level, p);
+        }
+    }
+
+    /// The principal line is legal, optimal at every step, and ends with the solved result.
+    #[test]
+    fn principal_line_realises_the_value(p in arb_position(12)) {
+        let mut s = TwoFourSolver::new(Level::Multiset);
+        let winner = s.solve(&p);
+        let mut q = p.clone();
+        for m in s.principal_line(&p) {
+            prop_assert!(q.is_legal(m.from, m.to));
+            prop_assert_eq!(s.solve(&q), winner);
+            search_core::Game::play(&mut q, &m);
+        }
+        prop_assert_eq!(q.final_winner(), Some(winner));
+    }
+}
+
+/// The workload: 1000 random games of 30 piles in one solver whose memo stays under
+/// 1 MB, and the memo levels agreeing on all of them.
+#[test]
+fn thousand_games_of_thirty_piles_fit_in_one_megabyte() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2002);
+    let games: Vec<Position> = (0..1000)
+        .map(|_| twofour::random_game(30, &mut rng).unwrap())
+        .collect();
+    let mut fast = TwoFourSolver::new(Level::Multiset);
+    let mut duality = TwoFourSolver::new(Level::Duality);
+    let mut tally = [0usize; 3];
+    for g in &games {
+        let w = fast.solve(g);
+        assert_eq!(duality.solve(g), w, "{g}");
+        tally[usize::from(w.code())] += 1;
+    }
+    assert!(fast.memo_bytes() < 1_000_000 && duality.memo_bytes() < 1_000_000);
+    assert!(fast.memo_len() > 1000);
+    // Not every game has the same result.
+    assert!(tally.iter().filter(|&&c| c > 0).count() >= 2, "{tally:?}");
+}
