@@ -1,0 +1,268 @@
+//! Every optimised search against plain minimax on random synthetic games.
+//!
+//! The synthetic game is a random graph of positions `(ply, x)`: each position has a seeded
+//! number of moves, each leading to a child `(ply + 1, x')`. With a small range of `x` many lines
+//! meet again (transpositions); with a huge one the graph is a tree. Two moves to the same child
+//! share a move class (merging is sound), and `x` and its mirror `m - 1 - x` have the same
+//! children (a symmetry), so every facility of the crate is exercised.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use proptest::prelude::*;
+use search_core::{
+    Evaluate, Game, Keyed, Limits, Outcome, Score, SearchConfig, Searcher, Solver, SolverConfig,
+    Stats, alpha_beta, minimax,
+};
+
+#[derive(Debug, Clone)]
+struct Synthetic {
+    seed: u64,
+    /// Range of node ids at each ply.
+    width: u64,
+    /// Last ply: positions there are finished.
+    height: u32,
+    max_moves: u64,
+    /// Every position before the last ply has at least two moves and none ends early.
+    bushy: bool,
+    /// The line played so far: (ply, id) of each position, root first.
+    path: Vec<u64>,
+}
+
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+impl Synthetic {
+    fn new(seed: u64, width: u64, height: u32, max_moves: u64) -> Self {
+        Synthetic {
+            seed,
+            width,
+            height,
+            max_moves,
+            bushy: false,
+            path: vec![0],
+        }
+    }
+    fn bushy(seed: u64, width: u64, height: u32, max_moves: u64) -> Self {
+        Synthetic {
+            bushy: true,
+            ..Synthetic::new(seed, width, height, max_moves)
+        }
+    }
+    fn ply(&self) -> u32 {
+        (self.path.len() - 1) as u32
+    }
+    fn id(&self) -> u64 {
+        *self.path.last().unwrap()
+    }
+    /// Mirror-invariant hash of the current position.
+    fn hash(&self, salt: u64) -> u64 {
+        let x = self.id();
+        let canon = x.min(self.width - 1 - x);
+        mix(self.seed ^ mix(u64::from(self.ply()) << 40 ^ canon ^ salt << 56))
+    }
+}
+
+impl Game for Synthetic {
+    type Move = u64; // the child's id
+
+    fn generate_moves(&self, moves: &mut Vec<u64>) {
+        let n = if self.bushy {
+            2 + self.hash(1) % self.max_moves
+        } else {
+            self.hash(1) % (self.max_moves + 1)
+        };
+        moves.extend((0..n).map(|k| mix(self.hash(2) ^ k) % self.width));
+    }
+    fn play(&mut self, mv: &u64) {
+        self.path.push(*mv);
+    }
+    fn undo(&mut self, _mv: &u64) {
+        self.path.pop();
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        let h = self.hash(3);
+        // Finished at the last ply, and sometimes earlier.
+        (self.ply() >= self.height || (!self.bushy && h % 7 == 0)).then(|| match h % 3 {
+            0 => Outcome::Loss,
+            1 => Outcome::Draw,
+            _ => Outcome::Win,
+        })
+    }
+    fn move_class(&self, mv: &u64) -> Option<u64> {
+        Some(*mv)
+    }
+}
+
+impl Keyed for Synthetic {
+    type Key = u64;
+    fn key(&self) -> u64 {
+        u64::from(self.ply()) << 48 | self.id()
+    }
+    fn symmetric_keys(&self, keys: &mut Vec<u64>) {
+        keys.push(u64::from(self.ply()) << 48 | (self.width - 1 - self.id()));
+    }
+}
+
+impl Evaluate for Synthetic {
+    fn evaluate(&self) -> i32 {
+        (self.hash(4) % 201) as i32 - 100
+    }
+    fn order_moves(&self, moves: &mut [u64]) {
+        // Any order must give the same values; use a seeded shuffle-like sort.
+        moves.sort_by_key(|&m| mix(m ^ self.seed));
+    }
+}
+
+fn arb_game(tree: bool) -> impl Strategy<Value = Synthetic> {
+    let width = if tree { 1u64 << 40 } else { 12 };
+    (any::<u64>(), 1u32..=7, 1u64..=5)
+        .prop_map(move |(seed, height, moves)| Synthetic::new(seed, width, height, moves))
+}
+
+const CONFIGS: [SolverConfig; 5] = [
+    SolverConfig::PLAIN,
+    SolverConfig {
+        merge_moves: true,
+        memo_bytes: 0,
+        symmetry: false,
+    },
+    SolverConfig {
+        merge_moves: false,
+        memo_bytes: 1 << 12,
+        symmetry: false,
+    },
+    SolverConfig {
+        merge_moves: true,
+        memo_bytes: 1 << 16,
+        symmetry: true,
+    },
+    // A tiny memo forces constant replacement.
+    SolverConfig {
+        merge_moves: true,
+        memo_bytes: 64,
+        symmetry: true,
+    },
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The solver, at every configuration, returns plain minimax's result, and leaves the
+    /// position untouched.
+    #[test]
+    fn solver_matches_minimax(g in arb_game(false)) {
+        let expected = minimax::solve(&mut g.clone());
+        for config in CONFIGS {
+            let mut solver = Solver::new(config);
+            let mut game = g.clone();
+            prop_assert_eq!(solver.solve(&mut game), expected, "{:?}", config);
+            prop_assert_eq!(&game.path, &g.path);
+            // Solving again with a warm memo changes nothing.
+            prop_assert_eq!(solver.solve(&mut game), expected);
+            let line = solver.principal_line(&mut game);
+            for mv in &line {
+                game.play(mv);
+            }
+            let end = game.outcome().unwrap_or(Outcome::Draw);
+            let at_root = if line.len() % 2 == 0 { end } else { end.flip() };
+            prop_assert_eq!(at_root, expected, "the principal line realises the value");
+        }
+    }
+
+    /// Alpha-beta (plain, and the memo searcher at a fixed depth on trees) returns exactly
+    /// negamax's value, and fail-soft bounds outside the window.
+    #[test]
+    fn alpha_beta_matches_negamax_on_trees(g in arb_game(true), depth in 0u32..=7, a in -120i32..=120, w in 1i32..=80) {
+        let mut stats = Stats::default();
+        let exact = minimax::negamax(&mut g.clone(), depth, &mut stats);
+        let full = alpha_beta(&mut g.clone(), depth, -Score::INFINITY, Score::INFINITY, &mut Stats::default());
+        prop_assert_eq!(full, exact);
+        let (alpha, beta) = (Score(a), Score(a + w));
+        let v = alpha_beta(&mut g.clone(), depth, alpha, beta, &mut Stats::default());
+        if v <= alpha {
+            prop_assert!(exact <= v);
+        } else if v >= beta {
+            prop_assert!(exact >= v);
+        } else {
+            prop_assert_eq!(v, exact);
+        }
+        if depth > 0 && g.clone().outcome().is_none() {
+            let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false });
+            let r = s.search(&mut g.clone(), &Limits::depth(depth));
+            prop_assert_eq!(r.score, exact);
+            // The principal variation's first move is a move whose value is the score.
+            if let Some(m) = r.best_move {
+                let mut h = g.clone();
+                h.play(&m);
+                let child = -minimax::negamax(&mut h, depth - 1, &mut Stats::default());
+                // Negamax scores the child one ply deeper: shift proven distances back.
+                prop_assert_eq!(child.0.signum(), exact.0.signum());
+                if !exact.is_proven() {
+                    prop_assert_eq!(child, exact);
+                }
+            }
+        }
+    }
+
+    /// With transpositions, the memo searcher run to the end returns the exact value with the
+    /// exact distance to the end, like unbounded negamax.
+    #[test]
+    fn searcher_solves_dags_exactly(g in arb_game(false), merge in any::<bool>(), bytes in 0usize..5000) {
+        let exact = minimax::negamax(&mut g.clone(), 64, &mut Stats::default());
+        let mut s = Searcher::new(SearchConfig { memo_bytes: bytes, merge_moves: merge });
+        let mut game = g.clone();
+        let r = s.search(&mut game, &Limits::default());
+        prop_assert!(r.exact);
+        prop_assert_eq!(r.score, exact);
+        prop_assert_eq!(&game.path, &g.path);
+        // A second search reuses the table and still agrees.
+        prop_assert_eq!(s.search(&mut game, &Limits::default()).score, exact);
+    }
+
+    /// Stopping on a node budget or a raised flag always unwinds every move and still
+    /// answers with a legal move.
+    #[test]
+    fn stopped_searches_unwind(g in arb_game(true), nodes in 1u64..3000) {
+        let mut s = Searcher::new(SearchConfig::default());
+        let mut game = g.clone();
+        let mut legal = Vec::new();
+        game.generate_moves(&mut legal);
+        let r = s.search(&mut game, &Limits::nodes(nodes));
+        prop_assert_eq!(&game.path, &g.path);
+        if g.outcome().is_none() && !legal.is_empty() {
+            prop_assert!(r.best_move.is_some_and(|m| legal.contains(&m)));
+        }
+        let flag = Arc::new(AtomicBool::new(true));
+        let r = s.search(&mut game, &Limits { stop: Some(flag), ..Limits::default() });
+        prop_assert_eq!(&game.path, &g.path);
+        prop_assert!(r.stopped || r.exact);
+    }
+}
+
+#[test]
+fn time_limit_stops_a_deep_search() {
+    // Wide and deep: far too big to finish.
+    let mut g = Synthetic::bushy(7, 1 << 40, 60, 8);
+    let mut s = Searcher::new(SearchConfig::default());
+    let r = s.search(&mut g, &Limits::time(std::time::Duration::from_millis(50)));
+    assert!(r.stopped && !r.exact);
+    assert!(r.elapsed < std::time::Duration::from_millis(1000));
+    assert!(r.depth >= 2 && r.best_move.is_some());
+    assert_eq!(g.path, vec![0]);
+}
+
+#[test]
+fn memo_and_merging_reduce_work() {
+    let g = Synthetic::bushy(11, 40, 14, 4);
+    let mut plain = Solver::new(SolverConfig::PLAIN);
+    let mut full = Solver::new(SolverConfig::full(1 << 16));
+    assert_eq!(plain.solve(&mut g.clone()), full.solve(&mut g.clone()));
+    assert!(full.stats().nodes * 4 < plain.stats().nodes, "{} vs {}", full.stats(), plain.stats());
+    assert!(full.stats().memo_hits > 0 && full.stats().merged_moves > 0);
+}
