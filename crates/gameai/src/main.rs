@@ -1,1 +1,54 @@
-fn main() {}
+//! `gameai`: the command-line front end of the workspace.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod showcase;
+mod twofour_cmd;
+
+/// Game-playing AI: solve, play and evaluate the games of the gameai crates.
+#[derive(Debug, Parser)]
+#[command(name = "gameai", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run every game's part of the demonstration and print a summary table.
+    Showcase(showcase::Args),
+    /// Solve TwoFour games given in the olympiad format (from FILE or standard input).
+    Twofour(twofour_cmd::Args),
+}
+
+/// A failure to report on one line and exit non-zero.
+#[derive(Debug)]
+pub struct CliError(pub String);
+
+impl<E: std::error::Error> From<E> for CliError {
+    fn from(e: E) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let result = match cli.command {
+        Command::Showcase(args) => showcase::run(&args, &mut out),
+        Command::Twofour(args) => twofour_cmd::run(&args, &mut out),
+    };
+    let result = result.and_then(|()| out.flush().map_err(CliError::from));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`gameai ... | head`) is the reader's choice, not an error.
+        Err(CliError(msg)) if msg.contains("Broken pipe") => ExitCode::SUCCESS,
+        Err(CliError(msg)) => {
+            let _ = writeln!(io::stderr(), "gameai: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

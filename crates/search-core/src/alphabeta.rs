@@ -309,7 +309,7 @@ where
         if self.stopped {
             return true;
         }
-        if self.stats.nodes % 1024 == 0 {
+        if self.stats.nodes.is_multiple_of(1024) {
             let over_nodes = self.node_limit.is_some_and(|n| self.stats.nodes >= n);
             let over_time = self.deadline.is_some_and(|d| Instant::now() >= d);
             let flagged = self

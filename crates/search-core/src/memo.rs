@@ -5,6 +5,10 @@
 //! same place, a two-slot bucket decides: the first slot keeps the entry that cost the most work
 //! to compute, the second always takes the newest entry. Costly results survive, and recent ones
 //! (which the search is likely to meet again soon) still get a place.
+//!
+//! Clearing is O(1): every slot carries the table's generation when it was written, and
+//! [`MemoTable::clear`] starts a new generation, so a solver can start each problem afresh
+//! without rewriting megabytes.
 
 use std::hash::{Hash, Hasher};
 
@@ -26,6 +30,8 @@ struct Slot<K, V> {
     value: V,
     /// 0 marks an empty slot; otherwise 1 + the caller's work estimate, saturated.
     work: u8,
+    /// The table generation that wrote it; slots of older generations count as empty.
+    generation: u8,
 }
 
 /// A fixed-size hash table from position keys to values, with a replacement policy.
@@ -42,6 +48,7 @@ pub struct MemoTable<K, V> {
     slots: Vec<Slot<K, V>>,
     buckets: usize,
     occupied: usize,
+    generation: u8,
 }
 
 impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
@@ -54,6 +61,7 @@ impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
             slots: vec![Slot::default(); 2 * buckets],
             buckets,
             occupied: 0,
+            generation: 1,
         }
     }
 
@@ -81,10 +89,19 @@ impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
         self.occupied == 0
     }
 
-    /// Forgets every entry, keeping the memory.
+    /// Forgets every entry, keeping the memory. Takes constant time, except once every 255
+    /// calls, when the generation counter wraps and the slots are rewritten.
     pub fn clear(&mut self) {
-        self.slots.fill(Slot::default());
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.fill(Slot::default());
+            self.generation = 1;
+        }
         self.occupied = 0;
+    }
+
+    fn live(&self, s: &Slot<K, V>) -> bool {
+        s.work != 0 && s.generation == self.generation
     }
 
     fn bucket(&self, key: &K) -> usize {
@@ -100,7 +117,7 @@ impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
         let b = self.bucket(key);
         self.slots[b..b + 2]
             .iter()
-            .find(|s| s.work != 0 && s.key == *key)
+            .find(|s| self.live(s) && s.key == *key)
             .map(|s| &s.value)
     }
 
@@ -109,26 +126,33 @@ impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
     pub fn store(&mut self, key: K, value: V, work: u8) {
         let work = work.saturating_add(1);
         let b = self.bucket(&key);
+        let generation = self.generation;
+        let live = |s: &Slot<K, V>| s.work != 0 && s.generation == generation;
         let pair = &mut self.slots[b..b + 2];
-        if let Some(s) = pair.iter_mut().find(|s| s.work != 0 && s.key == key) {
+        if let Some(s) = pair.iter_mut().find(|s| live(s) && s.key == key) {
             s.value = value;
             s.work = s.work.max(work);
             return;
         }
         let (first, second) = pair.split_at_mut(1);
         let (first, second) = (&mut first[0], &mut second[0]);
-        let new = Slot { key, value, work };
-        if first.work == 0 {
+        let new = Slot {
+            key,
+            value,
+            work,
+            generation,
+        };
+        if !live(first) {
             *first = new;
             self.occupied += 1;
         } else if work >= first.work {
             // The old keeper moves down to the always-replace slot.
-            if second.work == 0 {
+            if !live(second) {
                 self.occupied += 1;
             }
             *second = std::mem::replace(first, new);
         } else {
-            if second.work == 0 {
+            if !live(second) {
                 self.occupied += 1;
             }
             *second = new;
@@ -199,12 +223,32 @@ mod tests {
         assert_eq!(t.get(&3), Some(&30));
         t.store(4, 40, 12);
         assert_eq!(t.get(&4), Some(&40));
-        assert_eq!(t.get(&1), Some(&10), "displaced keeper moves to the second slot");
+        assert_eq!(
+            t.get(&1),
+            Some(&10),
+            "displaced keeper moves to the second slot"
+        );
         assert_eq!(t.len(), 2);
         t.store(4, 41, 0);
         assert_eq!(t.get(&4), Some(&41), "same key updates in place");
         t.clear();
         assert!(t.is_empty() && t.get(&4).is_none());
+    }
+
+    #[test]
+    fn clear_survives_generation_wrap() {
+        let mut t: MemoTable<u64, u32> = MemoTable::with_memory(1 << 10);
+        for round in 0..600u32 {
+            t.store(7, round, 1);
+            t.store(u64::from(round) + 100, round, 1);
+            assert_eq!(t.get(&7), Some(&round));
+            if round > 0 {
+                assert_eq!(t.get(&(u64::from(round) + 99)), None, "round {round}");
+            }
+            assert_eq!(t.len(), 2);
+            t.clear();
+            assert_eq!(t.get(&7), None);
+        }
     }
 
     #[test]

@@ -75,7 +75,8 @@ impl Score {
     /// Plies to the end of the game from the root for a proven score.
     #[must_use]
     pub fn plies_to_end(self) -> Option<u32> {
-        self.is_proven().then(|| (Self::WIN.0 - self.0.abs()) as u32)
+        self.is_proven()
+            .then(|| (Self::WIN.0 - self.0.abs()) as u32)
     }
 
     /// Converts a score relative to the root into one relative to a node `ply` plies deep,
@@ -134,7 +135,12 @@ mod tests {
     #[test]
     fn memo_round_trip_keeps_distance() {
         for ply in [0, 1, 7, 40] {
-            for s in [Score::win_in(12 + ply), Score::loss_in(9 + ply), Score(123), Score(-5)] {
+            for s in [
+                Score::win_in(12 + ply),
+                Score::loss_in(9 + ply),
+                Score(123),
+                Score(-5),
+            ] {
                 assert_eq!(s.to_memo(ply).from_memo(ply), s);
             }
         }

@@ -216,7 +216,13 @@ where
         self.keys.iter().copied().fold(key, Ord::min)
     }
 
-    fn search(&mut self, game: &mut G, mut alpha: Outcome, mut beta: Outcome, ply: usize) -> Outcome {
+    fn search(
+        &mut self,
+        game: &mut G,
+        mut alpha: Outcome,
+        mut beta: Outcome,
+        ply: usize,
+    ) -> Outcome {
         self.stats.nodes += 1;
         if let Some(o) = game.outcome() {
             self.stats.terminals += 1;
@@ -231,7 +237,11 @@ where
                 known = *b;
                 if known.lo == known.hi || known.lo >= beta || known.hi <= alpha {
                     self.stats.memo_cutoffs += 1;
-                    return if known.hi <= alpha { known.hi } else { known.lo };
+                    return if known.hi <= alpha {
+                        known.hi
+                    } else {
+                        known.lo
+                    };
                 }
                 alpha = alpha.max(known.lo);
                 beta = beta.min(known.hi);

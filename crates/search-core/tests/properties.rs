@@ -6,6 +6,8 @@
 //! share a move class (merging is sound), and `x` and its mirror `m - 1 - x` have the same
 //! children (a symmetry), so every facility of the crate is exercised.
 
+#![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -88,7 +90,8 @@ impl Game for Synthetic {
     fn outcome(&self) -> Option<Outcome> {
         let h = self.hash(3);
         // Finished at the last ply, and sometimes earlier.
-        (self.ply() >= self.height || (!self.bushy && h % 7 == 0)).then(|| match h % 3 {
+        let over = self.ply() >= self.height || (!self.bushy && h.is_multiple_of(7));
+        over.then_some(match h % 3 {
             0 => Outcome::Loss,
             1 => Outcome::Draw,
             _ => Outcome::Win,
@@ -263,6 +266,11 @@ fn memo_and_merging_reduce_work() {
     let mut plain = Solver::new(SolverConfig::PLAIN);
     let mut full = Solver::new(SolverConfig::full(1 << 16));
     assert_eq!(plain.solve(&mut g.clone()), full.solve(&mut g.clone()));
-    assert!(full.stats().nodes * 4 < plain.stats().nodes, "{} vs {}", full.stats(), plain.stats());
+    assert!(
+        full.stats().nodes * 4 < plain.stats().nodes,
+        "{} vs {}",
+        full.stats(),
+        plain.stats()
+    );
     assert!(full.stats().memo_hits > 0 && full.stats().merged_moves > 0);
 }

@@ -52,7 +52,9 @@ pub enum ParseErrorKind {
         error: PositionError,
     },
     /// The input ends early.
-    #[error("the input ends after {found} of the {expected} numbers it announces ({games} games of {piles} piles)")]
+    #[error(
+        "the input ends after {found} of the {expected} numbers it announces ({games} games of {piles} piles)"
+    )]
     Missing {
         /// Numbers expected after `N G`.
         expected: u128,
@@ -281,10 +283,19 @@ mod tests {
 
     #[test]
     fn errors_name_line_and_problem() {
-        assert_eq!(err(""), "line 1: the input is empty; it must start with `N G`");
-        assert_eq!(err("  \n 5"), "line 2: the input ends after N; it must start with `N G`");
+        assert_eq!(
+            err(""),
+            "line 1: the input is empty; it must start with `N G`"
+        );
+        assert_eq!(
+            err("  \n 5"),
+            "line 2: the input ends after N; it must start with `N G`"
+        );
         assert_eq!(err("5 x\n"), "line 1: `x` is not a non-negative integer");
-        assert_eq!(err("5 1\n1 2 -3"), "line 2: `-3` is not a non-negative integer");
+        assert_eq!(
+            err("5 1\n1 2 -3"),
+            "line 2: `-3` is not a non-negative integer"
+        );
         assert_eq!(
             err("2 1\n2 2\n"),
             "line 1: N = 2 piles is outside the supported range 3..=4095"

@@ -214,6 +214,14 @@ impl TwoFourSolver {
         }
     }
 
+    /// Forgets everything memoised (the memory stays allocated).
+    pub fn clear_memo(&mut self) {
+        match &mut self.engine {
+            Engine::Piles(s) => s.clear_memo(),
+            Engine::Multiset(s) => s.clear_memo(),
+        }
+    }
+
     /// Entries in the memo.
     #[must_use]
     pub fn memo_len(&self) -> usize {

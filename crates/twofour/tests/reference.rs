@@ -4,6 +4,8 @@
 //! ownership rule and end-of-game scoring, full minimax (no pruning) memoised on the whole
 //! ordered state. Every level of the crate's solver must agree with it.
 
+#![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
+
 use std::collections::HashMap;
 
 use proptest::prelude::*;
@@ -150,7 +152,13 @@ fn every_position_up_to_seven_piles() {
                 let (mut piles, side) = to_reference(&p);
                 let expected = winner_code(reference(&mut piles, side, &mut reference_memo));
                 for s in &mut memo_levels {
-                    assert_eq!(s.solve(&p), expected, "{:?} on {p} ({:?})", s.level(), p.to_move());
+                    assert_eq!(
+                        s.solve(&p),
+                        expected,
+                        "{:?} on {p} ({:?})",
+                        s.level(),
+                        p.to_move()
+                    );
                 }
                 if sorted || n <= 6 {
                     assert_eq!(plain.solve(&p), expected, "plain on {p}");
@@ -167,22 +175,28 @@ fn every_position_up_to_seven_piles() {
 }
 
 fn arb_position(max_piles: usize) -> impl Strategy<Value = Position> {
-    (3..=max_piles, any::<u64>(), any::<u64>(), any::<bool>()).prop_map(|(n, seed, owners, second)| {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let start = twofour::random_game(n, &mut rng).unwrap();
-        let piles = start
-            .piles()
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| match (p.owner(), owners >> (i % 64) & 1) {
-                (Some(_), 1) => Pile::TwoFirst,
-                (Some(_), _) => Pile::TwoSecond,
-                (None, _) => p,
-            })
-            .collect();
-        let side = if second { Player::Second } else { Player::First };
-        Position::from_piles(piles, side).unwrap()
-    })
+    (3..=max_piles, any::<u64>(), any::<u64>(), any::<bool>()).prop_map(
+        |(n, seed, owners, second)| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let start = twofour::random_game(n, &mut rng).unwrap();
+            let piles = start
+                .piles()
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| match (p.owner(), owners >> (i % 64) & 1) {
+                    (Some(_), 1) => Pile::TwoFirst,
+                    (Some(_), _) => Pile::TwoSecond,
+                    (None, _) => p,
+                })
+                .collect();
+            let side = if second {
+                Player::Second
+            } else {
+                Player::First
+            };
+            Position::from_piles(piles, side).unwrap()
+        },
+    )
 }
 
 proptest! {

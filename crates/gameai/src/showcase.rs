@@ -1,0 +1,67 @@
+//! `gameai showcase`: one short run of every game crate, and a summary table.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crate::CliError;
+
+/// Options of `gameai showcase`.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// One line of the summary table.
+#[derive(Debug)]
+pub struct Row {
+    /// The game.
+    pub game: &'static str,
+    /// What was done.
+    pub task: String,
+    /// What came out.
+    pub result: String,
+    /// How long it took.
+    pub time: Duration,
+}
+
+pub fn run(_args: &Args, out: &mut impl Write) -> Result<(), CliError> {
+    let start = Instant::now();
+    let mut rows = Vec::new();
+    rows.extend(crate::twofour_cmd::showcase(out)?);
+    writeln!(out)?;
+    print_table(&rows, out)?;
+    writeln!(out, "total {:.2} s", start.elapsed().as_secs_f64())?;
+    Ok(())
+}
+
+fn print_table(rows: &[Row], out: &mut impl Write) -> Result<(), CliError> {
+    let w =
+        |f: fn(&Row) -> usize, title: &str| rows.iter().map(f).max().unwrap_or(0).max(title.len());
+    let (wg, wt, wr) = (
+        w(|r| r.game.len(), "game"),
+        w(|r| r.task.len(), "task"),
+        w(|r| r.result.len(), "result"),
+    );
+    writeln!(
+        out,
+        "| {:wg$} | {:wt$} | {:wr$} | {:>9} |",
+        "game", "task", "result", "time"
+    )?;
+    writeln!(
+        out,
+        "|{}|{}|{}|{}|",
+        "-".repeat(wg + 2),
+        "-".repeat(wt + 2),
+        "-".repeat(wr + 2),
+        "-".repeat(11)
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "| {:wg$} | {:wt$} | {:wr$} | {:>7.1}ms |",
+            r.game,
+            r.task,
+            r.result,
+            r.time.as_secs_f64() * 1000.0
+        )?;
+    }
+    Ok(())
+}

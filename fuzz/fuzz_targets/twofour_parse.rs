@@ -1,0 +1,34 @@
+//! The olympiad parser on arbitrary bytes, and the solver on whatever parses.
+//!
+//! Parsing must never panic; a parsed problem must print back to an equal problem; and every
+//! parsed game must solve to the same result at two levels, with a principal line that is legal
+//! and ends with that result.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use search_core::Game;
+use twofour::{Level, TwoFourSolver};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(problem) = twofour::parse_bytes(data) else {
+        return;
+    };
+    let again = twofour::parse(&problem.to_string()).expect("printed problems parse");
+    assert_eq!(again, problem);
+    // Keep each run fast: the solver's cost grows steeply with N.
+    if problem.piles > 40 {
+        return;
+    }
+    let mut fast = TwoFourSolver::new(Level::Multiset);
+    let mut other = TwoFourSolver::new(Level::Duality);
+    for game in problem.games.iter().take(8) {
+        let winner = fast.solve(game);
+        assert_eq!(other.solve(game), winner, "{game}");
+        let mut p = game.clone();
+        for m in fast.principal_line(game) {
+            assert!(p.is_legal(m.from, m.to));
+            p.play(&m);
+        }
+        assert_eq!(p.final_winner(), Some(winner));
+    }
+});
