@@ -85,6 +85,16 @@ pub trait Game {
         let _ = mv;
         None
     }
+
+    /// Reorders `moves` (generated for this position, after merging) so that the likeliest best
+    /// moves come first: a move-ordering hook. Good ordering lets alpha-beta cut off sooner;
+    /// it never changes a result. The default keeps generation order. The [`Searcher`] also
+    /// puts the memo's best move first by itself.
+    ///
+    /// [`Searcher`]: crate::Searcher
+    fn order_moves(&self, moves: &mut [Self::Move]) {
+        let _ = moves;
+    }
 }
 
 /// A game whose positions have a memo key.
@@ -118,12 +128,6 @@ pub trait Evaluate: Game {
     ///
     /// [`Score::MAX_HEURISTIC`]: crate::Score::MAX_HEURISTIC
     fn evaluate(&self) -> i32;
-
-    /// Reorders `moves` so that the likeliest best moves come first (a move-ordering hook).
-    /// The default keeps generation order. Searches put the memo's best move first themselves.
-    fn order_moves(&self, moves: &mut [Self::Move]) {
-        let _ = moves;
-    }
 }
 
 /// Generates the moves of `game` into `moves` (cleared first). With `merge`, keeps only the

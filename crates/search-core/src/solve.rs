@@ -255,6 +255,7 @@ where
         }
         let mut moves = std::mem::take(&mut self.move_stack[ply]);
         self.stats.merged_moves += generate_moves(game, &mut moves, self.config.merge_moves);
+        game.order_moves(&mut moves);
 
         let mut best = if moves.is_empty() {
             Outcome::Draw

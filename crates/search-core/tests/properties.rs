@@ -100,6 +100,10 @@ impl Game for Synthetic {
     fn move_class(&self, mv: &u64) -> Option<u64> {
         Some(*mv)
     }
+    fn order_moves(&self, moves: &mut [u64]) {
+        // Any order must give the same values; use a seeded shuffle-like sort.
+        moves.sort_by_key(|&m| mix(m ^ self.seed));
+    }
 }
 
 impl Keyed for Synthetic {
@@ -115,10 +119,6 @@ impl Keyed for Synthetic {
 impl Evaluate for Synthetic {
     fn evaluate(&self) -> i32 {
         (self.hash(4) % 201) as i32 - 100
-    }
-    fn order_moves(&self, moves: &mut [u64]) {
-        // Any order must give the same values; use a seeded shuffle-like sort.
-        moves.sort_by_key(|&m| mix(m ^ self.seed));
     }
 }
 
