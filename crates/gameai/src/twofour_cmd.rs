@@ -108,13 +108,17 @@ fn explain(
         "game {number}: {game}  => {winner} ({})",
         winner.code()
     )?;
+    writeln!(
+        out,
+        "  (2a / 2b: two balls owned by the first / second player)"
+    )?;
     let mut p = game.clone();
     for (ply, m) in solver.principal_line(game).iter().enumerate() {
         let mover = p.to_move();
         p.play(m);
         writeln!(
             out,
-            "  {:>3}. {:<13} {:<22} {p}",
+            "  {:>3}. {:<13} {:<26}  {p}",
             ply + 1,
             mover.to_string(),
             m.to_string()

@@ -434,11 +434,29 @@ impl Game for Multiset {
             Some(_) => -1,
             None => 0,
         };
-        moves.sort_by_key(|m| {
-            let after = worth(Pile::after_move(m.from.balls() - 1, mover))
-                + worth(Pile::after_move(m.to.balls() + 1, mover));
-            after - worth(m.from) - worth(m.to)
-        });
+        let gain = |m: &KindMove| {
+            worth(Pile::after_move(m.from.balls() - 1, mover))
+                + worth(Pile::after_move(m.to.balls() + 1, mover))
+                - worth(m.from)
+                - worth(m.to)
+        };
+        // At most 8 moves: an insertion sort on precomputed keys beats a general sort here.
+        let mut keys = [0i8; 8];
+        if moves.len() > keys.len() {
+            moves.sort_by_key(gain);
+            return;
+        }
+        for i in 0..moves.len() {
+            let (k, m) = (gain(&moves[i]), moves[i]);
+            let mut j = i;
+            while j > 0 && keys[j - 1] > k {
+                keys[j] = keys[j - 1];
+                moves[j] = moves[j - 1];
+                j -= 1;
+            }
+            keys[j] = k;
+            moves[j] = m;
+        }
     }
 }
 

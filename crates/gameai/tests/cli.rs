@@ -1,0 +1,107 @@
+//! The `gameai` binary as a user runs it.
+
+#![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn gameai(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The binary may exit before reading everything (bad input): ignore a closed pipe.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const SAMPLE: &str = "5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n";
+
+#[test]
+fn solves_the_sample_at_every_level() {
+    for level in ["plain", "merged", "memo", "duality", "multiset"] {
+        let out = gameai(&["twofour", "--level", level], SAMPLE.as_bytes());
+        assert!(out.status.success(), "{level}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "1\n2\n1\n1\n", "{level}");
+    }
+}
+
+#[test]
+fn malformed_inputs_fail_with_one_line() {
+    let cases: [(&[u8], &str); 9] = [
+        (b"", "line 1: the input is empty"),
+        (b"5", "line 1: the input ends after N"),
+        (b"2 1\n2 2\n", "line 1: N = 2 piles is outside"),
+        (b"3 1\n1 x 2", "line 2: `x` is not a non-negative integer"),
+        (b"3 1\n1 1 5", "line 2: game 1: pile 3 holds 5 balls"),
+        (b"3 1\n1 1 1", "line 2: game 1: the piles hold 3 balls"),
+        (
+            b"3 2\n2 2 2\n",
+            "line 2: the input ends after 3 of the 6 numbers",
+        ),
+        (b"3 1\n2 2 2 2", "line 2: extra number `2`"),
+        (b"3 1\n2 2 \xff\xfe", "line 2: the input is not text"),
+    ];
+    for (input, expected) in cases {
+        let out = gameai(&["twofour"], input);
+        let err = text(&out.stderr);
+        assert!(!out.status.success(), "{expected}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with(&format!("gameai: {expected}")), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    let out = gameai(&["twofour", "/no/such/file"], b"");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).starts_with("gameai: cannot read /no/such/file"));
+}
+
+#[test]
+fn explain_prints_each_line_of_play() {
+    let out = gameai(&["twofour", "--explain"], SAMPLE.as_bytes());
+    assert!(out.status.success());
+    let s = text(&out.stdout);
+    assert_eq!(
+        s.matches("\ngame ").count() + usize::from(s.starts_with("game ")),
+        4
+    );
+    assert!(
+        s.starts_with("game 1: 0 3 4 1 2b  => first player wins (1)"),
+        "{s}"
+    );
+    assert!(s.contains("game 2: 2b 2a 2b 2a 2b  => second player wins (2)"));
+    assert!(s.contains("  end: first player owns 3 piles, second player 2: first player wins"));
+    assert_eq!(s.matches("  end: ").count(), 4);
+}
+
+#[test]
+fn generated_input_round_trips() {
+    let out = gameai(&["twofour", "--generate", "30", "50", "--seed", "9"], b"");
+    assert!(out.status.success());
+    let input = out.stdout;
+    assert!(text(&input).starts_with("30 50\n"));
+    let again = gameai(&["twofour", "--generate", "30", "50", "--seed", "9"], b"");
+    assert_eq!(again.stdout, input, "seeded generation is reproducible");
+    let solved = gameai(&["twofour", "--stats"], &input);
+    assert!(solved.status.success());
+    assert_eq!(text(&solved.stdout).lines().count(), 50);
+    assert!(text(&solved.stderr).contains("50 games of 30 piles"));
+    let bad = gameai(&["twofour", "--generate", "2", "5"], b"");
+    assert!(!bad.status.success());
+    assert!(text(&bad.stderr).contains("at least 3 piles"));
+}
+
+#[test]
+fn showcase_reports_twofour() {
+    let out = gameai(&["showcase"], b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("| TwoFour | olympiad sample, exact"), "{s}");
+    assert!(s.contains("1 2 1 1 (correct)"));
+}
