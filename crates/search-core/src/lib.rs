@@ -69,6 +69,7 @@ pub mod minimax;
 mod score;
 mod solve;
 mod stats;
+pub mod synthetic;
 
 pub use alphabeta::{Limits, SearchConfig, SearchResult, Searcher, alpha_beta};
 pub use game::{Evaluate, Game, Keyed, Outcome, generate_moves};

@@ -1,10 +1,7 @@
 //! Every optimised search against plain minimax on random synthetic games.
 //!
-//! The synthetic game is a random graph of positions `(ply, x)`: each position has a seeded
-//! number of moves, each leading to a child `(ply + 1, x')`. With a small range of `x` many lines
-//! meet again (transpositions); with a huge one the graph is a tree. Two moves to the same child
-//! share a move class (merging is sound), and `x` and its mirror `m - 1 - x` have the same
-//! children (a symmetry), so every facility of the crate is exercised.
+//! The synthetic game ([`search_core::synthetic::RandomGame`]) exercises every facility of the
+//! crate: transpositions, move classes, symmetry, heuristic leaves and move ordering.
 
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
@@ -12,115 +9,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use proptest::prelude::*;
+use search_core::synthetic::RandomGame as Synthetic;
 use search_core::{
-    Evaluate, Game, Keyed, Limits, Outcome, Score, SearchConfig, Searcher, Solver, SolverConfig,
-    Stats, alpha_beta, minimax,
+    Game, Limits, Outcome, Score, SearchConfig, Searcher, Solver, SolverConfig, Stats, alpha_beta,
+    minimax,
 };
-
-#[derive(Debug, Clone)]
-struct Synthetic {
-    seed: u64,
-    /// Range of node ids at each ply.
-    width: u64,
-    /// Last ply: positions there are finished.
-    height: u32,
-    max_moves: u64,
-    /// Every position before the last ply has at least two moves and none ends early.
-    bushy: bool,
-    /// The line played so far: (ply, id) of each position, root first.
-    path: Vec<u64>,
-}
-
-fn mix(mut x: u64) -> u64 {
-    x ^= x >> 30;
-    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^= x >> 27;
-    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
-impl Synthetic {
-    fn new(seed: u64, width: u64, height: u32, max_moves: u64) -> Self {
-        Synthetic {
-            seed,
-            width,
-            height,
-            max_moves,
-            bushy: false,
-            path: vec![0],
-        }
-    }
-    fn bushy(seed: u64, width: u64, height: u32, max_moves: u64) -> Self {
-        Synthetic {
-            bushy: true,
-            ..Synthetic::new(seed, width, height, max_moves)
-        }
-    }
-    fn ply(&self) -> u32 {
-        (self.path.len() - 1) as u32
-    }
-    fn id(&self) -> u64 {
-        *self.path.last().unwrap()
-    }
-    /// Mirror-invariant hash of the current position.
-    fn hash(&self, salt: u64) -> u64 {
-        let x = self.id();
-        let canon = x.min(self.width - 1 - x);
-        mix(self.seed ^ mix(u64::from(self.ply()) << 40 ^ canon ^ salt << 56))
-    }
-}
-
-impl Game for Synthetic {
-    type Move = u64; // the child's id
-
-    fn generate_moves(&self, moves: &mut Vec<u64>) {
-        let n = if self.bushy {
-            2 + self.hash(1) % self.max_moves
-        } else {
-            self.hash(1) % (self.max_moves + 1)
-        };
-        moves.extend((0..n).map(|k| mix(self.hash(2) ^ k) % self.width));
-    }
-    fn play(&mut self, mv: &u64) {
-        self.path.push(*mv);
-    }
-    fn undo(&mut self, _mv: &u64) {
-        self.path.pop();
-    }
-    fn outcome(&self) -> Option<Outcome> {
-        let h = self.hash(3);
-        // Finished at the last ply, and sometimes earlier.
-        let over = self.ply() >= self.height || (!self.bushy && h.is_multiple_of(7));
-        over.then_some(match h % 3 {
-            0 => Outcome::Loss,
-            1 => Outcome::Draw,
-            _ => Outcome::Win,
-        })
-    }
-    fn move_class(&self, mv: &u64) -> Option<u64> {
-        Some(*mv)
-    }
-    fn order_moves(&self, moves: &mut [u64]) {
-        // Any order must give the same values; use a seeded shuffle-like sort.
-        moves.sort_by_key(|&m| mix(m ^ self.seed));
-    }
-}
-
-impl Keyed for Synthetic {
-    type Key = u64;
-    fn key(&self) -> u64 {
-        u64::from(self.ply()) << 48 | self.id()
-    }
-    fn symmetric_keys(&self, keys: &mut Vec<u64>) {
-        keys.push(u64::from(self.ply()) << 48 | (self.width - 1 - self.id()));
-    }
-}
-
-impl Evaluate for Synthetic {
-    fn evaluate(&self) -> i32 {
-        (self.hash(4) % 201) as i32 - 100
-    }
-}
 
 fn arb_game(tree: bool) -> impl Strategy<Value = Synthetic> {
     let width = if tree { 1u64 << 40 } else { 12 };
@@ -165,7 +58,7 @@ proptest! {
             let mut solver = Solver::new(config);
             let mut game = g.clone();
             prop_assert_eq!(solver.solve(&mut game), expected, "{:?}", config);
-            prop_assert_eq!(&game.path, &g.path);
+            prop_assert_eq!(game.path(), g.path());
             // Solving again with a warm memo changes nothing.
             prop_assert_eq!(solver.solve(&mut game), expected);
             let line = solver.principal_line(&mut game);
@@ -223,7 +116,7 @@ proptest! {
         let r = s.search(&mut game, &Limits::default());
         prop_assert!(r.exact);
         prop_assert_eq!(r.score, exact);
-        prop_assert_eq!(&game.path, &g.path);
+        prop_assert_eq!(game.path(), g.path());
         // A second search reuses the table and still agrees.
         prop_assert_eq!(s.search(&mut game, &Limits::default()).score, exact);
     }
@@ -237,13 +130,13 @@ proptest! {
         let mut legal = Vec::new();
         game.generate_moves(&mut legal);
         let r = s.search(&mut game, &Limits::nodes(nodes));
-        prop_assert_eq!(&game.path, &g.path);
+        prop_assert_eq!(game.path(), g.path());
         if g.outcome().is_none() && !legal.is_empty() {
             prop_assert!(r.best_move.is_some_and(|m| legal.contains(&m)));
         }
         let flag = Arc::new(AtomicBool::new(true));
         let r = s.search(&mut game, &Limits { stop: Some(flag), ..Limits::default() });
-        prop_assert_eq!(&game.path, &g.path);
+        prop_assert_eq!(game.path(), g.path());
         prop_assert!(r.stopped || r.exact);
     }
 }
@@ -257,7 +150,7 @@ fn time_limit_stops_a_deep_search() {
     assert!(r.stopped && !r.exact);
     assert!(r.elapsed < std::time::Duration::from_millis(1000));
     assert!(r.depth >= 2 && r.best_move.is_some());
-    assert_eq!(g.path, vec![0]);
+    assert_eq!(g.path(), &[0]);
 }
 
 #[test]
