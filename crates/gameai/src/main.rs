@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod minesweeper_cmd;
 mod showcase;
 mod twofour_cmd;
 
@@ -22,6 +23,8 @@ enum Command {
     Showcase(showcase::Args),
     /// Solve TwoFour games given in the olympiad format (from FILE or standard input).
     Twofour(twofour_cmd::Args),
+    /// Evaluate the Minesweeper solver, or analyse a position.
+    Minesweeper(minesweeper_cmd::Args),
 }
 
 /// A failure to report on one line and exit non-zero.
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Showcase(args) => showcase::run(&args, &mut out),
         Command::Twofour(args) => twofour_cmd::run(&args, &mut out),
+        Command::Minesweeper(args) => minesweeper_cmd::run(&args, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(CliError::from));
     match result {

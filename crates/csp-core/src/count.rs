@@ -1,0 +1,676 @@
+//! Exact counting: components, boxes, enumeration and combination.
+
+use crate::propagate;
+use crate::{BigUint, BoolCsp, Budget, CspError};
+
+/// Groups of items stored flat: group `i` is `items[start[i]..start[i + 1]]`.
+#[derive(Debug, Clone)]
+pub(crate) struct Groups<T> {
+    start: Vec<usize>,
+    items: Vec<T>,
+}
+
+impl<T> Groups<T> {
+    fn with_capacity(groups: usize, items: usize) -> Self {
+        let mut start = Vec::with_capacity(groups + 1);
+        start.push(0);
+        Groups {
+            start,
+            items: Vec::with_capacity(items),
+        }
+    }
+
+    /// Closes the current group (the items pushed since the last call).
+    fn close(&mut self) {
+        self.start.push(self.items.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    pub fn get(&self, i: usize) -> &[T] {
+        &self.items[self.start[i]..self.start[i + 1]]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &[T]> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+/// One independent component: constraints sharing variables, with variables merged into boxes.
+#[derive(Debug, Clone)]
+pub(crate) struct Component {
+    /// Variables of each box, boxes in search order.
+    pub boxes: Groups<usize>,
+    /// Local constraint indices of each box.
+    box_rows: Groups<usize>,
+    /// Count of each local constraint.
+    row_count: Vec<u32>,
+    /// Number of variables of each local constraint.
+    row_size: Vec<u32>,
+    /// `binom[b][j] = C(size of box b, j)`.
+    binom: Groups<BigUint>,
+    /// Number of variables in the component.
+    pub num_vars: usize,
+}
+
+/// Everything the counter and the sampler need after propagation.
+#[derive(Debug, Clone)]
+pub(crate) struct Prepared {
+    pub values: Vec<Option<bool>>,
+    pub components: Vec<Component>,
+    pub free_vars: Vec<usize>,
+    /// Trues still to place on the unknown variables, when a total is set.
+    pub total_rem: Option<u64>,
+}
+
+/// A sequence of numbers indexed from `off`: `vals[i]` is the entry of index `off + i`.
+#[derive(Debug, Clone)]
+pub(crate) struct Dist {
+    pub off: usize,
+    pub vals: Vec<BigUint>,
+}
+
+impl Dist {
+    fn unit() -> Dist {
+        Dist {
+            off: 0,
+            vals: vec![BigUint::one()],
+        }
+    }
+
+    pub fn max_index(&self) -> usize {
+        self.off + self.vals.len() - 1
+    }
+
+    fn conv(&self, other: &Dist) -> Dist {
+        let mut vals = vec![BigUint::zero(); self.vals.len() + other.vals.len() - 1];
+        let mut tmp = BigUint::zero();
+        for (i, a) in self.vals.iter().enumerate() {
+            if a.is_zero() {
+                continue;
+            }
+            for (j, b) in other.vals.iter().enumerate() {
+                if b.is_zero() {
+                    continue;
+                }
+                a.mul_into(b, &mut tmp);
+                vals[i + j].add_assign(&tmp);
+            }
+        }
+        Dist {
+            off: self.off + other.off,
+            vals,
+        }
+    }
+}
+
+/// The weight of each global number of trues `k` on the components: the number of ways to
+/// complete it on the free variables.
+#[derive(Debug, Clone)]
+pub(crate) enum FreeWeight {
+    /// No total: `2^free` whatever `k`.
+    Const(BigUint),
+    /// Total: `C(free, rem - k)`, stored for `k` in `off..off + vals.len()`, 0 elsewhere.
+    Table(Dist),
+}
+
+static ZERO: BigUint = BigUint::zero();
+
+impl FreeWeight {
+    pub fn new(free: usize, total_rem: Option<u64>, max_k: usize) -> FreeWeight {
+        match total_rem {
+            None => FreeWeight::Const(BigUint::pow2(free as u64)),
+            Some(rem) => {
+                // k in [rem - free, rem] ∩ [0, max_k]; j = rem - k in [rem - max_k, min(rem, free)].
+                let jlo = rem.saturating_sub(max_k as u64);
+                let jhi = rem.min(free as u64);
+                let mut vals = BigUint::binomial_range(free as u64, jlo, jhi);
+                if vals.is_empty() {
+                    return FreeWeight::Table(Dist {
+                        off: 0,
+                        vals: Vec::new(),
+                    });
+                }
+                // Index by k = rem - j, increasing.
+                vals.reverse();
+                FreeWeight::Table(Dist {
+                    off: (rem - jhi) as usize,
+                    vals,
+                })
+            }
+        }
+    }
+
+    pub fn get(&self, k: usize) -> &BigUint {
+        match self {
+            FreeWeight::Const(c) => c,
+            FreeWeight::Table(d) => {
+                if k < d.off {
+                    &ZERO
+                } else {
+                    d.vals.get(k - d.off).unwrap_or(&ZERO)
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn prepare(csp: &BoolCsp) -> Result<Prepared, CspError> {
+    let prop = propagate::run(csp)?;
+    let n = csp.num_vars;
+    let fixed_true = prop.values.iter().filter(|v| **v == Some(true)).count();
+    let unknown = prop.values.iter().filter(|v| v.is_none()).count();
+    let total_rem = match csp.total {
+        None => None,
+        Some(t) => {
+            let rem = (t as usize)
+                .checked_sub(fixed_true)
+                .filter(|&r| r <= unknown)
+                .ok_or(CspError::Inconsistent)?;
+            Some(rem as u64)
+        }
+    };
+
+    // Union-find over variables, joined through rows.
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    let mut in_row = vec![false; n];
+    for (vars, _) in &prop.rows {
+        for &v in vars {
+            in_row[v] = true;
+        }
+        let r0 = find(&mut parent, vars[0]);
+        for &v in &vars[1..] {
+            let r = find(&mut parent, v);
+            if r != r0 {
+                parent[r] = r0;
+            }
+        }
+    }
+    let free_vars: Vec<usize> = (0..n)
+        .filter(|&v| prop.values[v].is_none() && !in_row[v])
+        .collect();
+    // Group rows by component root.
+    let mut comp_of_root = vec![usize::MAX; n];
+    let mut comp_rows: Vec<Vec<usize>> = Vec::new();
+    for (ri, (vars, _)) in prop.rows.iter().enumerate() {
+        let root = find(&mut parent, vars[0]);
+        if comp_of_root[root] == usize::MAX {
+            comp_of_root[root] = comp_rows.len();
+            comp_rows.push(Vec::new());
+        }
+        comp_rows[comp_of_root[root]].push(ri);
+    }
+    let components = comp_rows
+        .iter()
+        .map(|rows| build_component(&prop.rows, rows))
+        .collect();
+    Ok(Prepared {
+        values: prop.values,
+        components,
+        free_vars,
+        total_rem,
+    })
+}
+
+fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component {
+    // (variable, local row) membership pairs, sorted: each variable's rows are contiguous.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (local, &ri) in rows.iter().enumerate() {
+        pairs.extend(all_rows[ri].0.iter().map(|&v| (v, local)));
+    }
+    pairs.sort_unstable();
+    // Per variable: its index range in `pairs` (its membership signature).
+    let mut var_ranges: Vec<(usize, usize, usize)> = Vec::new(); // (var, start, end)
+    for (k, &(v, _)) in pairs.iter().enumerate() {
+        match var_ranges.last_mut() {
+            Some(last) if last.0 == v => last.2 = k + 1,
+            _ => var_ranges.push((v, k, k + 1)),
+        }
+    }
+    let sig = |r: &(usize, usize, usize)| pairs[r.1..r.2].iter().map(|p| p.1);
+    var_ranges.sort_by(|a, b| sig(a).cmp(sig(b)).then(a.0.cmp(&b.0)));
+    // Boxes: runs of equal signatures.
+    let mut box_vars: Vec<(usize, usize)> = Vec::new(); // range in var_ranges
+    for k in 0..var_ranges.len() {
+        match box_vars.last_mut() {
+            Some(last) if sig(&var_ranges[last.0]).eq(sig(&var_ranges[k])) => last.1 = k + 1,
+            _ => box_vars.push((k, k + 1)),
+        }
+    }
+    let nb = box_vars.len();
+    let nrows = rows.len();
+    let row_count: Vec<u32> = rows.iter().map(|&ri| all_rows[ri].1).collect();
+    let row_size: Vec<u32> = rows.iter().map(|&ri| all_rows[ri].0.len() as u32).collect();
+    let mut brows: Groups<usize> = Groups::with_capacity(nb, pairs.len());
+    for &(lo, _) in &box_vars {
+        brows.items.extend(sig(&var_ranges[lo]));
+        brows.close();
+    }
+    let rows_of = |b: usize| brows.get(b).iter().copied();
+    let size_of = |b: usize| box_vars[b].1 - box_vars[b].0;
+
+    // Search order: greedily pick the box that brings a started constraint closest to
+    // completion (so later boxes are determined or pruned early).
+    let mut row_boxes_left = vec![0usize; nrows];
+    for b in 0..nb {
+        for r in rows_of(b) {
+            row_boxes_left[r] += 1;
+        }
+    }
+    let mut row_started = vec![false; nrows];
+    let mut used = vec![false; nb];
+    let mut order = Vec::with_capacity(nb);
+    for _ in 0..nb {
+        let mut best: Option<(usize, (bool, usize, usize, usize))> = None;
+        for b in (0..nb).filter(|&b| !used[b]) {
+            let started = rows_of(b).any(|r| row_started[r]);
+            let closest = rows_of(b)
+                .filter(|&r| row_started[r] || !started)
+                .map(|r| row_boxes_left[r])
+                .min()
+                .unwrap_or(usize::MAX);
+            // Smaller key is better: started first, then closest to completion, then most
+            // constraints, then smallest box.
+            let key = (
+                !started,
+                closest,
+                usize::MAX - rows_of(b).count(),
+                size_of(b),
+            );
+            if best.as_ref().is_none_or(|(_, k)| key < *k) {
+                best = Some((b, key));
+            }
+        }
+        let Some((b, _)) = best else { break };
+        used[b] = true;
+        order.push(b);
+        for r in rows_of(b) {
+            row_started[r] = true;
+            row_boxes_left[r] -= 1;
+        }
+    }
+    let mut boxes = Groups::with_capacity(nb, var_ranges.len());
+    let mut box_rows = Groups::with_capacity(nb, brows.items.len());
+    let mut binom = Groups::with_capacity(nb, var_ranges.len() + nb);
+    for &b in &order {
+        let (lo, hi) = box_vars[b];
+        boxes.items.extend(var_ranges[lo..hi].iter().map(|r| r.0));
+        boxes.close();
+        box_rows.items.extend(rows_of(b));
+        box_rows.close();
+        let s = size_of(b) as u64;
+        binom.items.extend(BigUint::binomial_range(s, 0, s));
+        binom.close();
+    }
+    Component {
+        num_vars: var_ranges.len(),
+        boxes,
+        box_rows,
+        row_count,
+        row_size,
+        binom,
+    }
+}
+
+/// Depth-first enumeration of a component's box assignments.
+struct Dfs<'a, F> {
+    comp: &'a Component,
+    rem: Vec<u32>,
+    cap: Vec<u32>,
+    js: Vec<u32>,
+    weights: Vec<BigUint>,
+    nodes: u64,
+    max_nodes: u64,
+    visit: F,
+    stop: bool,
+}
+
+impl<F: FnMut(&[u32], usize, &BigUint) -> bool> Dfs<'_, F> {
+    fn go(&mut self, k: usize, m: usize) -> Result<(), CspError> {
+        let comp = self.comp;
+        if k == comp.boxes.len() {
+            if !(self.visit)(&self.js, m, &self.weights[k]) {
+                self.stop = true;
+            }
+            return Ok(());
+        }
+        let s = comp.boxes.get(k).len() as u32;
+        let (mut lo, mut hi) = (0, s);
+        for &r in comp.box_rows.get(k) {
+            let rem = self.rem[r];
+            let others = self.cap[r] - s;
+            lo = lo.max(rem.saturating_sub(others));
+            hi = hi.min(rem);
+        }
+        if lo > hi {
+            return Ok(());
+        }
+        for &r in comp.box_rows.get(k) {
+            self.cap[r] -= s;
+        }
+        for j in lo..=hi {
+            self.nodes += 1;
+            if self.nodes > self.max_nodes {
+                return Err(CspError::BudgetExceeded {
+                    max_nodes: self.max_nodes,
+                    component_vars: comp.num_vars,
+                });
+            }
+            for &r in comp.box_rows.get(k) {
+                self.rem[r] -= j;
+            }
+            self.js[k] = j;
+            let (head, tail) = self.weights.split_at_mut(k + 1);
+            let b = &comp.binom.get(k)[j as usize];
+            if b.is_one() {
+                tail[0].clone_from(&head[k]);
+            } else {
+                head[k].mul_into(b, &mut tail[0]);
+            }
+            self.go(k + 1, m + j as usize)?;
+            for &r in comp.box_rows.get(k) {
+                self.rem[r] += j;
+            }
+            if self.stop {
+                break;
+            }
+        }
+        for &r in comp.box_rows.get(k) {
+            self.cap[r] += s;
+        }
+        Ok(())
+    }
+}
+
+impl Component {
+    /// Calls `visit(js, m, weight)` for every consistent box assignment (`js[b]` trues in box
+    /// `b`, `m` trues in all, `weight` = product of `C(size, j)`), until it returns `false`.
+    /// Returns the number of search nodes.
+    pub fn enumerate<F: FnMut(&[u32], usize, &BigUint) -> bool>(
+        &self,
+        max_nodes: u64,
+        visit: F,
+    ) -> Result<u64, CspError> {
+        let nb = self.boxes.len();
+        let mut weights = vec![BigUint::zero(); nb + 1];
+        weights[0] = BigUint::one();
+        let mut dfs = Dfs {
+            comp: self,
+            rem: self.row_count.clone(),
+            cap: self.row_size.clone(),
+            js: vec![0; nb],
+            weights,
+            nodes: 0,
+            max_nodes,
+            visit,
+            stop: false,
+        };
+        dfs.go(0, 0)?;
+        Ok(dfs.nodes)
+    }
+
+    /// `W[m]` (weighted number of assignments with `m` trues) and, if `marginals`, the
+    /// weighted number of trues of each box for each `m` (`S[m][b]`, flattened, same offset).
+    pub fn count(
+        &self,
+        max_nodes: u64,
+        marginals: bool,
+    ) -> Result<(Dist, Vec<Vec<BigUint>>, u64), CspError> {
+        let nb = self.boxes.len();
+        let nm = self.num_vars + 1;
+        let mut w = vec![BigUint::zero(); nm];
+        let mut s: Vec<Vec<BigUint>> = if marginals {
+            vec![Vec::new(); nm]
+        } else {
+            Vec::new()
+        };
+        let nodes = self.enumerate(max_nodes, |js, m, weight| {
+            w[m].add_assign(weight);
+            if marginals {
+                let row = &mut s[m];
+                if row.is_empty() {
+                    row.resize(nb, BigUint::zero());
+                }
+                for (acc, &j) in row.iter_mut().zip(js) {
+                    acc.add_mul_u64_assign(weight, u64::from(j));
+                }
+            }
+            true
+        })?;
+        let lo = w
+            .iter()
+            .position(|x| !x.is_zero())
+            .ok_or(CspError::Inconsistent)?;
+        let hi = w.iter().rposition(|x| !x.is_zero()).unwrap_or(lo);
+        let w = Dist {
+            off: lo,
+            vals: w.drain(lo..=hi).collect(),
+        };
+        if marginals {
+            s = s.drain(lo..=hi).collect();
+        }
+        Ok((w, s, nodes))
+    }
+}
+
+/// Statistics of an [`analyze`] call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnalysisStats {
+    /// Search nodes (box assignments tried) over all components.
+    pub nodes: u64,
+    /// Number of boxes (classes of variables with identical constraint membership).
+    pub boxes: usize,
+    /// Variables decided by propagation before the enumeration.
+    pub fixed_by_propagation: usize,
+    /// Unknown variables in no constraint (they only matter through the total).
+    pub free_vars: usize,
+    /// Number of variables of the largest component.
+    pub largest_component: usize,
+}
+
+/// The exact result of [`analyze`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// Exact number of satisfying assignments of all `num_vars` variables.
+    pub solutions: BigUint,
+    /// Probability that each variable is true under the uniform distribution over solutions.
+    pub probabilities: Vec<f64>,
+    /// `Some(v)` when the variable has value `v` in every solution.
+    pub forced: Vec<Option<bool>>,
+    /// Number of independent constrained components (after propagation).
+    pub components: usize,
+    /// Search statistics.
+    pub stats: AnalysisStats,
+}
+
+/// Per-component counts after enumeration.
+struct Counted {
+    comps: Vec<Dist>,
+    marg: Vec<Vec<Vec<BigUint>>>,
+    stats: AnalysisStats,
+}
+
+fn count_components(
+    prep: &Prepared,
+    budget: &Budget,
+    marginals: bool,
+) -> Result<Counted, CspError> {
+    let mut stats = AnalysisStats {
+        fixed_by_propagation: prep.values.iter().filter(|v| v.is_some()).count(),
+        free_vars: prep.free_vars.len(),
+        ..AnalysisStats::default()
+    };
+    let mut comps = Vec::with_capacity(prep.components.len());
+    let mut marg = Vec::with_capacity(prep.components.len());
+    for c in &prep.components {
+        let (w, s, nodes) = c.count(budget.max_nodes, marginals)?;
+        stats.nodes += nodes;
+        stats.boxes += c.boxes.len();
+        stats.largest_component = stats.largest_component.max(c.num_vars);
+        comps.push(w);
+        marg.push(s);
+    }
+    Ok(Counted { comps, marg, stats })
+}
+
+/// `Σ_k G[k] · F(k)`.
+fn weigh(g: &Dist, f: &FreeWeight) -> BigUint {
+    let mut total = BigUint::zero();
+    let mut tmp = BigUint::zero();
+    for (i, x) in g.vals.iter().enumerate() {
+        let y = f.get(g.off + i);
+        if !x.is_zero() && !y.is_zero() {
+            x.mul_into(y, &mut tmp);
+            total.add_assign(&tmp);
+        }
+    }
+    total
+}
+
+/// Exact analysis: number of solutions, per-variable probabilities and forced values.
+///
+/// Runs [`propagate`](crate::propagate) first, then enumerates each independent component
+/// (see the [crate documentation](crate) for the scheme).
+///
+/// # Errors
+/// - [`CspError::Inconsistent`] if there is no solution;
+/// - [`CspError::BudgetExceeded`] if a component needs more than `budget.max_nodes` search
+///   nodes (the caller may fall back to [`propagate`](crate::propagate) alone).
+pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
+    let prep = prepare(csp)?;
+    let Counted { comps, marg, stats } = count_components(&prep, budget, true)?;
+    let k = comps.len();
+    let max_k: usize = comps.iter().map(Dist::max_index).sum();
+    let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, max_k);
+
+    // Prefix and suffix convolutions: the distribution of the other components' trues.
+    let mut prefix = vec![Dist::unit()];
+    for c in &comps {
+        let next = prefix[prefix.len() - 1].conv(c);
+        prefix.push(next);
+    }
+    let mut suffix = vec![Dist::unit(); k + 1];
+    for c in (0..k).rev() {
+        suffix[c] = suffix[c + 1].conv(&comps[c]);
+    }
+    let all = &prefix[k];
+    let solutions = weigh(all, &f);
+    if solutions.is_zero() {
+        return Err(CspError::Inconsistent);
+    }
+
+    let n = csp.num_vars;
+    let mut probabilities = vec![0.0; n];
+    let mut forced = prep.values.clone();
+    for (v, val) in prep.values.iter().enumerate() {
+        if let Some(b) = val {
+            probabilities[v] = if *b { 1.0 } else { 0.0 };
+        }
+    }
+    let mut tmp = BigUint::zero();
+    for (ci, comp) in prep.components.iter().enumerate() {
+        let others = prefix[ci].conv(&suffix[ci + 1]);
+        let w = &comps[ci];
+        // R[m] = Σ_{m'} others[m'] F(m + m'): the completions of m trues in this component.
+        let r: Vec<BigUint> = (0..w.vals.len())
+            .map(|i| {
+                let mut acc = BigUint::zero();
+                for (oi, o) in others.vals.iter().enumerate() {
+                    let y = f.get(w.off + i + others.off + oi);
+                    if !o.is_zero() && !y.is_zero() {
+                        o.mul_into(y, &mut tmp);
+                        acc.add_assign(&tmp);
+                    }
+                }
+                acc
+            })
+            .collect();
+        for (b, vars) in comp.boxes.iter().enumerate() {
+            let mut numer = BigUint::zero();
+            for (i, ri) in r.iter().enumerate() {
+                if let Some(sb) = marg[ci][i].get(b)
+                    && !sb.is_zero()
+                    && !ri.is_zero()
+                {
+                    sb.mul_into(ri, &mut tmp);
+                    numer.add_assign(&tmp);
+                }
+            }
+            let denom = solutions.mul_u64(vars.len() as u64);
+            let p = BigUint::ratio(&numer, &denom);
+            let fv = if numer.is_zero() {
+                Some(false)
+            } else if numer == denom {
+                Some(true)
+            } else {
+                None
+            };
+            for &v in vars {
+                probabilities[v] = p;
+                forced[v] = fv;
+            }
+        }
+    }
+    if !prep.free_vars.is_empty() {
+        let (p, fv) = match prep.total_rem {
+            None => (0.5, None),
+            Some(rem) => {
+                // Solutions with one given free variable true: Σ_k G[k] C(free - 1, rem - 1 - k).
+                let numer = if rem == 0 {
+                    BigUint::zero()
+                } else {
+                    let g = FreeWeight::new(prep.free_vars.len() - 1, Some(rem - 1), max_k);
+                    weigh(all, &g)
+                };
+                let fv = if numer.is_zero() {
+                    Some(false)
+                } else if numer == solutions {
+                    Some(true)
+                } else {
+                    None
+                };
+                (BigUint::ratio(&numer, &solutions), fv)
+            }
+        };
+        for &v in &prep.free_vars {
+            probabilities[v] = p;
+            forced[v] = fv;
+        }
+    }
+    Ok(Analysis {
+        solutions,
+        probabilities,
+        forced,
+        components: k,
+        stats,
+    })
+}
+
+/// The exact number of solutions (0 is reported as [`CspError::Inconsistent`], like
+/// [`analyze`]). Cheaper than [`analyze`]: no per-variable marginals.
+///
+/// # Errors
+/// As [`analyze`].
+pub fn count(csp: &BoolCsp, budget: &Budget) -> Result<BigUint, CspError> {
+    let prep = prepare(csp)?;
+    let counted = count_components(&prep, budget, false)?;
+    let all = counted
+        .comps
+        .iter()
+        .fold(Dist::unit(), |acc, c| acc.conv(c));
+    let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, all.max_index());
+    let solutions = weigh(&all, &f);
+    if solutions.is_zero() {
+        return Err(CspError::Inconsistent);
+    }
+    Ok(solutions)
+}

@@ -1,0 +1,233 @@
+//! Constraint propagation, exact solution counting and exactly-uniform sampling for boolean
+//! "exactly k of these variables are true" problems.
+//!
+//! A [`BoolCsp`] has `num_vars` boolean variables, any number of constraints
+//! "exactly `count` of `vars` are true" ([`BoolCsp::exactly`]) and optionally a global total
+//! "exactly `T` of *all* variables are true" ([`BoolCsp::set_total`]). This is the shape of
+//! Minesweeper: cells are variables (true = mine), each revealed number constrains its hidden
+//! neighbours, and the mine counter is the total. Variables that appear in no constraint are
+//! still variables: they matter through the total.
+//!
+//! - [`propagate`]: cheap, sound logic only (trivial rules, subset reduction and pairwise
+//!   bounds between constraints, the total), to a fixpoint;
+//! - [`analyze`]: the exact number of solutions, the probability that each variable is true
+//!   under the uniform distribution over solutions, and which variables are forced;
+//! - [`count`]: only the number of solutions;
+//! - [`sample`] / [`Sampler`]: exactly-uniform random solutions.
+//!
+//! # How counting works
+//!
+//! After propagation, variables in no constraint are *free*. The remaining constraints split
+//! into independent connected *components* (constraints sharing variables). Inside a component,
+//! variables with identical constraint membership are merged into a *box*: a box of size `s`
+//! holding `j` trues stands for `C(s, j)` assignments. Each component's box assignments are
+//! enumerated by backtracking (with pruning by every constraint's remaining minimum and
+//! maximum), accumulating for each number `m` of trues the weighted number of assignments
+//! `W[m]` and each box's weighted number of trues. Components are then combined by
+//! convolution over `m`, and each global number of trues `k` is weighted by the number of ways
+//! to place the rest of the total on the free variables, `C(free, T - k)` (or `2^free` without
+//! a total).
+//!
+//! Counts are exact [`BigUint`]s: they overflow every primitive type (an expert Minesweeper
+//! board has `C(480, 99) ≈ 1.3 · 10^104` mine layouts, far beyond `u128::MAX ≈ 3.4 · 10^38`).
+//! Probabilities are exact ratios converted to `f64` only at the end.
+//!
+//! # Example
+//!
+//! Five cells, a revealed "1" touching cells 0, 1 and 2, and 2 mines in total:
+//!
+//! ```
+//! use csp_core::{analyze, sample, BigUint, BoolCsp, Budget};
+//! use rand::SeedableRng;
+//!
+//! let mut csp = BoolCsp::new(5);
+//! csp.exactly(&[0, 1, 2], 1)?;
+//! csp.set_total(2);
+//!
+//! let a = analyze(&csp, &Budget::default())?;
+//! // One mine among cells 0..3 (3 ways) and one among cells 3 and 4 (2 ways).
+//! assert_eq!(a.solutions, BigUint::from_u64(6));
+//! assert!((a.probabilities[0] - 1.0 / 3.0).abs() < 1e-12);
+//! assert!((a.probabilities[4] - 0.5).abs() < 1e-12);
+//! assert_eq!(a.forced, vec![None; 5]);
+//! assert_eq!(a.components, 1);
+//!
+//! let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+//! let s = sample(&csp, &Budget::default(), &mut rng)?;
+//! assert!(csp.is_satisfied_by(&s));
+//! # Ok::<(), csp_core::CspError>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod bignum;
+mod count;
+mod propagate;
+mod sample;
+
+pub use bignum::BigUint;
+pub use count::{Analysis, AnalysisStats, analyze, count};
+pub use propagate::propagate;
+pub use sample::{Sampler, sample};
+
+/// Errors of the constraint functions.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CspError {
+    /// A variable index is not below the number of variables.
+    #[error("variable {var} out of range (the problem has {num_vars} variables)")]
+    VarOutOfRange {
+        /// The offending variable.
+        var: usize,
+        /// The number of variables of the problem.
+        num_vars: usize,
+    },
+    /// A variable appears twice in one constraint.
+    #[error("variable {var} appears twice in one constraint")]
+    DuplicateVar {
+        /// The repeated variable.
+        var: usize,
+    },
+    /// The problem has no solution.
+    #[error("the constraints are inconsistent (no solution)")]
+    Inconsistent,
+    /// The enumeration of one component needed more search nodes than [`Budget::max_nodes`].
+    /// The caller may fall back to something cheaper (for example [`propagate`]).
+    #[error(
+        "search budget of {max_nodes} nodes exceeded on a component of {component_vars} variables"
+    )]
+    BudgetExceeded {
+        /// The budget that was exceeded.
+        max_nodes: u64,
+        /// The number of variables of the component whose enumeration was abandoned.
+        component_vars: usize,
+    },
+}
+
+/// Limits on the exact enumeration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Maximum number of search nodes (box assignments tried) per component; exceeding it makes
+    /// [`analyze`], [`count`] and [`sample`] return [`CspError::BudgetExceeded`].
+    pub max_nodes: u64,
+}
+
+impl Default for Budget {
+    /// 10 million nodes per component (about a second of work at worst).
+    fn default() -> Self {
+        Budget {
+            max_nodes: 10_000_000,
+        }
+    }
+}
+
+/// One constraint: exactly `count` of `vars` are true.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Constraint {
+    /// The variables, sorted, without duplicates.
+    pub vars: Vec<usize>,
+    /// How many of them are true.
+    pub count: u32,
+}
+
+/// A boolean constraint problem: `num_vars` variables, "exactly k of these" constraints and an
+/// optional global total.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BoolCsp {
+    num_vars: usize,
+    constraints: Vec<Constraint>,
+    total: Option<u32>,
+    /// Set when a constraint with `count > vars.len()` was added.
+    inconsistent: bool,
+}
+
+impl BoolCsp {
+    /// A problem with `num_vars` variables and no constraints.
+    pub fn new(num_vars: usize) -> BoolCsp {
+        BoolCsp {
+            num_vars,
+            ..BoolCsp::default()
+        }
+    }
+
+    /// The number of variables.
+    pub fn num_vars(&self) -> usize {
+        self.num_vars
+    }
+
+    /// Adds the constraint "exactly `count` of `vars` are true".
+    ///
+    /// # Errors
+    /// - [`CspError::VarOutOfRange`] / [`CspError::DuplicateVar`]: the constraint is rejected
+    ///   and the problem is unchanged;
+    /// - [`CspError::Inconsistent`] if `count > vars.len()`: the problem is marked as having no
+    ///   solution (later calls to [`analyze`] etc. return `Inconsistent` too).
+    pub fn exactly(&mut self, vars: &[usize], count: u32) -> Result<(), CspError> {
+        let mut sorted = vars.to_vec();
+        sorted.sort_unstable();
+        for (i, &v) in sorted.iter().enumerate() {
+            if v >= self.num_vars {
+                return Err(CspError::VarOutOfRange {
+                    var: v,
+                    num_vars: self.num_vars,
+                });
+            }
+            if i > 0 && sorted[i - 1] == v {
+                return Err(CspError::DuplicateVar { var: v });
+            }
+        }
+        if count as usize > sorted.len() {
+            self.inconsistent = true;
+            return Err(CspError::Inconsistent);
+        }
+        if !sorted.is_empty() {
+            self.constraints.push(Constraint {
+                vars: sorted,
+                count,
+            });
+        }
+        Ok(())
+    }
+
+    /// Requires exactly `total` of all `num_vars` variables to be true. Without a total every
+    /// assignment satisfying the constraints counts once. Calling it again replaces the total.
+    pub fn set_total(&mut self, total: u32) {
+        self.total = Some(total);
+    }
+
+    /// Removes the global total.
+    pub fn clear_total(&mut self) {
+        self.total = None;
+    }
+
+    /// The global total, if set.
+    pub fn total(&self) -> Option<u32> {
+        self.total
+    }
+
+    /// Fixes a variable: the same as `exactly(&[var], value as u32)`.
+    ///
+    /// # Errors
+    /// [`CspError::VarOutOfRange`].
+    pub fn fix(&mut self, var: usize, value: bool) -> Result<(), CspError> {
+        self.exactly(&[var], u32::from(value))
+    }
+
+    /// The constraints added so far (each with sorted variables).
+    pub fn constraints(&self) -> &[Constraint] {
+        &self.constraints
+    }
+
+    /// Whether a full assignment (one `bool` per variable) satisfies every constraint and the
+    /// total. `false` if the length is wrong or the problem was marked inconsistent.
+    pub fn is_satisfied_by(&self, assignment: &[bool]) -> bool {
+        if self.inconsistent || assignment.len() != self.num_vars {
+            return false;
+        }
+        let ok = self
+            .constraints
+            .iter()
+            .all(|c| c.vars.iter().filter(|&&v| assignment[v]).count() == c.count as usize);
+        ok && self
+            .total
+            .is_none_or(|t| assignment.iter().filter(|&&b| b).count() == t as usize)
+    }
+}

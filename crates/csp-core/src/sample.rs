@@ -1,0 +1,174 @@
+//! Exactly-uniform sampling of solutions.
+
+use rand::{Rng, RngExt};
+
+use crate::count::{Dist, FreeWeight, Prepared, prepare};
+use crate::{BigUint, BoolCsp, Budget, CspError};
+
+/// A reusable exactly-uniform sampler: the counting work is done once by [`Sampler::new`],
+/// each [`Sampler::sample`] then costs one (early-stopping) re-enumeration per component.
+#[derive(Debug, Clone)]
+pub struct Sampler {
+    prep: Prepared,
+    /// `W_c`: weighted number of assignments of component `c` by number of trues.
+    comps: Vec<Dist>,
+    /// `suf[c][s]`: number of completions of components `c..` and the free variables when
+    /// the components before `c` hold `s` trues.
+    suf: Vec<Vec<BigUint>>,
+    solutions: BigUint,
+    num_vars: usize,
+}
+
+impl Sampler {
+    /// Counts the solutions of `csp`, ready to sample.
+    ///
+    /// # Errors
+    /// As [`analyze`](crate::analyze): [`CspError::Inconsistent`] if there is no solution,
+    /// [`CspError::BudgetExceeded`] if a component is too large to enumerate.
+    pub fn new(csp: &BoolCsp, budget: &Budget) -> Result<Sampler, CspError> {
+        let prep = prepare(csp)?;
+        let mut comps = Vec::with_capacity(prep.components.len());
+        for c in &prep.components {
+            comps.push(c.count(budget.max_nodes, false)?.0);
+        }
+        let max_k: usize = comps.iter().map(Dist::max_index).sum();
+        let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, max_k);
+        let k = comps.len();
+        // Largest prefix sum before component c.
+        let mut smax = vec![0usize; k + 1];
+        for c in 0..k {
+            smax[c + 1] = smax[c] + comps[c].max_index();
+        }
+        let mut suf: Vec<Vec<BigUint>> = vec![Vec::new(); k + 1];
+        suf[k] = (0..=smax[k]).map(|s| f.get(s).clone()).collect();
+        let mut tmp = BigUint::zero();
+        for c in (0..k).rev() {
+            let w = &comps[c];
+            let next = &suf[c + 1];
+            let cur: Vec<BigUint> = (0..=smax[c])
+                .map(|s| {
+                    let mut acc = BigUint::zero();
+                    for (i, x) in w.vals.iter().enumerate() {
+                        let y = &next[s + w.off + i];
+                        if !x.is_zero() && !y.is_zero() {
+                            x.mul_into(y, &mut tmp);
+                            acc.add_assign(&tmp);
+                        }
+                    }
+                    acc
+                })
+                .collect();
+            suf[c] = cur;
+        }
+        let solutions = suf[0][0].clone();
+        if solutions.is_zero() {
+            return Err(CspError::Inconsistent);
+        }
+        Ok(Sampler {
+            prep,
+            comps,
+            suf,
+            solutions,
+            num_vars: csp.num_vars(),
+        })
+    }
+
+    /// The exact number of solutions.
+    pub fn solutions(&self) -> &BigUint {
+        &self.solutions
+    }
+
+    /// One exactly-uniform random solution (one `bool` per variable). Uses only `rng`, so it
+    /// is deterministic for a given generator state.
+    ///
+    /// # Errors
+    /// [`CspError::Inconsistent`] only if the internal counts were inconsistent (a bug).
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> Result<Vec<bool>, CspError> {
+        let mut out = vec![false; self.num_vars];
+        for (v, val) in self.prep.values.iter().enumerate() {
+            if let Some(b) = val {
+                out[v] = *b;
+            }
+        }
+        let mut s = 0usize;
+        let mut tmp = BigUint::zero();
+        for (c, comp) in self.prep.components.iter().enumerate() {
+            // Number of trues of this component, proportional to W_c[m] · suf[c+1][s + m].
+            let w = &self.comps[c];
+            let r = self.suf[c][s]
+                .random_below(rng)
+                .ok_or(CspError::Inconsistent)?;
+            let mut cum = BigUint::zero();
+            let mut chosen = None;
+            for (i, x) in w.vals.iter().enumerate() {
+                x.mul_into(&self.suf[c + 1][s + w.off + i], &mut tmp);
+                cum.add_assign(&tmp);
+                if r < cum {
+                    chosen = Some(w.off + i);
+                    break;
+                }
+            }
+            let m = chosen.ok_or(CspError::Inconsistent)?;
+            s += m;
+            // One box assignment with m trues, proportional to its weight.
+            let r = w.vals[m - w.off]
+                .random_below(rng)
+                .ok_or(CspError::Inconsistent)?;
+            let mut cum = BigUint::zero();
+            let mut js: Option<Vec<u32>> = None;
+            comp.enumerate(u64::MAX, |cur, mm, weight| {
+                if mm != m {
+                    return true;
+                }
+                cum.add_assign(weight);
+                if r < cum {
+                    js = Some(cur.to_vec());
+                    return false;
+                }
+                true
+            })?;
+            let js = js.ok_or(CspError::Inconsistent)?;
+            for (vars, &j) in comp.boxes.iter().zip(&js) {
+                choose_true(vars, j as usize, &mut out, rng);
+            }
+        }
+        let free = &self.prep.free_vars;
+        match self.prep.total_rem {
+            Some(rem) => {
+                let t = (rem as usize)
+                    .checked_sub(s)
+                    .filter(|&t| t <= free.len())
+                    .ok_or(CspError::Inconsistent)?;
+                choose_true(free, t, &mut out, rng);
+            }
+            None => {
+                for &v in free {
+                    out[v] = rng.random::<bool>();
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Sets a uniformly random `k`-subset of `vars` to true (partial Fisher-Yates).
+fn choose_true<R: Rng + ?Sized>(vars: &[usize], k: usize, out: &mut [bool], rng: &mut R) {
+    let mut pool = vars.to_vec();
+    for i in 0..k {
+        let j = rng.random_range(i..pool.len());
+        pool.swap(i, j);
+        out[pool[i]] = true;
+    }
+}
+
+/// One exactly-uniform random solution of `csp`. To draw many, build a [`Sampler`] once.
+///
+/// # Errors
+/// As [`Sampler::new`].
+pub fn sample<R: Rng + ?Sized>(
+    csp: &BoolCsp,
+    budget: &Budget,
+    rng: &mut R,
+) -> Result<Vec<bool>, CspError> {
+    Sampler::new(csp, budget)?.sample(rng)
+}

@@ -1,0 +1,211 @@
+//! The common text position format.
+//!
+//! The first line is `WxHxM` (width, height, total mines), then come `H` rows of `W`
+//! characters: `H` hidden, `F` flagged, `M` known mine, `0`-`8` a revealed number. For example
+//! a 4x3 board with 2 mines:
+//!
+//! ```text
+//! 4x3x2
+//! 01HH
+//! 02HH
+//! 01HH
+//! ```
+//!
+//! The reader accepts CRLF line ends, trailing whitespace on any line and trailing blank
+//! lines. Beyond the syntax it runs only cheap structural checks (see
+//! [`Position::new`]): a solver decides whether a consistent layout exists.
+
+use std::sync::Arc;
+
+use super::{FormatError, TextError};
+use crate::board::{Grid, check_size};
+use crate::level::parse_dims;
+use crate::position::{self, CellView, Position};
+
+fn at(line: usize, column: Option<usize>, error: TextError) -> FormatError {
+    FormatError::Text {
+        line,
+        column,
+        error,
+    }
+}
+
+/// Reads a text position.
+///
+/// Errors name the line (1-based; the header is line 1) and, for a single character, the
+/// column (1-based): a bad or missing header, an invalid size, too many mines, a missing or
+/// extra row, a row of the wrong width, an unknown character, a number above its number of
+/// neighbours or of unrevealed neighbours or below its known-mine neighbours, more flags and
+/// known mines than mines, or more mines than unrevealed cells.
+pub fn read(input: &str) -> Result<Position, FormatError> {
+    let mut lines: Vec<&str> = input.split('\n').map(str::trim_end).collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    let Some((header, rows)) = lines.split_first() else {
+        return Err(at(1, None, TextError::Empty));
+    };
+    let (width, height, mines) = parse_dims(header.trim_start())
+        .ok_or_else(|| at(1, None, TextError::BadHeader(header.to_string())))?;
+    check_size(width, height).map_err(|_| at(1, None, TextError::BadSize { width, height }))?;
+    let count = width * height;
+    if mines >= count {
+        return Err(at(
+            1,
+            None,
+            TextError::TooManyMines {
+                mines,
+                cells: count,
+            },
+        ));
+    }
+    if rows.len() < height {
+        return Err(at(
+            rows.len() + 2,
+            None,
+            TextError::MissingRows {
+                expected: height,
+                found: rows.len(),
+            },
+        ));
+    }
+    if rows.len() > height {
+        return Err(at(
+            height + 2,
+            None,
+            TextError::ExtraRow { expected: height },
+        ));
+    }
+    let mut cells = Vec::with_capacity(count);
+    for (y, row) in rows.iter().enumerate() {
+        let line = y + 2;
+        let found = row.chars().count();
+        if found != width {
+            return Err(at(
+                line,
+                None,
+                TextError::RowWidth {
+                    expected: width,
+                    found,
+                },
+            ));
+        }
+        for (x, c) in row.chars().enumerate() {
+            let view = CellView::from_char(c)
+                .ok_or_else(|| at(line, Some(x + 1), TextError::UnknownChar(c)))?;
+            cells.push(view);
+        }
+    }
+    let grid =
+        Grid::new(width, height).map_err(|_| at(1, None, TextError::BadSize { width, height }))?;
+    position::check(&grid, mines, &cells).map_err(|(cell, problem)| match cell {
+        Some(c) => {
+            let (x, y) = grid.xy(c);
+            at(y + 2, Some(x + 1), problem.into())
+        }
+        None => at(1, None, problem.into()),
+    })?;
+    Ok(Position::from_parts(Arc::new(grid), mines, cells))
+}
+
+/// Writes a position: the `WxHxM` header and one line per row, each ending with `\n`.
+pub fn write(position: &Position) -> String {
+    let (w, h) = (position.width(), position.height());
+    let mut out = String::with_capacity((w + 1) * h + 16);
+    out.push_str(&format!("{w}x{h}x{}\n", position.mines()));
+    for row in position.cells().chunks(w.max(1)) {
+        out.extend(row.iter().map(|c| c.to_char()));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(s: &str) -> String {
+        read(s).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn reads_and_writes() {
+        let s = "4x3x2\r\n01HH  \r\n02FH\n01HM\t\n\n  \n";
+        let p = read(s).unwrap();
+        assert_eq!((p.width(), p.height(), p.mines()), (4, 3, 2));
+        assert_eq!(p.at(2, 1), Some(CellView::Flagged));
+        assert_eq!(p.at(3, 2), Some(CellView::Mine));
+        assert_eq!(p.at(1, 1), Some(CellView::Revealed(2)));
+        assert_eq!(write(&p), "4x3x2\n01HH\n02FH\n01HM\n");
+        assert_eq!(read(&write(&p)).unwrap(), p);
+    }
+
+    #[test]
+    fn error_messages() {
+        assert_eq!(err(""), "line 1: empty input: expected a `WxHxM` header");
+        assert_eq!(
+            err("\n \r\n"),
+            "line 1: empty input: expected a `WxHxM` header"
+        );
+        assert_eq!(
+            err("3x3\nHHH\n"),
+            "line 1: bad header `3x3`: expected `WxHxM` (width, height, mines) such as `30x16x99`"
+        );
+        assert_eq!(
+            err("0x3x1\n"),
+            "line 1: board size 0x3 is not allowed: width and height must be 1 to 255"
+        );
+        assert_eq!(
+            err("256x3x1\n"),
+            "line 1: board size 256x3 is not allowed: width and height must be 1 to 255"
+        );
+        assert_eq!(
+            err("2x2x4\nHH\nHH\n"),
+            "line 1: 4 mines leave no safe cell on a board of 4 cells"
+        );
+        assert_eq!(
+            err("3x3x1\nHHH\nHHH\n\n"),
+            "line 4: missing row: expected 3 rows, found 2"
+        );
+        assert_eq!(
+            err("3x2x1\nHHH\nHHH\nHHH\n"),
+            "line 4: extra line after the 2 rows of the board"
+        );
+        assert_eq!(
+            err("3x3x1\nHHH\nHH\nHHH\n"),
+            "line 3: row is 2 characters wide, expected 3"
+        );
+        assert_eq!(
+            err("3x3x1\nHHH\n\nHHH\n"),
+            "line 3: row is 0 characters wide, expected 3"
+        );
+        assert_eq!(
+            err("7x3x1\nHHHHHHH\nHHHHHHx\nHHHHHHH\n"),
+            "line 3, column 7: unknown character `x` (expected H, F, M or 0-8)"
+        );
+        assert_eq!(
+            err("3x1x1\nHé9\n"),
+            "line 2, column 2: unknown character `é` (expected H, F, M or 0-8)"
+        );
+        assert_eq!(
+            err("2x2x1\nH4\nHH\n"),
+            "line 2, column 2: revealed 4 but the cell has only 3 neighbours"
+        );
+        assert_eq!(
+            err("3x2x1\n0H2\n000\n"),
+            "line 2, column 3: revealed 2 but only 1 neighbouring cells are not revealed"
+        );
+        assert_eq!(
+            err("3x1x2\nM1M\n"),
+            "line 2, column 2: revealed 1 but 2 neighbouring cells are known mines"
+        );
+        assert_eq!(
+            err("3x1x1\nF1F\n"),
+            "line 1: 2 cells are flagged or known mines but there are only 1 mines"
+        );
+        assert_eq!(
+            err("3x1x2\n1H0\n"),
+            "line 1: 2 mines but only 1 cells are not revealed"
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! Board sizes and mine counts: the three classic levels and custom `WxHxM` ones.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::Rng;
+
+use crate::board::{Board, BoardError, FirstClick, check_size};
+
+/// A board size and mine count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Level {
+    /// The number of columns.
+    pub width: usize,
+    /// The number of rows.
+    pub height: usize,
+    /// The number of mines.
+    pub mines: usize,
+}
+
+/// A level string that does not parse ([`Level::from_str`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LevelError {
+    /// Neither a level name nor `WxHxM`.
+    #[error(
+        "unknown level `{0}`: expected beginner, intermediate, expert or WxHxM (such as 30x16x99)"
+    )]
+    Unknown(String),
+    /// A well-formed `WxHxM` that is not a valid board.
+    #[error("invalid level `{text}`: {source}")]
+    Invalid {
+        /// The level string.
+        text: String,
+        /// Why the board is invalid.
+        source: BoardError,
+    },
+}
+
+impl Level {
+    /// 9x9 with 10 mines.
+    pub const BEGINNER: Level = Level {
+        width: 9,
+        height: 9,
+        mines: 10,
+    };
+    /// 16x16 with 40 mines.
+    pub const INTERMEDIATE: Level = Level {
+        width: 16,
+        height: 16,
+        mines: 40,
+    };
+    /// 30x16 (30 columns, 16 rows) with 99 mines.
+    pub const EXPERT: Level = Level {
+        width: 30,
+        height: 16,
+        mines: 99,
+    };
+
+    /// A validated level: sides from 1 to 255 and at least one safe cell.
+    pub fn new(width: usize, height: usize, mines: usize) -> Result<Level, BoardError> {
+        check_size(width, height)?;
+        let cells = width * height;
+        if mines >= cells {
+            return Err(BoardError::TooManyMines { mines, cells });
+        }
+        Ok(Level {
+            width,
+            height,
+            mines,
+        })
+    }
+
+    /// The number of cells, `width * height`.
+    pub fn cells(&self) -> usize {
+        self.width * self.height
+    }
+
+    /// The mine density, `mines / cells`.
+    pub fn density(&self) -> f64 {
+        self.mines as f64 / self.cells().max(1) as f64
+    }
+
+    /// A random board of this level: see [`Board::random`].
+    pub fn random_board<R: Rng + ?Sized>(
+        &self,
+        rule: FirstClick,
+        start: usize,
+        rng: &mut R,
+    ) -> Result<Board, BoardError> {
+        Board::random(self.width, self.height, self.mines, rule, start, rng)
+    }
+}
+
+/// Parses `WxHxM` (three decimal numbers separated by `x` or `X`), without validation.
+pub(crate) fn parse_dims(s: &str) -> Option<(usize, usize, usize)> {
+    let mut parts = s.split(['x', 'X']);
+    let mut next = || -> Option<usize> {
+        let p = parts.next()?;
+        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        p.parse().ok()
+    };
+    let dims = (next()?, next()?, next()?);
+    parts.next().is_none().then_some(dims)
+}
+
+impl FromStr for Level {
+    type Err = LevelError;
+
+    /// Parses `beginner`, `intermediate`, `expert` (any ASCII case) or `WxHxM` such as
+    /// `30x16x99` (width, height, mines).
+    fn from_str(s: &str) -> Result<Level, LevelError> {
+        let t = s.trim();
+        for (name, level) in [
+            ("beginner", Level::BEGINNER),
+            ("intermediate", Level::INTERMEDIATE),
+            ("expert", Level::EXPERT),
+        ] {
+            if t.eq_ignore_ascii_case(name) {
+                return Ok(level);
+            }
+        }
+        let (w, h, m) = parse_dims(t).ok_or_else(|| LevelError::Unknown(s.to_string()))?;
+        Level::new(w, h, m).map_err(|source| LevelError::Invalid {
+            text: s.to_string(),
+            source,
+        })
+    }
+}
+
+/// Writes `WxHxM`, which [`Level::from_str`] reads back.
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}x{}", self.width, self.height, self.mines)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_levels() {
+        assert_eq!("beginner".parse(), Ok(Level::BEGINNER));
+        assert_eq!("Intermediate".parse(), Ok(Level::INTERMEDIATE));
+        assert_eq!(" expert ".parse(), Ok(Level::EXPERT));
+        assert_eq!("30x16x99".parse(), Ok(Level::EXPERT));
+        assert_eq!(
+            "8X5x3".parse(),
+            Ok(Level {
+                width: 8,
+                height: 5,
+                mines: 3
+            })
+        );
+        assert_eq!(Level::EXPERT.to_string(), "30x16x99");
+    }
+
+    #[test]
+    fn level_errors() {
+        let err = |s: &str| s.parse::<Level>().unwrap_err().to_string();
+        let unknown = |s: &str| {
+            format!(
+                "unknown level `{s}`: expected beginner, intermediate, expert or WxHxM (such as 30x16x99)"
+            )
+        };
+        for s in [
+            "hard",
+            "",
+            "30x16",
+            "30x16x99x1",
+            "+3x3x1",
+            "3x-3x1",
+            "ax3x1",
+        ] {
+            assert_eq!(err(s), unknown(s));
+        }
+        assert_eq!(
+            err("0x5x1"),
+            "invalid level `0x5x1`: board size 0x5 is empty: width and height must be at least 1"
+        );
+        assert_eq!(
+            err("300x5x1"),
+            "invalid level `300x5x1`: board size 300x5 is too large: width and height must be at most 255"
+        );
+        assert_eq!(
+            err("3x3x9"),
+            "invalid level `3x3x9`: 9 mines leave no safe cell on a board of 9 cells"
+        );
+    }
+}

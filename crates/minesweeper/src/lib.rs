@@ -1,0 +1,58 @@
+//! Minesweeper: boards, a seeded game simulator and board/position file formats.
+//!
+//! - [`Board`]: a mine layout on a [`Grid`] of up to 255x255 cells, numbered row by row
+//!   (`y * width + x`), with neighbour lists and adjacent-mine counts precomputed.
+//!   [`Board::random`] draws uniformly among the layouts a [`FirstClick`] rule allows.
+//! - [`Level`]: the classic sizes ([`Level::BEGINNER`], [`Level::INTERMEDIATE`],
+//!   [`Level::EXPERT`]) and custom `WxHxM` ones.
+//! - [`Game`]: reveals (with an iterative flood fill from cells with no adjacent mine), flags,
+//!   and the won/lost state in O(1).
+//! - [`Position`]: the player's view ([`CellView`] per cell plus the total mine count), which
+//!   is what a solver receives.
+//! - [`mbf`] reads and writes boards in the MBF binary format; [`text`] reads and writes
+//!   positions in the common text format.
+//!
+//! # Example
+//!
+//! ```
+//! use minesweeper::{Board, FirstClick, Game, GameState, Level, text};
+//! use rand::SeedableRng;
+//! use rand_xoshiro::Xoshiro256PlusPlus;
+//!
+//! let level: Level = "beginner".parse()?;
+//! let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);
+//! let start = 4 * level.width + 4; // the centre cell
+//! let board = Board::random(level.width, level.height, level.mines, FirstClick::Zero, start, &mut rng)?;
+//! assert_eq!(board.mine_count(), 10);
+//!
+//! let mut game = Game::new(board);
+//! let reveal = game.reveal(start)?;
+//! // The start cell has no adjacent mine: it opens at least itself and its 8 neighbours.
+//! assert!(!reveal.mine && reveal.opened.len() >= 9);
+//! assert_ne!(game.state(), GameState::Lost);
+//!
+//! let view = text::write(&game.view());
+//! print!("{view}");
+//! assert!(view.starts_with("9x9x10\n"));
+//! assert_eq!(text::read(&view)?, game.view());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+mod board;
+mod boards;
+mod format;
+mod game;
+mod level;
+mod position;
+mod sim;
+mod solver;
+
+pub use board::{Board, BoardError, FirstClick, Grid, MAX_SIDE, Neighbours, ParseFirstClickError};
+pub use boards::{BoardSpec, BoardsError, read_boards};
+pub use format::{FormatError, TextError, mbf, text};
+pub use game::{Game, GameError, GameState, Reveal};
+pub use level::{Level, LevelError};
+pub use position::{CellView, Inconsistency, Position, PositionError};
+pub use sim::{GameRecord, game_seed, play, seeded_board};
+pub use solver::{Decision, Probabilities, SolveError, Solver, SolverConfig};
