@@ -61,11 +61,13 @@
 
 pub mod bignum;
 mod count;
+mod naive;
 mod propagate;
 mod sample;
 
 pub use bignum::BigUint;
 pub use count::{Analysis, AnalysisStats, analyze, count};
+pub use naive::analyze_naive;
 pub use propagate::propagate;
 pub use sample::{Sampler, sample};
 

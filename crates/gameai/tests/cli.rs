@@ -102,6 +102,122 @@ fn showcase_reports_twofour() {
     let out = gameai(&["showcase"], b"");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
-    assert!(s.contains("| TwoFour | olympiad sample, exact"), "{s}");
+    assert!(s.contains("| TwoFour "), "{s}");
+    assert!(s.contains("| olympiad sample, exact "), "{s}");
+    assert!(s.contains("| Minesweeper "), "{s}");
     assert!(s.contains("1 2 1 1 (correct)"));
+}
+
+#[test]
+fn minesweeper_eval_is_thread_independent_and_json() {
+    let run = |threads: &str| {
+        let out = gameai(
+            &[
+                "minesweeper",
+                "eval",
+                "--level",
+                "beginner",
+                "--games",
+                "40",
+                "--seed",
+                "5",
+                "--threads",
+                threads,
+                "--json",
+            ],
+            b"",
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let s = text(&out.stdout);
+        let json = s.lines().last().unwrap().to_owned();
+        assert!(json.starts_with("{\"played\":40,\"won\":"), "{json}");
+        for key in [
+            "win_rate",
+            "ci95",
+            "avg_guesses",
+            "ms_per_move_mean",
+            "ms_per_move_max",
+        ] {
+            assert!(json.contains(&format!("\"{key}\":")), "{key} in {json}");
+        }
+        // Everything but the timings must match between runs.
+        json.split(",\"ms_per_move_mean\"")
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(run("1"), run("2"));
+}
+
+#[test]
+fn minesweeper_solve_prints_probabilities_and_a_move() {
+    let dir = std::env::temp_dir().join(format!("gameai-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pos.txt");
+    std::fs::write(&file, "5x3x3\n1H1HH\nHHHHH\nHHHHH\n").unwrap();
+    let out = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("   1  33   1  11  24\n"), "{s}");
+    assert!(
+        s.contains("move: guess 3,1 (mine probability 11.11%)"),
+        "{s}"
+    );
+    std::fs::write(&file, "5x3x3\n1H1HH\nHHXHH\nHHHHH\n").unwrap();
+    let bad = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("line 3, column 3"),
+        "{}",
+        text(&bad.stderr)
+    );
+    std::fs::write(&file, "5x1x1\n1H1H1\n").unwrap();
+    let inconsistent = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
+    assert!(!inconsistent.status.success());
+    assert!(
+        text(&inconsistent.stderr).contains("inconsistent"),
+        "{}",
+        text(&inconsistent.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn minesweeper_board_file_errors_are_clear() {
+    let dir = std::env::temp_dir().join(format!("gameai-boards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("boards.jsonl");
+    std::fs::write(
+        &file,
+        "{\"width\":9,\"height\":9,\"mines\":1,\"start\":0,\"mineIndices\":[80]}\n{\"width\":9}\n",
+    )
+    .unwrap();
+    let out = gameai(
+        &["minesweeper", "eval", "--boards", file.to_str().unwrap()],
+        b"",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("line 2: missing field `height`"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(
+        &file,
+        "{\"width\":9,\"height\":9,\"mines\":1,\"start\":0,\"mineIndices\":[80]}\n",
+    )
+    .unwrap();
+    let ok = gameai(
+        &[
+            "minesweeper",
+            "eval",
+            "--boards",
+            file.to_str().unwrap(),
+            "--json",
+        ],
+        b"",
+    );
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    assert!(text(&ok.stdout).contains("{\"played\":1,\"won\":1,"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

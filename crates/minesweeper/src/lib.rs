@@ -55,4 +55,4 @@ pub use game::{Game, GameError, GameState, Reveal};
 pub use level::{Level, LevelError};
 pub use position::{CellView, Inconsistency, Position, PositionError};
 pub use sim::{GameRecord, game_seed, play, seeded_board};
-pub use solver::{Decision, Probabilities, SolveError, Solver, SolverConfig};
+pub use solver::{Decision, Probabilities, SolveError, Solver, SolverConfig, constraint_problem};

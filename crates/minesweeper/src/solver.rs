@@ -135,6 +135,21 @@ fn build(pos: &Position) -> Result<Problem, SolveError> {
     })
 }
 
+/// The constraint problem the solver builds for a position, and the cell of each variable.
+///
+/// One variable per unrevealed cell (true = mine), numbered in cell order; one "exactly n of
+/// these" constraint per revealed number with hidden neighbours; known mines fixed to true; the
+/// position's mine count as the total. This is exactly the problem [`Solver::probabilities`]
+/// and [`Solver::decide`] hand to `csp_core::analyze`, for benchmarking or inspecting it.
+///
+/// # Errors
+/// [`SolveError::Inconsistent`] when a revealed number cannot be met (a non-zero number without
+/// hidden neighbours, or more than it has); other engine errors as [`SolveError::Engine`].
+pub fn constraint_problem(pos: &Position) -> Result<(BoolCsp, Vec<usize>), SolveError> {
+    let p = build(pos)?;
+    Ok((p.csp, p.cell_of))
+}
+
 /// The solver. It keeps no state between positions: the same position always gets the same
 /// decision.
 #[derive(Debug, Clone, Default)]

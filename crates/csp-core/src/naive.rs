@@ -1,0 +1,217 @@
+//! A naive reference for [`analyze`](crate::analyze): plain backtracking over the constrained
+//! variables, one at a time.
+
+use crate::{Analysis, AnalysisStats, BigUint, BoolCsp, Budget, CspError};
+
+/// Exact analysis by the obvious algorithm: the same results as [`analyze`](crate::analyze),
+/// usually far more slowly.
+///
+/// The variables that appear in at least one constraint are assigned one at a time, in index
+/// order, by depth-first backtracking; a partial assignment is abandoned as soon as a
+/// constraint can no longer be met (too many trues, or too few variables left to reach its
+/// count) or the total is exceeded. There is no propagation beforehand, no decomposition into
+/// independent components and no merging of equivalent variables into boxes. Each full
+/// assignment of the constrained variables with `m` trues stands for `C(free, T - m)`
+/// solutions (`free` = the number of variables in no constraint, `T` the total; `2^free`
+/// without a total), and this weight is added, as an exact [`BigUint`], to the number of
+/// solutions and to the count of every variable that is true in it. Free variables share one
+/// count, the number of ways to place one more true among them.
+///
+/// It is the baseline that [`analyze`](crate::analyze) is measured and tested against. In the
+/// result, `components` is 1 when some variable is constrained and 0 otherwise, and the
+/// statistics count every variable as its own box, nothing as fixed by propagation, and all the
+/// constrained variables as one component.
+///
+/// # Errors
+/// - [`CspError::Inconsistent`] if there is no solution;
+/// - [`CspError::BudgetExceeded`] if the search tries more than `budget.max_nodes` variable
+///   assignments (in all).
+pub fn analyze_naive(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
+    if csp.inconsistent {
+        return Err(CspError::Inconsistent);
+    }
+    let n = csp.num_vars;
+    // Constraints of each variable.
+    let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (r, c) in csp.constraints.iter().enumerate() {
+        for &v in &c.vars {
+            rows_of[v].push(r);
+        }
+    }
+    let vars: Vec<usize> = (0..n).filter(|&v| !rows_of[v].is_empty()).collect();
+    let free_vars: Vec<usize> = (0..n).filter(|&v| rows_of[v].is_empty()).collect();
+    let free = free_vars.len() as u64;
+
+    let mut search = Search {
+        rows_of: vars.iter().map(|&v| rows_of[v].clone()).collect(),
+        rem: csp.constraints.iter().map(|c| i64::from(c.count)).collect(),
+        open: csp
+            .constraints
+            .iter()
+            .map(|c| c.vars.len() as i64)
+            .collect(),
+        value: vec![false; vars.len()],
+        trues: 0,
+        total: csp.total.map(u64::from),
+        // C(free, j) and C(free - 1, j) for every j.
+        ways: BigUint::binomial_range(free, 0, free),
+        ways_one_less: if free > 0 {
+            BigUint::binomial_range(free - 1, 0, free - 1)
+        } else {
+            Vec::new()
+        },
+        pow_free: BigUint::pow2(free),
+        pow_free_one_less: BigUint::pow2(free.saturating_sub(1)),
+        solutions: BigUint::zero(),
+        var_count: vec![BigUint::zero(); vars.len()],
+        free_count: BigUint::zero(),
+        nodes: 0,
+        max_nodes: budget.max_nodes,
+    };
+    search.go(0)?;
+    let Search {
+        solutions,
+        var_count,
+        free_count,
+        nodes,
+        ..
+    } = search;
+    if solutions.is_zero() {
+        return Err(CspError::Inconsistent);
+    }
+
+    let mut probabilities = vec![0.0; n];
+    let mut forced = vec![None; n];
+    let mut set = |v: usize, numer: &BigUint| {
+        probabilities[v] = BigUint::ratio(numer, &solutions);
+        forced[v] = if numer.is_zero() {
+            Some(false)
+        } else if *numer == solutions {
+            Some(true)
+        } else {
+            None
+        };
+    };
+    for (i, &v) in vars.iter().enumerate() {
+        set(v, &var_count[i]);
+    }
+    for &v in &free_vars {
+        set(v, &free_count);
+    }
+    Ok(Analysis {
+        solutions,
+        probabilities,
+        forced,
+        components: usize::from(!vars.is_empty()),
+        stats: AnalysisStats {
+            nodes,
+            boxes: vars.len(),
+            fixed_by_propagation: 0,
+            free_vars: free_vars.len(),
+            largest_component: vars.len(),
+        },
+    })
+}
+
+/// The backtracking state. Variables are referred to by their position in the search order.
+struct Search {
+    /// Constraints of each variable.
+    rows_of: Vec<Vec<usize>>,
+    /// Trues each constraint still needs (negative: too many).
+    rem: Vec<i64>,
+    /// Unassigned variables of each constraint.
+    open: Vec<i64>,
+    /// The current (partial) assignment.
+    value: Vec<bool>,
+    /// Trues in the current assignment.
+    trues: u64,
+    total: Option<u64>,
+    ways: Vec<BigUint>,
+    ways_one_less: Vec<BigUint>,
+    pow_free: BigUint,
+    pow_free_one_less: BigUint,
+    solutions: BigUint,
+    /// Weighted number of solutions in which each variable is true.
+    var_count: Vec<BigUint>,
+    /// Weighted number of solutions in which one given free variable is true.
+    free_count: BigUint,
+    nodes: u64,
+    max_nodes: u64,
+}
+
+impl Search {
+    fn go(&mut self, i: usize) -> Result<(), CspError> {
+        if i == self.value.len() {
+            self.leaf();
+            return Ok(());
+        }
+        for x in [false, true] {
+            self.nodes += 1;
+            if self.nodes > self.max_nodes {
+                return Err(CspError::BudgetExceeded {
+                    max_nodes: self.max_nodes,
+                    component_vars: self.value.len(),
+                });
+            }
+            if self.assign(i, x) {
+                self.go(i + 1)?;
+            }
+            self.unassign(i, x);
+        }
+        Ok(())
+    }
+
+    /// Sets variable `i` to `x`; `false` if some constraint or the total can no longer be met.
+    /// The bookkeeping is done even then, for [`Search::unassign`].
+    fn assign(&mut self, i: usize, x: bool) -> bool {
+        self.value[i] = x;
+        self.trues += u64::from(x);
+        let mut ok = self.total.is_none_or(|t| self.trues <= t);
+        for &r in &self.rows_of[i] {
+            self.open[r] -= 1;
+            self.rem[r] -= i64::from(x);
+            if self.rem[r] < 0 || self.rem[r] > self.open[r] {
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    fn unassign(&mut self, i: usize, x: bool) {
+        self.trues -= u64::from(x);
+        for &r in &self.rows_of[i] {
+            self.open[r] += 1;
+            self.rem[r] += i64::from(x);
+        }
+    }
+
+    /// A full assignment of the constrained variables: add its completions on the free ones.
+    fn leaf(&mut self) {
+        // The weight of the assignment, and the number of its completions in which one given
+        // free variable is true.
+        let (weight, free_true) = match self.total {
+            None => (
+                &self.pow_free,
+                (!self.ways_one_less.is_empty()).then_some(&self.pow_free_one_less),
+            ),
+            Some(t) => {
+                // `assign` keeps `trues <= t`.
+                let j = (t - self.trues) as usize;
+                let Some(w) = self.ways.get(j) else {
+                    return;
+                };
+                let wf = j.checked_sub(1).and_then(|j1| self.ways_one_less.get(j1));
+                (w, wf)
+            }
+        };
+        self.solutions.add_assign(weight);
+        for (count, &x) in self.var_count.iter_mut().zip(&self.value) {
+            if x {
+                count.add_assign(weight);
+            }
+        }
+        if let Some(w) = free_true {
+            self.free_count.add_assign(w);
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! `analyze_naive` (plain backtracking) against `analyze` (propagation, components, boxes) on
+//! random small problems: the same solutions, probabilities and forced values.
+#![allow(clippy::unwrap_used)]
+
+use csp_core::{Analysis, BigUint, BoolCsp, Budget, CspError, analyze, analyze_naive};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// A random problem description: number of variables, a hidden assignment, constraints as
+/// (membership mask, count perturbation) and an optional total with its perturbation.
+/// Counts are taken from the hidden assignment (so the problem is usually satisfiable) and
+/// perturbed now and then (so it is sometimes not).
+#[derive(Debug, Clone)]
+struct Spec {
+    n: usize,
+    hidden: Vec<bool>,
+    constraints: Vec<(Vec<bool>, i32)>,
+    total: Option<i32>,
+}
+
+fn perturbation() -> impl Strategy<Value = i32> {
+    prop_oneof![8 => Just(0), 1 => Just(1), 1 => Just(-1)]
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (1usize..=16).prop_flat_map(|n| {
+        (
+            Just(n),
+            prop::collection::vec(any::<bool>(), n),
+            prop::collection::vec(
+                (
+                    // Sparse-ish subsets so that some variables stay free.
+                    prop::collection::vec(prop::bool::weighted(0.3), n),
+                    perturbation(),
+                ),
+                0..=7,
+            ),
+            prop::option::weighted(0.6, perturbation()),
+        )
+            .prop_map(|(n, hidden, constraints, total)| Spec {
+                n,
+                hidden,
+                constraints,
+                total,
+            })
+    })
+}
+
+/// Builds the problem (a constraint rejected as inconsistent leaves it marked inconsistent).
+fn build(spec: &Spec) -> BoolCsp {
+    let mut csp = BoolCsp::new(spec.n);
+    for (mask, d) in &spec.constraints {
+        let vars: Vec<usize> = (0..spec.n).filter(|&v| mask[v]).collect();
+        let c = vars.iter().filter(|&&v| spec.hidden[v]).count() as i32 + d;
+        match csp.exactly(&vars, c.max(0) as u32) {
+            Ok(()) | Err(CspError::Inconsistent) => {}
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+    if let Some(d) = spec.total {
+        let t = spec.hidden.iter().filter(|&&b| b).count() as i32 + d;
+        csp.set_total(t.max(0) as u32);
+    }
+    csp
+}
+
+fn same(a: &Analysis, b: &Analysis) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&a.solutions, &b.solutions);
+    prop_assert_eq!(a.probabilities.len(), b.probabilities.len());
+    for (v, (p, q)) in a.probabilities.iter().zip(&b.probabilities).enumerate() {
+        prop_assert!((p - q).abs() < 1e-12, "var {}: {} vs {}", v, p, q);
+    }
+    prop_assert_eq!(&a.forced, &b.forced);
+    Ok(())
+}
+
+fn check(csp: &BoolCsp) -> Result<(), TestCaseError> {
+    let budget = Budget::default();
+    let fast = analyze(csp, &budget);
+    let naive = analyze_naive(csp, &budget);
+    match (&fast, &naive) {
+        (Ok(a), Ok(b)) => same(a, b),
+        (Err(CspError::Inconsistent), Err(CspError::Inconsistent)) => Ok(()),
+        _ => Err(TestCaseError::fail(format!(
+            "analyze: {fast:?}\nanalyze_naive: {naive:?}"
+        ))),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn naive_matches_analyze(spec in spec()) {
+        check(&build(&spec))?;
+    }
+
+    /// Minesweeper-like problems: windows of consecutive variables, some variables fixed, a
+    /// total most of the time.
+    #[test]
+    fn naive_matches_analyze_on_windows(
+        n in 4usize..=24,
+        seed in any::<u64>(),
+        k in 2usize..=12,
+        fixes in 0usize..=2,
+        with_total in any::<bool>(),
+    ) {
+        use rand::RngExt;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let hidden: Vec<bool> = (0..n).map(|_| rng.random_bool(0.3)).collect();
+        let mut csp = BoolCsp::new(n);
+        for _ in 0..k {
+            let len = rng.random_range(1..=n.min(5));
+            let start = rng.random_range(0..=n - len);
+            let vars: Vec<usize> = (start..start + len).collect();
+            let mut c = vars.iter().filter(|&&v| hidden[v]).count() as u32;
+            if rng.random_bool(0.1) {
+                c = c.saturating_sub(1);
+            }
+            csp.exactly(&vars, c).unwrap();
+        }
+        for _ in 0..fixes {
+            let v = rng.random_range(0..n);
+            csp.fix(v, hidden[v]).unwrap();
+        }
+        if with_total {
+            csp.set_total(hidden.iter().filter(|&&b| b).count() as u32);
+        }
+        check(&csp)?;
+    }
+}
+
+#[test]
+fn empty_and_unconstrained_problems() {
+    let budget = Budget::default();
+    let a = analyze_naive(&BoolCsp::new(0), &budget).unwrap();
+    assert_eq!(a.solutions, BigUint::one());
+    assert_eq!(a.components, 0);
+
+    let mut csp = BoolCsp::new(4);
+    let a = analyze_naive(&csp, &budget).unwrap();
+    assert_eq!(a.solutions, BigUint::from_u64(16));
+    assert_eq!(a.probabilities, vec![0.5; 4]);
+    csp.set_total(4);
+    let a = analyze_naive(&csp, &budget).unwrap();
+    assert_eq!(a.solutions, BigUint::one());
+    assert_eq!(a.forced, vec![Some(true); 4]);
+    csp.set_total(5);
+    assert_eq!(analyze_naive(&csp, &budget), Err(CspError::Inconsistent));
+    csp.set_total(0);
+    assert_eq!(
+        analyze_naive(&csp, &budget).unwrap().forced,
+        vec![Some(false); 4]
+    );
+}
+
+#[test]
+fn marked_inconsistent() {
+    let mut csp = BoolCsp::new(3);
+    assert_eq!(csp.exactly(&[0, 1], 3), Err(CspError::Inconsistent));
+    assert_eq!(
+        analyze_naive(&csp, &Budget::default()),
+        Err(CspError::Inconsistent)
+    );
+}
+
+/// The crate example: a "1" touching cells 0, 1 and 2, 2 mines among 5 cells.
+#[test]
+fn crate_example() {
+    let mut csp = BoolCsp::new(5);
+    csp.exactly(&[0, 1, 2], 1).unwrap();
+    csp.set_total(2);
+    let a = analyze_naive(&csp, &Budget::default()).unwrap();
+    assert_eq!(a.solutions, BigUint::from_u64(6));
+    assert!((a.probabilities[0] - 1.0 / 3.0).abs() < 1e-12);
+    assert!((a.probabilities[4] - 0.5).abs() < 1e-12);
+    assert_eq!(a.forced, vec![None; 5]);
+    assert_eq!(a.stats.free_vars, 2);
+}
+
+#[test]
+fn budget_exceeded() {
+    // Windows of 3 overlapping by one: the number of solutions grows exponentially.
+    let n = 41;
+    let mut csp = BoolCsp::new(n);
+    for s in (0..n - 2).step_by(2) {
+        csp.exactly(&[s, s + 1, s + 2], 1).unwrap();
+    }
+    let err = analyze_naive(&csp, &Budget { max_nodes: 100 }).unwrap_err();
+    assert_eq!(
+        err,
+        CspError::BudgetExceeded {
+            max_nodes: 100,
+            component_vars: n
+        }
+    );
+    let naive = analyze_naive(&csp, &Budget::default()).unwrap();
+    let fast = analyze(&csp, &Budget::default()).unwrap();
+    assert_eq!(naive.solutions, fast.solutions);
+    assert!(naive.stats.nodes > fast.stats.nodes);
+}

@@ -1,0 +1,90 @@
+//! The solver on arbitrary text positions.
+//!
+//! `probabilities` and `decide` must never panic (errors are fine). When the probabilities are
+//! computed, every unrevealed cell has a finite probability in [0, 1] and every revealed cell
+//! none; a cell the solver calls safe has probability 0, and a guess is a cell the player may
+//! click (hidden or flagged, not a known mine). Positions are kept small and the search budget
+//! low, so that each run stays fast.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use minesweeper::{CellView, Decision, Solver, SolverConfig};
+
+/// Larger positions are skipped.
+const MAX_CELLS: usize = 400;
+/// Positions with more unrevealed cells next to a revealed number are skipped.
+const MAX_FRONTIER: usize = 60;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(input) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(position) = minesweeper::text::read(input) else {
+        return;
+    };
+    if position.width() * position.height() > MAX_CELLS {
+        return;
+    }
+    let cells = position.cells();
+    let frontier = (0..cells.len())
+        .filter(|&c| {
+            !cells[c].is_revealed() && position.neighbours(c).any(|n| cells[n].is_revealed())
+        })
+        .count();
+    if frontier > MAX_FRONTIER {
+        return;
+    }
+    let solver = Solver::new(SolverConfig {
+        budget: csp_core::Budget { max_nodes: 200_000 },
+        ..SolverConfig::default()
+    });
+    let probabilities = solver.probabilities(&position).ok();
+    if let Some(p) = &probabilities {
+        assert_eq!(p.mine.len(), cells.len());
+        for (c, (view, prob)) in cells.iter().zip(&p.mine).enumerate() {
+            match (view.is_revealed(), prob) {
+                (true, None) => {}
+                (false, Some(x)) => {
+                    assert!(x.is_finite() && (0.0..=1.0).contains(x), "cell {c}: {x}");
+                }
+                _ => panic!("cell {c} ({view:?}) has probability {prob:?}"),
+            }
+        }
+    }
+    let Ok(decision) = solver.decide(&position) else {
+        return;
+    };
+    let prob = |c: usize| probabilities.as_ref().and_then(|p| p.mine[c]);
+    match decision {
+        Decision::Safe(safe) => {
+            assert!(!safe.is_empty());
+            for c in safe {
+                assert!(
+                    matches!(cells[c], CellView::Hidden | CellView::Flagged),
+                    "safe cell {c} is {:?}",
+                    cells[c]
+                );
+                if let Some(x) = prob(c) {
+                    assert!(x.abs() < 1e-9, "safe cell {c} has mine probability {x}");
+                }
+            }
+        }
+        Decision::Guess {
+            cell,
+            mine_probability,
+        } => {
+            assert!(
+                matches!(cells[cell], CellView::Hidden | CellView::Flagged),
+                "guess {cell} is {:?}",
+                cells[cell]
+            );
+            assert!(
+                mine_probability.is_finite() && (0.0..1.0).contains(&mine_probability),
+                "guess {cell} has mine probability {mine_probability}"
+            );
+            if let Some(x) = prob(cell) {
+                assert_eq!(x, mine_probability, "guess {cell}");
+            }
+        }
+    }
+});
