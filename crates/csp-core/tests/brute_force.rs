@@ -2,7 +2,9 @@
 //! assignments on random small problems.
 #![allow(clippy::unwrap_used, clippy::needless_range_loop)]
 
-use csp_core::{BigUint, BoolCsp, Budget, CspError, Sampler, analyze, count, propagate};
+use csp_core::{
+    BigUint, BoolCsp, Budget, CspError, Sampler, analyze, analyze_naive, count, propagate,
+};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -126,6 +128,18 @@ fn check(csp: &BoolCsp) -> Result<(), TestCaseError> {
 
     let a = analyze(csp, &budget);
     let c = count(csp, &budget);
+    // The naive reference agrees with the engine, whatever the outcome.
+    let naive = analyze_naive(csp, &budget);
+    match (&a, &naive) {
+        (Ok(x), Ok(y)) => {
+            prop_assert_eq!(&x.solutions, &y.solutions);
+            prop_assert_eq!(&x.forced, &y.forced);
+            for (p, q) in x.probabilities.iter().zip(&y.probabilities) {
+                prop_assert!((p - q).abs() < 1e-12, "naive {} vs {}", q, p);
+            }
+        }
+        (x, y) => prop_assert_eq!(x, y),
+    }
     if b.solutions == 0 {
         prop_assert_eq!(a, Err(CspError::Inconsistent));
         prop_assert_eq!(c, Err(CspError::Inconsistent));

@@ -1,69 +1,13 @@
 //! `analyze_naive` (plain backtracking) against `analyze` (propagation, components, boxes) on
-//! random small problems: the same solutions, probabilities and forced values.
+//! random Minesweeper-like problems too large for brute force: the same solutions,
+//! probabilities and forced values. (Both are also checked against brute-force enumeration in
+//! `brute_force.rs`.)
 #![allow(clippy::unwrap_used)]
 
 use csp_core::{Analysis, BigUint, BoolCsp, Budget, CspError, analyze, analyze_naive};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-/// A random problem description: number of variables, a hidden assignment, constraints as
-/// (membership mask, count perturbation) and an optional total with its perturbation.
-/// Counts are taken from the hidden assignment (so the problem is usually satisfiable) and
-/// perturbed now and then (so it is sometimes not).
-#[derive(Debug, Clone)]
-struct Spec {
-    n: usize,
-    hidden: Vec<bool>,
-    constraints: Vec<(Vec<bool>, i32)>,
-    total: Option<i32>,
-}
-
-fn perturbation() -> impl Strategy<Value = i32> {
-    prop_oneof![8 => Just(0), 1 => Just(1), 1 => Just(-1)]
-}
-
-fn spec() -> impl Strategy<Value = Spec> {
-    (1usize..=16).prop_flat_map(|n| {
-        (
-            Just(n),
-            prop::collection::vec(any::<bool>(), n),
-            prop::collection::vec(
-                (
-                    // Sparse-ish subsets so that some variables stay free.
-                    prop::collection::vec(prop::bool::weighted(0.3), n),
-                    perturbation(),
-                ),
-                0..=7,
-            ),
-            prop::option::weighted(0.6, perturbation()),
-        )
-            .prop_map(|(n, hidden, constraints, total)| Spec {
-                n,
-                hidden,
-                constraints,
-                total,
-            })
-    })
-}
-
-/// Builds the problem (a constraint rejected as inconsistent leaves it marked inconsistent).
-fn build(spec: &Spec) -> BoolCsp {
-    let mut csp = BoolCsp::new(spec.n);
-    for (mask, d) in &spec.constraints {
-        let vars: Vec<usize> = (0..spec.n).filter(|&v| mask[v]).collect();
-        let c = vars.iter().filter(|&&v| spec.hidden[v]).count() as i32 + d;
-        match csp.exactly(&vars, c.max(0) as u32) {
-            Ok(()) | Err(CspError::Inconsistent) => {}
-            Err(e) => panic!("unexpected error {e}"),
-        }
-    }
-    if let Some(d) = spec.total {
-        let t = spec.hidden.iter().filter(|&&b| b).count() as i32 + d;
-        csp.set_total(t.max(0) as u32);
-    }
-    csp
-}
 
 fn same(a: &Analysis, b: &Analysis) -> Result<(), TestCaseError> {
     prop_assert_eq!(&a.solutions, &b.solutions);
@@ -90,11 +34,6 @@ fn check(csp: &BoolCsp) -> Result<(), TestCaseError> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(600))]
-
-    #[test]
-    fn naive_matches_analyze(spec in spec()) {
-        check(&build(&spec))?;
-    }
 
     /// Minesweeper-like problems: windows of consecutive variables, some variables fixed, a
     /// total most of the time.
