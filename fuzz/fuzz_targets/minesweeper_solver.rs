@@ -72,6 +72,7 @@ fuzz_target!(|data: &[u8]| {
         Decision::Guess {
             cell,
             mine_probability,
+            ..
         } => {
             assert!(
                 matches!(cells[cell], CellView::Hidden | CellView::Flagged),

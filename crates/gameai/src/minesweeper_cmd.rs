@@ -95,6 +95,7 @@ struct Summary {
     played: u64,
     won: u64,
     guesses: u64,
+    approximate: u64,
     decisions: u64,
     errors: u64,
     time: Duration,
@@ -106,6 +107,7 @@ impl Summary {
         self.played += 1;
         self.won += u64::from(r.won);
         self.guesses += u64::from(r.guesses);
+        self.approximate += u64::from(r.approximate_guesses);
         self.decisions += u64::from(r.decisions);
         self.errors += u64::from(r.error.is_some());
         self.time += r.decide_time;
@@ -207,7 +209,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let (lo, hi) = s.ci95();
     writeln!(
         out,
-        "{label}: won {} of {} = {:.2}% (95% CI {:.2}-{:.2}%), {:.2} guesses/game, {:.3} ms/move mean, {:.1} ms max{}",
+        "{label}: won {} of {} = {:.2}% (95% CI {:.2}-{:.2}%), {:.2} guesses/game, {:.3} ms/move mean, {:.1} ms max{}{}",
         s.won,
         s.played,
         100.0 * s.win_rate(),
@@ -220,12 +222,20 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             format!(", {} solver errors", s.errors)
         } else {
             String::new()
+        },
+        if s.approximate > 0 {
+            format!(
+                ", {} guesses on estimates (exact count over budget)",
+                s.approximate
+            )
+        } else {
+            String::new()
         }
     )?;
     if a.json {
         writeln!(
             out,
-            "{{\"played\":{},\"won\":{},\"win_rate\":{:.6},\"ci95\":[{:.6},{:.6}],\"avg_guesses\":{:.4},\"ms_per_move_mean\":{:.4},\"ms_per_move_max\":{:.4},\"solver_errors\":{}}}",
+            "{{\"played\":{},\"won\":{},\"win_rate\":{:.6},\"ci95\":[{:.6},{:.6}],\"avg_guesses\":{:.4},\"ms_per_move_mean\":{:.4},\"ms_per_move_max\":{:.4},\"solver_errors\":{},\"approximate_guesses\":{}}}",
             s.played,
             s.won,
             s.win_rate(),
@@ -234,7 +244,8 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             s.guesses as f64 / s.played.max(1) as f64,
             s.ms_per_move(),
             s.time_max.as_secs_f64() * 1000.0,
-            s.errors
+            s.errors,
+            s.approximate
         )?;
     }
     Ok(())
@@ -274,11 +285,13 @@ fn solve(file: &PathBuf, out: &mut impl Write) -> Result<(), CliError> {
         minesweeper::Decision::Guess {
             cell,
             mine_probability,
+            exact,
         } => writeln!(
             out,
-            "move: guess {},{} (mine probability {:.2}%)",
+            "move: guess {},{} (mine probability {}{:.2}%)",
             cell % pos.width(),
             cell / pos.width(),
+            if exact { "" } else { "estimated " },
             100.0 * mine_probability
         )?,
     }

@@ -18,6 +18,8 @@ pub struct GameRecord {
     /// Reveals that were not certainly safe (the first click counts when the rule allows a
     /// mine there).
     pub guesses: u32,
+    /// Guesses made on estimates because exact counting exceeded the solver's budget.
+    pub approximate_guesses: u32,
     /// Solver decisions made.
     pub decisions: u32,
     /// Total time spent deciding.
@@ -35,6 +37,7 @@ pub fn play(board: Board, start: usize, first_click_is_guess: bool, solver: &Sol
     let mut rec = GameRecord {
         won: false,
         guesses: u32::from(first_click_is_guess),
+        approximate_guesses: 0,
         decisions: 0,
         decide_time: Duration::ZERO,
         decide_time_max: Duration::ZERO,
@@ -65,8 +68,9 @@ pub fn play(board: Board, start: usize, first_click_is_guess: bool, solver: &Sol
                     }
                 }
             }
-            Ok(Decision::Guess { cell, .. }) => {
+            Ok(Decision::Guess { cell, exact, .. }) => {
                 rec.guesses += 1;
+                rec.approximate_guesses += u32::from(!exact);
                 if game.reveal(cell).is_err() {
                     rec.error = Some(SolveError::NothingToDo);
                     return rec;
@@ -136,6 +140,22 @@ mod tests {
         }
         // A reasonable solver wins most beginner games.
         assert!(won >= 28, "won {won} of 40");
+    }
+
+    #[test]
+    fn a_tiny_budget_falls_back_to_estimates_and_still_plays() {
+        let solver = Solver::new(SolverConfig {
+            budget: csp_core::Budget { max_nodes: 1 },
+            ..SolverConfig::default()
+        });
+        let mut approximate = 0;
+        for i in 0..10 {
+            let board = seeded_board(&Level::INTERMEDIATE, FirstClick::Zero, 0, 3, i).unwrap();
+            let r = play(board, 0, false, &solver);
+            assert!(r.error.is_none(), "{:?}", r.error);
+            approximate += r.approximate_guesses;
+        }
+        assert!(approximate > 0);
     }
 
     #[test]

@@ -75,8 +75,11 @@ pub enum Decision {
     Guess {
         /// The cell.
         cell: usize,
-        /// Its mine probability.
+        /// Its mine probability: exact, or an estimate when `exact` is false.
         mine_probability: f64,
+        /// False when the exact count exceeded the budget and the guess rests on propagation
+        /// and local estimates instead.
+        exact: bool,
     },
 }
 
@@ -184,7 +187,11 @@ impl Solver {
     /// When the position is inconsistent, too large for the budget, or has nothing to reveal.
     pub fn decide(&self, pos: &Position) -> Result<Decision, SolveError> {
         let p = build(pos)?;
-        let a = csp_core::analyze(&p.csp, &self.config.budget)?;
+        let a = match csp_core::analyze(&p.csp, &self.config.budget) {
+            Ok(a) => a,
+            Err(CspError::BudgetExceeded { .. }) => return self.decide_approximately(pos, &p),
+            Err(e) => return Err(e.into()),
+        };
         // Cells the player may still click: unrevealed and not known mines.
         let open: Vec<usize> = (0..p.cell_of.len())
             .filter(|&v| {
@@ -227,6 +234,56 @@ impl Solver {
         Ok(Decision::Guess {
             cell: p.cell_of[choice],
             mine_probability: a.probabilities[choice],
+            exact: true,
+        })
+    }
+
+    /// The fallback when exact counting exceeds the budget (huge custom boards): cells proven
+    /// by propagation, else the cell with the lowest local estimate, which for a cell next to
+    /// numbers is the highest "mines left / cells left" ratio among them, and for any other
+    /// cell the density of the unaccounted mines.
+    fn decide_approximately(&self, pos: &Position, p: &Problem) -> Result<Decision, SolveError> {
+        let forced = csp_core::propagate(&p.csp)?;
+        let clickable = |v: usize| {
+            forced[v] != Some(true) && !matches!(pos.cells()[p.cell_of[v]], CellView::Mine)
+        };
+        let safe: Vec<usize> = (0..p.cell_of.len())
+            .filter(|&v| clickable(v) && forced[v] == Some(false))
+            .map(|v| p.cell_of[v])
+            .collect();
+        if !safe.is_empty() {
+            return Ok(Decision::Safe(safe));
+        }
+        let known = (0..forced.len())
+            .filter(|&v| forced[v] == Some(true))
+            .count();
+        let unknown = forced.iter().filter(|f| f.is_none()).count().max(1);
+        let density = pos.mines().saturating_sub(known) as f64 / unknown as f64;
+        let estimate = |v: usize| {
+            let cell = p.cell_of[v];
+            pos.neighbours(cell)
+                .filter_map(|n| match pos.cells()[n] {
+                    CellView::Revealed(k) => {
+                        let around: Vec<usize> =
+                            pos.neighbours(n).filter_map(|c| p.var_of[c]).collect();
+                        let mines = around.iter().filter(|&&w| forced[w] == Some(true)).count();
+                        let open = around.iter().filter(|&&w| forced[w].is_none()).count();
+                        (open > 0).then(|| (f64::from(k) - mines as f64).max(0.0) / open as f64)
+                    }
+                    _ => None,
+                })
+                .reduce(f64::max)
+                .unwrap_or(density)
+        };
+        let best = (0..p.cell_of.len())
+            .filter(|&v| clickable(v))
+            .map(|v| (estimate(v), v))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .ok_or(SolveError::NothingToDo)?;
+        Ok(Decision::Guess {
+            cell: p.cell_of[best.1],
+            mine_probability: best.0.clamp(0.0, 1.0),
+            exact: false,
         })
     }
 
