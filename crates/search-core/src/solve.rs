@@ -21,6 +21,9 @@ pub struct SolverConfig {
     /// Store and look up positions under their smallest symmetric key
     /// ([`Keyed::symmetric_keys`]), so one solved position also answers its images.
     pub symmetry: bool,
+    /// Search moves in the order of [`Game::order_moves`](crate::Game::order_moves) (otherwise
+    /// in generation order).
+    pub order_moves: bool,
 }
 
 impl SolverConfig {
@@ -29,6 +32,7 @@ impl SolverConfig {
         merge_moves: false,
         memo_bytes: 0,
         symmetry: false,
+        order_moves: false,
     };
 
     /// Everything on, with a memo of `memo_bytes` bytes.
@@ -38,6 +42,7 @@ impl SolverConfig {
             merge_moves: true,
             memo_bytes,
             symmetry: true,
+            order_moves: true,
         }
     }
 }
@@ -255,7 +260,9 @@ where
         }
         let mut moves = std::mem::take(&mut self.move_stack[ply]);
         self.stats.merged_moves += generate_moves(game, &mut moves, self.config.merge_moves);
-        game.order_moves(&mut moves);
+        if self.config.order_moves {
+            game.order_moves(&mut moves);
+        }
 
         let mut best = if moves.is_empty() {
             Outcome::Draw

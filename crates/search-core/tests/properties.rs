@@ -27,22 +27,26 @@ const CONFIGS: [SolverConfig; 5] = [
         merge_moves: true,
         memo_bytes: 0,
         symmetry: false,
+        order_moves: false,
     },
     SolverConfig {
         merge_moves: false,
         memo_bytes: 1 << 12,
         symmetry: false,
+        order_moves: false,
     },
     SolverConfig {
         merge_moves: true,
         memo_bytes: 1 << 16,
         symmetry: true,
+        order_moves: true,
     },
     // A tiny memo forces constant replacement.
     SolverConfig {
         merge_moves: true,
         memo_bytes: 64,
         symmetry: true,
+        order_moves: true,
     },
 ];
 

@@ -426,7 +426,8 @@ impl Game for Multiset {
     /// Moves that gain the fewest two-ball piles for the mover first (counting new twos taken
     /// and the opponent's twos broken). Measured, not guessed: most positions are draws, and
     /// quiet moves settle them soonest; on ten random games of 100 piles this order searches
-    /// 2.2 times fewer nodes than generation order, the opposite order 1.9 times more.
+    /// 2.2 times fewer nodes than generation order (the test
+    /// `quiet_moves_first_search_fewer_nodes`).
     fn order_moves(&self, moves: &mut [KindMove]) {
         let mover = self.to_move;
         let worth = |p: Pile| match p.owner() {

@@ -65,8 +65,13 @@ impl Level {
                 merge_moves: true,
                 memo_bytes,
                 symmetry: false,
+                order_moves: false,
             },
-            Level::Duality | Level::Multiset => SolverConfig::full(memo_bytes),
+            Level::Duality => SolverConfig {
+                order_moves: false,
+                ..SolverConfig::full(memo_bytes)
+            },
+            Level::Multiset => SolverConfig::full(memo_bytes),
         }
     }
 }
