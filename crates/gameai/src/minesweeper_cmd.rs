@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use minesweeper::{
-    BoardSpec, FirstClick, Level, Solver, SolverConfig, read_boards, seeded_board, text,
+    BoardError, BoardSpec, FirstClick, GameRecord, Level, Solver, SolverConfig, read_boards,
+    seeded_board, text,
 };
 use rayon::prelude::*;
 
@@ -146,43 +147,39 @@ impl Summary {
 
 fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let solver = Solver::new(SolverConfig::default());
-    // Each job is (board, start, first click may be a mine).
-    let (jobs, label): (Vec<_>, String) = if let Some(path) = &a.boards {
+    // Boards of a file, or seeded boards drawn inside the workers (so a long run does not hold
+    // every board in memory).
+    let (specs, label) = if let Some(path) = &a.boards {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
         let specs = read_boards(&text).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-        let jobs = specs
-            .into_iter()
-            .map(|BoardSpec { board, start }| (Ok(board), start, false))
-            .collect();
-        (jobs, format!("boards of {}", path.display()))
+        (Some(specs), format!("boards of {}", path.display()))
     } else {
-        let start = start_cell(&a.start, &a.level)?;
-        let none = a.rule == FirstClick::None;
-        let jobs = (0..a.games)
-            .map(|i| {
-                (
-                    seeded_board(&a.level, a.rule, start, a.seed, i),
-                    start,
-                    none,
-                )
-            })
-            .collect();
         let l = &a.level;
-        (
-            jobs,
-            format!(
-                "{}x{}/{} rule {} start {} seed {}",
-                l.width,
-                l.height,
-                l.mines,
-                a.rule.name(),
-                a.start,
-                a.seed
-            ),
-        )
+        let label = format!(
+            "{}x{}/{} rule {} start {} seed {}",
+            l.width,
+            l.height,
+            l.mines,
+            a.rule.name(),
+            a.start,
+            a.seed
+        );
+        (None, label)
     };
-    let bar = ProgressBar::new(jobs.len() as u64);
+    let start = start_cell(&a.start, &a.level)?;
+    let games = specs.as_ref().map_or(a.games, |s| s.len() as u64);
+    let play_one = |i: u64| -> Result<GameRecord, BoardError> {
+        match &specs {
+            Some(specs) => {
+                let BoardSpec { board, start } = &specs[i as usize];
+                Ok(minesweeper::play(board.clone(), *start, false, &solver))
+            }
+            None => seeded_board(&a.level, a.rule, start, a.seed, i)
+                .map(|b| minesweeper::play(b, start, a.rule == FirstClick::None, &solver)),
+        }
+    };
+    let bar = ProgressBar::new(games);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed} (eta {eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -193,9 +190,10 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         .map_err(|e| CliError(format!("cannot start worker threads: {e}")))?;
     // Results are collected in game order, so the summary does not depend on scheduling.
     let records: Vec<_> = pool.install(|| {
-        jobs.into_par_iter()
-            .map(|(board, start, guess)| {
-                let r = board.map(|b| minesweeper::play(b, start, guess, &solver));
+        (0..games)
+            .into_par_iter()
+            .map(|i| {
+                let r = play_one(i);
                 bar.inc(1);
                 r
             })

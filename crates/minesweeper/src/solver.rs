@@ -220,7 +220,7 @@ impl Solver {
             .collect();
         candidates.sort_by(|&x, &y| a.probabilities[x].total_cmp(&a.probabilities[y]));
         candidates.truncate(self.config.max_candidates.max(1));
-        let mut choice = candidates[0];
+        let mut choice = *candidates.first().ok_or(SolveError::NothingToDo)?;
         if self.config.lookahead && candidates.len() > 1 {
             let mut best_score = f64::NEG_INFINITY;
             for &v in &candidates {
