@@ -41,6 +41,7 @@
 
 mod board;
 mod boards;
+mod endgame;
 mod format;
 mod game;
 mod level;

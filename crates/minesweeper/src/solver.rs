@@ -16,6 +16,7 @@
 use csp_core::{BoolCsp, Budget, CspError};
 use thiserror::Error;
 
+use crate::endgame::Endgame;
 use crate::position::{CellView, Position};
 
 /// Why the solver cannot answer.
@@ -53,6 +54,9 @@ pub struct SolverConfig {
     pub max_candidates: usize,
     /// Search budget of the constraint engine, per component.
     pub budget: Budget,
+    /// Search the endgame exhaustively for the guess most likely to win the whole game when
+    /// at most this many cells are undecided (0 turns it off; at most 20 is used).
+    pub endgame_cells: usize,
 }
 
 impl Default for SolverConfig {
@@ -62,6 +66,7 @@ impl Default for SolverConfig {
             tolerance: 0.1,
             max_candidates: 8,
             budget: Budget::default(),
+            endgame_cells: 14,
         }
     }
 }
@@ -209,6 +214,13 @@ impl Solver {
         if !safe.is_empty() {
             return Ok(Decision::Safe(safe));
         }
+        if let Some(v) = self.endgame(pos, &p, &a.forced) {
+            return Ok(Decision::Guess {
+                cell: p.cell_of[v],
+                mine_probability: a.probabilities[v],
+                exact: true,
+            });
+        }
         let best = open
             .iter()
             .map(|&v| a.probabilities[v])
@@ -236,6 +248,61 @@ impl Solver {
             mine_probability: a.probabilities[choice],
             exact: true,
         })
+    }
+
+    /// The variable to guess by exhaustive endgame search, when few cells are undecided and
+    /// the search fits its budget.
+    fn endgame(&self, pos: &Position, p: &Problem, forced: &[Option<bool>]) -> Option<usize> {
+        let undecided: Vec<usize> = (0..forced.len())
+            .filter(|&v| {
+                forced[v].is_none() && !matches!(pos.cells()[p.cell_of[v]], CellView::Mine)
+            })
+            .collect();
+        let n = undecided.len();
+        if n < 2 || n > self.config.endgame_cells.min(20) {
+            return None;
+        }
+        let is_mine = |v: usize| {
+            forced[v] == Some(true) || matches!(pos.cells()[p.cell_of[v]], CellView::Mine)
+        };
+        let bit_of = |v: usize| undecided.iter().position(|&u| u == v);
+        // Each constraint over the undecided cells: (mask, mines still to place).
+        let mut rules = Vec::new();
+        for c in p.csp.constraints() {
+            let known = c.vars.iter().filter(|&&v| is_mine(v)).count() as u32;
+            let mask = c
+                .vars
+                .iter()
+                .filter_map(|&v| bit_of(v))
+                .fold(0u32, |m, b| m | 1 << b);
+            rules.push((mask, c.count.checked_sub(known)?));
+        }
+        let known_mines = (0..forced.len()).filter(|&v| is_mine(v)).count() as u32;
+        let left = p.csp.total()?.checked_sub(known_mines)?;
+        let layouts: Vec<u32> = (0..1u32 << n)
+            .filter(|m| m.count_ones() == left)
+            .filter(|m| rules.iter().all(|&(mask, k)| (m & mask).count_ones() == k))
+            .collect();
+        if layouts.len() < 2 || layouts.len() > 5000 {
+            return None;
+        }
+        let neighbours = undecided
+            .iter()
+            .map(|&v| {
+                let mut mask = 0u32;
+                let mut known = 0u8;
+                for c in pos.neighbours(p.cell_of[v]) {
+                    match p.var_of[c] {
+                        Some(w) if is_mine(w) => known += 1,
+                        Some(w) => mask |= bit_of(w).map_or(0, |b| 1 << b),
+                        None => {}
+                    }
+                }
+                (mask, known)
+            })
+            .collect();
+        let (best, _) = Endgame::new(neighbours, layouts, 200_000).best_guess()?;
+        Some(undecided[best])
     }
 
     /// The fallback when exact counting exceeds the budget (huge custom boards): cells proven
