@@ -2,6 +2,8 @@
 //! assignments on random small problems.
 #![allow(clippy::unwrap_used, clippy::needless_range_loop)]
 
+mod common;
+
 use csp_core::{
     BigUint, BoolCsp, Budget, CspError, Sampler, analyze, analyze_naive, count, propagate,
 };
@@ -203,21 +205,7 @@ proptest! {
         k in 2usize..=8,
         with_total in any::<bool>(),
     ) {
-        use rand::RngExt;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let hidden: Vec<bool> = (0..n).map(|_| rng.random_bool(0.4)).collect();
-        let mut csp = BoolCsp::new(n);
-        for _ in 0..k {
-            // A window of consecutive variables, like a Minesweeper number's neighbourhood.
-            let len = rng.random_range(1..=n.min(5));
-            let start = rng.random_range(0..=n - len);
-            let vars: Vec<usize> = (start..start + len).collect();
-            let mut c = vars.iter().filter(|&&v| hidden[v]).count() as u32;
-            if rng.random_bool(0.1) {
-                c = c.saturating_sub(1);
-            }
-            csp.exactly(&vars, c).unwrap();
-        }
+        let (mut csp, hidden) = common::windows(n, seed, k, 0.4);
         if with_total {
             csp.set_total(hidden.iter().filter(|&&b| b).count() as u32);
         }

@@ -4,6 +4,8 @@
 //! `brute_force.rs`.)
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use csp_core::{Analysis, BigUint, BoolCsp, Budget, CspError, analyze, analyze_naive};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -45,20 +47,9 @@ proptest! {
         fixes in 0usize..=2,
         with_total in any::<bool>(),
     ) {
+        let (mut csp, hidden) = common::windows(n, seed, k, 0.3);
         use rand::RngExt;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let hidden: Vec<bool> = (0..n).map(|_| rng.random_bool(0.3)).collect();
-        let mut csp = BoolCsp::new(n);
-        for _ in 0..k {
-            let len = rng.random_range(1..=n.min(5));
-            let start = rng.random_range(0..=n - len);
-            let vars: Vec<usize> = (start..start + len).collect();
-            let mut c = vars.iter().filter(|&&v| hidden[v]).count() as u32;
-            if rng.random_bool(0.1) {
-                c = c.saturating_sub(1);
-            }
-            csp.exactly(&vars, c).unwrap();
-        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed);
         for _ in 0..fixes {
             let v = rng.random_range(0..n);
             csp.fix(v, hidden[v]).unwrap();
