@@ -13,7 +13,17 @@
 //! - [`analyze`]: the exact number of solutions, the probability that each variable is true
 //!   under the uniform distribution over solutions, and which variables are forced;
 //! - [`count`]: only the number of solutions;
-//! - [`sample`] / [`Sampler`]: exactly-uniform random solutions.
+//! - [`sample`] / [`Sampler`]: exactly-uniform random solutions;
+//! - [`estimate`]: approximate marginals by block Gibbs sampling, for problems whose components
+//!   exceed the exact engine's [`Budget`].
+//!
+//! The [`placement`] module adds finite-domain variables whose values are sets of elements
+//! (bitsets over at most 128 elements, such as ships on a board of up to 128 cells), kept
+//! pairwise disjoint (optionally with a "halo" around each value), with required, forbidden
+//! and per-variable covering constraints: propagation ([`propagate_placements`]), exact
+//! counting with per-value and per-element counts ([`analyze_placements`]), exactly-uniform
+//! sampling ([`sample_placements`]) and a Markov chain sampler as the fallback when counting
+//! exceeds its budget ([`PlacementChain`], [`estimate_placements`]).
 //!
 //! # How counting works
 //!
@@ -61,13 +71,21 @@
 
 pub mod bignum;
 mod count;
+mod mcmc;
 mod naive;
+pub mod placement;
 mod propagate;
 mod sample;
 
 pub use bignum::BigUint;
 pub use count::{Analysis, AnalysisStats, analyze, count};
+pub use mcmc::{Estimate, McmcConfig, estimate};
 pub use naive::analyze_naive;
+pub use placement::{
+    Family, PlacementAnalysis, PlacementChain, PlacementCsp, PlacementEstimate, Value,
+    analyze_placements, analyze_placements_naive, count_placements, estimate_placements,
+    propagate_placements, sample_placements,
+};
 pub use propagate::propagate;
 pub use sample::{Sampler, sample};
 
@@ -102,6 +120,13 @@ pub enum CspError {
         /// The number of variables of the component whose enumeration was abandoned.
         component_vars: usize,
     },
+    /// A placement problem was built with invalid data (a shape leaving the 128 elements, an
+    /// element outside the universe, a halo missing its own cells, too many variables).
+    #[error("invalid placement problem: {0}")]
+    InvalidPlacement(String),
+    /// An exact count exceeded `u128::MAX`.
+    #[error("the number of solutions exceeds u128")]
+    CountOverflow,
 }
 
 /// Limits on the exact enumeration.

@@ -5,7 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod battleship_cmd;
+mod gomoku_cmd;
 mod minesweeper_cmd;
+mod parallel;
 mod showcase;
 mod twofour_cmd;
 
@@ -25,6 +28,10 @@ enum Command {
     Twofour(twofour_cmd::Args),
     /// Evaluate the Minesweeper solver, or analyse a position.
     Minesweeper(minesweeper_cmd::Args),
+    /// Evaluate Battleship shooters, or show a position's hit probabilities.
+    Battleship(battleship_cmd::Args),
+    /// Play Gomoku against the engine, or run engine matches.
+    Gomoku(gomoku_cmd::Args),
 }
 
 /// A failure to report on one line and exit non-zero.
@@ -44,6 +51,8 @@ fn main() -> ExitCode {
         Command::Showcase(args) => showcase::run(&args, &mut out),
         Command::Twofour(args) => twofour_cmd::run(&args, &mut out),
         Command::Minesweeper(args) => minesweeper_cmd::run(&args, &mut out),
+        Command::Battleship(args) => battleship_cmd::run(&args, &mut out),
+        Command::Gomoku(args) => gomoku_cmd::run(&args, &mut out),
     };
     let result = result.and_then(|()| out.flush().map_err(CliError::from));
     match result {

@@ -5,10 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use minesweeper::{
-    BoardError, BoardSpec, FirstClick, GameRecord, Level, Solver, SolverConfig, read_boards,
-    seeded_board, text,
+    BoardError, BoardSpec, Fallback, FirstClick, GameRecord, Level, PatternModel, Solver,
+    SolverConfig, TrainConfig, read_boards, seeded_board, text,
 };
 use rayon::prelude::*;
 
@@ -30,6 +29,79 @@ enum Command {
         /// A position in the text format (`WxHxM`, then rows of H, F, M and 0-8).
         file: PathBuf,
     },
+    /// Write the seeded boards of an eval run to a board file (JSON lines), so other programs
+    /// can play exactly the same games.
+    Boards(BoardsArgs),
+    /// Train the local-pattern model on exact probabilities from seeded games.
+    Train(TrainArgs),
+    /// Measure a pattern model (default: the built-in one) against exact probabilities.
+    Calibrate(CalibrateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct BoardsArgs {
+    /// beginner, intermediate, expert or WxHxM.
+    #[arg(long, default_value = "beginner")]
+    level: Level,
+    /// Number of boards.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Seed, as for `eval`: the file holds the boards `eval` plays with the same options.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// First-click rule: safe, zero or none.
+    #[arg(long, default_value = "safe")]
+    rule: FirstClick,
+    /// First click: corner, centre or X,Y.
+    #[arg(long, default_value = "corner")]
+    start: String,
+    /// The file to write.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Where training and calibration samples come from.
+#[derive(Debug, clap::Args)]
+struct SampleArgs {
+    /// Levels to play (beginner, intermediate, expert or WxHxM), comma-separated.
+    #[arg(long, default_value = "intermediate,expert", value_delimiter = ',')]
+    level: Vec<Level>,
+    /// Games per level.
+    #[arg(long)]
+    games: Option<u64>,
+    /// Seed of the boards (and of the choice of cells recorded).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Undecided cells recorded per position.
+    #[arg(long, default_value_t = 4)]
+    per_position: usize,
+}
+
+#[derive(Debug, clap::Args)]
+struct TrainArgs {
+    #[command(flatten)]
+    samples: SampleArgs,
+    /// Hidden units.
+    #[arg(long, default_value_t = TrainConfig::default().hidden)]
+    hidden: usize,
+    /// Passes over the samples.
+    #[arg(long, default_value_t = TrainConfig::default().epochs)]
+    epochs: usize,
+    /// Initial SGD step size.
+    #[arg(long, default_value_t = TrainConfig::default().learning_rate)]
+    learning_rate: f32,
+    /// Write the model here.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+struct CalibrateArgs {
+    #[command(flatten)]
+    samples: SampleArgs,
+    /// A model file written by `train` (default: the built-in model).
+    #[arg(long)]
+    model: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -59,13 +131,208 @@ struct EvalArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
+    /// Write one JSON line per game (game, won, guesses, decisions) to this file, to compare
+    /// two configurations game by game.
+    #[arg(long)]
+    records: Option<PathBuf>,
+    #[command(flatten)]
+    solver: SolverArgs,
+}
+
+/// Solver options (the defaults are the tuned configuration).
+#[derive(Debug, clap::Args)]
+struct SolverArgs {
+    /// Guess candidates: cells whose mine probability is within this much of the safest.
+    #[arg(long, default_value_t = SolverConfig::default().tolerance)]
+    tolerance: f64,
+    /// At most this many guess candidates are scored by the look-ahead.
+    #[arg(long, default_value_t = SolverConfig::default().max_candidates)]
+    candidates: usize,
+    /// Search the endgame exhaustively when at most this many cells are undecided (0: never).
+    #[arg(long, default_value_t = SolverConfig::default().endgame_cells)]
+    endgame_cells: usize,
+    /// Guess the safest cell, without the look-ahead.
+    #[arg(long)]
+    no_lookahead: bool,
+    /// Search nodes allowed per component for exact counting; beyond it the solver guesses
+    /// with the fallback estimate.
+    #[arg(long, default_value_t = csp_core::Budget::default().max_nodes)]
+    budget: u64,
+    /// The fallback estimate: model (the trained pattern model), sampling (block Gibbs
+    /// sampling of whole layouts) or local (numbers around the cell only).
+    #[arg(long, default_value = "model", value_parser = ["model", "sampling", "local"])]
+    fallback: String,
+}
+
+impl SolverArgs {
+    fn config(&self) -> Result<SolverConfig, CliError> {
+        if !(0.0..=1.0).contains(&self.tolerance) {
+            return Err(CliError(format!(
+                "--tolerance {}: expected a probability between 0 and 1",
+                self.tolerance
+            )));
+        }
+        Ok(SolverConfig {
+            lookahead: !self.no_lookahead,
+            tolerance: self.tolerance,
+            max_candidates: self.candidates.max(1),
+            endgame_cells: self.endgame_cells,
+            budget: csp_core::Budget {
+                max_nodes: self.budget,
+            },
+            fallback: match self.fallback.as_str() {
+                "local" => Fallback::Local,
+                "sampling" => Fallback::Sampling,
+                _ => Fallback::PatternModel,
+            },
+            ..SolverConfig::default()
+        })
+    }
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     match &args.command {
         Command::Eval(e) => eval(e, out),
         Command::Solve { file } => solve(file, out),
+        Command::Boards(b) => boards(b, out),
+        Command::Train(t) => train(t, out),
+        Command::Calibrate(c) => calibrate(c, out),
     }
+}
+
+/// Samples from seeded games: every level of `a`, games in parallel, the opening first click
+/// at (3,3) (or the centre of smaller boards), in a fixed order whatever the threads.
+fn samples(
+    a: &SampleArgs,
+    default_games: u64,
+    default_seed: u64,
+) -> Result<Vec<minesweeper::Sample>, CliError> {
+    let games = a.games.unwrap_or(default_games);
+    let seed = a.seed.unwrap_or(default_seed);
+    let solver = Solver::new(SolverConfig::default());
+    let bar = crate::parallel::games_bar(games * a.level.len() as u64);
+    let mut out = Vec::new();
+    for (li, level) in a.level.iter().enumerate() {
+        let (x, y) = (3.min(level.width / 2), 3.min(level.height / 2));
+        let start = y * level.width + x;
+        let level_seed = seed.wrapping_add(li as u64 * 1_000_003);
+        let parts: Vec<_> = (0..games)
+            .into_par_iter()
+            .map(|i| {
+                let r = minesweeper::collect_samples(
+                    level,
+                    FirstClick::Zero,
+                    start,
+                    1,
+                    minesweeper::game_seed(level_seed, i),
+                    a.per_position,
+                    &solver,
+                );
+                bar.inc(1);
+                r
+            })
+            .collect();
+        for p in parts {
+            out.extend(p?);
+        }
+    }
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let start = start_cell(&a.start, &a.level)?;
+    let specs = (0..a.games)
+        .map(|i| {
+            seeded_board(&a.level, a.rule, start, a.seed, i)
+                .map(|board| minesweeper::BoardSpec { board, start })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    std::fs::write(&a.out, minesweeper::write_boards(&specs))
+        .map_err(|e| CliError(format!("cannot write {}: {e}", a.out.display())))?;
+    writeln!(out, "wrote {} boards to {}", specs.len(), a.out.display())?;
+    Ok(())
+}
+
+fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let data = samples(&a.samples, 300, 1)?;
+    if data.is_empty() {
+        return Err(CliError("no samples: play more games".into()));
+    }
+    let config = TrainConfig {
+        hidden: a.hidden,
+        epochs: a.epochs,
+        learning_rate: a.learning_rate,
+        seed: a.samples.seed.unwrap_or(1),
+    };
+    let model = minesweeper::train(&data, &config);
+    let fit = minesweeper::calibration(&data, |s| {
+        f64::from(model.predict(&s.features, s.density, s.local))
+    });
+    std::fs::write(&a.out, model.to_text())
+        .map_err(|e| CliError(format!("cannot write {}: {e}", a.out.display())))?;
+    writeln!(
+        out,
+        "trained on {} samples: mean |error| {:.4}, mean squared error {:.5}; written to {}",
+        data.len(),
+        fit.mean_abs_error,
+        fit.mean_sq_error,
+        a.out.display()
+    )?;
+    Ok(())
+}
+
+fn calibrate(a: &CalibrateArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let model = match &a.model {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
+            PatternModel::parse(&text).map_err(|e| CliError(format!("{}: {e}", path.display())))?
+        }
+        None => PatternModel::builtin().clone(),
+    };
+    let data = samples(&a.samples, 100, 2)?;
+    let m = minesweeper::calibration(&data, |s| {
+        f64::from(model.predict(&s.features, s.density, s.local))
+    });
+    let l = minesweeper::calibration(&data, |s| f64::from(s.local));
+    let d = minesweeper::calibration(&data, |s| f64::from(s.density));
+    writeln!(
+        out,
+        "{} samples (undecided cells, exact probability as the reference)",
+        data.len()
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| estimate | mean abs error | mean squared error | calibration error |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|")?;
+    for (name, c) in [
+        ("pattern model", &m),
+        ("local estimate", &l),
+        ("density only", &d),
+    ] {
+        writeln!(
+            out,
+            "| {name} | {:.4} | {:.5} | {:.4} |",
+            c.mean_abs_error, c.mean_sq_error, c.calibration_error
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| model estimate | samples | mean estimate | mean exact probability |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|")?;
+    for b in m.bins.iter().filter(|b| b.count > 0) {
+        writeln!(
+            out,
+            "| {:.1}-{:.1} | {} | {:.3} | {:.3} |",
+            b.low, b.high, b.count, b.mean_estimate, b.mean_exact
+        )?;
+    }
+    Ok(())
 }
 
 fn start_cell(spec: &str, level: &Level) -> Result<usize, CliError> {
@@ -146,7 +413,7 @@ impl Summary {
 }
 
 fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let solver = Solver::new(SolverConfig::default());
+    let solver = Solver::new(a.solver.config()?);
     // Boards of a file, or seeded boards drawn inside the workers (so a long run does not hold
     // every board in memory).
     let (specs, label) = if let Some(path) = &a.boards {
@@ -167,7 +434,11 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         );
         (None, label)
     };
-    let start = start_cell(&a.start, &a.level)?;
+    // The first click of seeded games (a board file gives each board's own).
+    let start = match specs {
+        Some(_) => 0,
+        None => start_cell(&a.start, &a.level)?,
+    };
     let games = specs.as_ref().map_or(a.games, |s| s.len() as u64);
     let play_one = |i: u64| -> Result<GameRecord, BoardError> {
         match &specs {
@@ -179,30 +450,23 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .map(|b| minesweeper::play(b, start, a.rule == FirstClick::None, &solver)),
         }
     };
-    let bar = ProgressBar::new(games);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed} (eta {eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(a.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| CliError(format!("cannot start worker threads: {e}")))?;
-    // Results are collected in game order, so the summary does not depend on scheduling.
-    let records: Vec<_> = pool.install(|| {
-        (0..games)
-            .into_par_iter()
-            .map(|i| {
-                let r = play_one(i);
-                bar.inc(1);
-                r
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
+    // Results come back in game order, so the summary does not depend on scheduling.
+    let records = crate::parallel::play_games(games, a.threads, play_one)?;
+    let records = records.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut s = Summary::default();
-    for r in records {
-        s.add(&r?);
+    for r in &records {
+        s.add(r);
+    }
+    if let Some(path) = &a.records {
+        let mut lines = String::new();
+        for (i, r) in records.iter().enumerate() {
+            lines.push_str(&format!(
+                "{{\"game\":{i},\"won\":{},\"guesses\":{},\"decisions\":{}}}\n",
+                r.won, r.guesses, r.decisions
+            ));
+        }
+        std::fs::write(path, lines)
+            .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
     }
     let (lo, hi) = s.ci95();
     writeln!(

@@ -27,6 +27,8 @@ pub fn run(_args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     let mut rows = Vec::new();
     rows.extend(crate::twofour_cmd::showcase(out)?);
     rows.extend(crate::minesweeper_cmd::showcase(out)?);
+    rows.extend(crate::battleship_cmd::showcase(out)?);
+    rows.extend(crate::gomoku_cmd::showcase(out)?);
     writeln!(out)?;
     print_table(&rows, out)?;
     writeln!(out, "total {:.2} s", start.elapsed().as_secs_f64())?;

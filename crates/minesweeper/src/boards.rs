@@ -257,6 +257,38 @@ pub fn read_boards(text: &str) -> Result<Vec<BoardSpec>, BoardsError> {
         .collect()
 }
 
+/// Writes boards in the format [`read_boards`] reads: one JSON object per line with `width`,
+/// `height`, `mines`, `start` and `mineIndices`.
+///
+/// ```
+/// use minesweeper::{Board, BoardSpec, read_boards, write_boards};
+///
+/// let spec = BoardSpec { board: Board::new(3, 2, &[1, 5])?, start: 0 };
+/// let text = write_boards(std::slice::from_ref(&spec));
+/// assert_eq!(text, "{\"width\":3,\"height\":2,\"mines\":2,\"start\":0,\"mineIndices\":[1,5]}\n");
+/// assert_eq!(read_boards(&text)?, vec![spec]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn write_boards(specs: &[BoardSpec]) -> String {
+    let mut out = String::new();
+    for s in specs {
+        let mines: Vec<String> = (0..s.board.len())
+            .filter(|&c| s.board.is_mine(c))
+            .map(|c| c.to_string())
+            .collect();
+        out.push_str(&format!(
+            "{{\"width\":{},\"height\":{},\"mines\":{},\"start\":{},\"mineIndices\":[{}]}}\n",
+            s.board.width(),
+            s.board.height(),
+            s.board.mine_count(),
+            s.start,
+            mines.join(",")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,15 +45,21 @@ mod endgame;
 mod format;
 mod game;
 mod level;
+mod model;
 mod position;
+mod risk;
 mod sim;
 mod solver;
 
 pub use board::{Board, BoardError, FirstClick, Grid, MAX_SIDE, Neighbours, ParseFirstClickError};
-pub use boards::{BoardSpec, BoardsError, read_boards};
+pub use boards::{BoardSpec, BoardsError, read_boards, write_boards};
 pub use format::{FormatError, TextError, mbf, text};
 pub use game::{Game, GameError, GameState, Reveal};
 pub use level::{Level, LevelError};
+pub use model::{
+    Calibration, CalibrationBin, Fallback, ModelError, PatternModel, Sample, TrainConfig,
+    calibration, collect_samples, local_estimates, train,
+};
 pub use position::{CellView, Inconsistency, Position, PositionError};
 pub use sim::{GameRecord, game_seed, play, seeded_board};
 pub use solver::{Decision, Probabilities, SolveError, Solver, SolverConfig, constraint_problem};

@@ -5,19 +5,37 @@
 //! total mine count. `csp-core` counts its solutions exactly, which gives every cell's exact
 //! mine probability.
 //!
-//! The move: reveal every cell that is safe in all solutions. When none is, guess, but not
-//! simply the safest cell: among the cells whose safety is within a tolerance of the best, each
-//! candidate is scored by a one-step look-ahead, the probability of surviving it *and* the next
-//! move: for every number the candidate may show, the problem is counted again with that
-//! number added, and the next move is either certain (a safe cell appears) or the best guess
-//! then. Cells whose number is already determined ("dead" cells) reveal nothing, and score
-//! accordingly low.
+//! The move: reveal every cell that is safe in all solutions. When none is and few layouts
+//! remain (at most [`SolverConfig::endgame_layouts`], over at most 64 undecided cells), an
+//! exhaustive search picks the guess most likely to win the whole game. Otherwise guess, but
+//! not simply the safest cell: the candidates are the cells whose safety is within a tolerance
+//! of the best, the safest next to the numbers and, when the cells away from the numbers
+//! qualify (they share one probability), those of them with the fewest hidden neighbours
+//! (corners and edges, the likeliest to open an area). Each candidate is scored by a one-step
+//! look-ahead, the probability of surviving it *and* the next move: for every number the
+//! candidate may show, the problem is counted again with that number added, and the next move
+//! is either certain (a safe cell appears) or the best guess then. The score gets a bonus for
+//! the layouts in which the candidate lies in a 50/50 that could still form (see `risk`):
+//! settling it now avoids a coin flip later. Cells whose number is already determined ("dead"
+//! cells) reveal nothing: they are chosen only when every candidate is dead.
 
 use csp_core::{BoolCsp, Budget, CspError};
 use thiserror::Error;
 
-use crate::endgame::Endgame;
+use crate::endgame::{self, Endgame};
 use crate::position::{CellView, Position};
+use crate::risk::Risk;
+
+/// Step budget of the enumeration of the endgame layouts.
+const ENUMERATION_STEPS: u64 = 1_000_000;
+
+/// A risk estimate that exceeded the budget counts as no risk; other errors stay errors.
+fn or_zero(r: Result<f64, CspError>) -> Result<f64, SolveError> {
+    match r {
+        Err(CspError::BudgetExceeded { .. }) => Ok(0.0),
+        r => r.map_err(SolveError::from),
+    }
+}
 
 /// Why the solver cannot answer.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -55,8 +73,19 @@ pub struct SolverConfig {
     /// Search budget of the constraint engine, per component.
     pub budget: Budget,
     /// Search the endgame exhaustively for the guess most likely to win the whole game when
-    /// at most this many cells are undecided (0 turns it off; at most 20 is used).
+    /// at most this many cells are undecided (in the whole position, or in a closed pocket
+    /// that nothing outside can resolve; 0 turns it off; at most 64 is used) and ...
     pub endgame_cells: usize,
+    /// ... at most this many mine layouts remain (of the position, or of the pocket).
+    pub endgame_layouts: usize,
+    /// Work budget of one endgame search (layouts handled); over it, the usual guess.
+    pub endgame_work: u64,
+    /// Weight of the long-term risk bonus: a candidate's look-ahead score is multiplied by
+    /// `1 + risk_weight * influence / P(safe)`, where the influence is the share of layouts
+    /// in which the cell lies in a 50/50 that could still form (0 turns it off).
+    pub risk_weight: f64,
+    /// What to guess with when exact counting exceeds the budget.
+    pub fallback: crate::model::Fallback,
 }
 
 impl Default for SolverConfig {
@@ -66,7 +95,11 @@ impl Default for SolverConfig {
             tolerance: 0.1,
             max_candidates: 8,
             budget: Budget::default(),
-            endgame_cells: 14,
+            endgame_cells: 64,
+            endgame_layouts: 2000,
+            endgame_work: 1_000_000,
+            risk_weight: 0.9,
+            fallback: crate::model::Fallback::default(),
         }
     }
 }
@@ -194,7 +227,9 @@ impl Solver {
         let p = build(pos)?;
         let a = match csp_core::analyze(&p.csp, &self.config.budget) {
             Ok(a) => a,
-            Err(CspError::BudgetExceeded { .. }) => return self.decide_approximately(pos, &p),
+            Err(CspError::BudgetExceeded { .. }) => {
+                return crate::model::fallback_decision(pos, self.config.fallback);
+            }
             Err(e) => return Err(e.into()),
         };
         // Cells the player may still click: unrevealed and not known mines.
@@ -214,7 +249,7 @@ impl Solver {
         if !safe.is_empty() {
             return Ok(Decision::Safe(safe));
         }
-        if let Some(v) = self.endgame(pos, &p, &a.forced) {
+        if let Some(v) = self.endgame(pos, &p, &a) {
             return Ok(Decision::Guess {
                 cell: p.cell_of[v],
                 mine_probability: a.probabilities[v],
@@ -225,20 +260,58 @@ impl Solver {
             .iter()
             .map(|&v| a.probabilities[v])
             .fold(f64::INFINITY, f64::min);
-        let mut candidates: Vec<usize> = open
-            .iter()
-            .copied()
-            .filter(|&v| a.probabilities[v] <= best + self.config.tolerance)
-            .collect();
-        candidates.sort_by(|&x, &y| a.probabilities[x].total_cmp(&a.probabilities[y]));
-        candidates.truncate(self.config.max_candidates.max(1));
+        let mut candidates = self.candidates(pos, &p, &a, &open, best);
+
+        let mut risk = Risk::new(
+            pos,
+            &p.csp,
+            &p.var_of,
+            &a.forced,
+            &self.config.budget,
+            a.solutions.to_f64(),
+        );
+        let mut influence = vec![0.0; p.cell_of.len()];
+        if self.config.lookahead && self.config.risk_weight > 0.0 {
+            for &v in &candidates {
+                influence[v] = or_zero(risk.influence(p.cell_of[v], a.probabilities[v]))?;
+            }
+            // Riskier cells whose influence brings them within reach of the best.
+            let limit = best + self.config.tolerance;
+            for &v in &open {
+                let q = a.probabilities[v];
+                if q > limit && q <= limit + 0.5 && !candidates.contains(&v) {
+                    let r = or_zero(risk.influence(p.cell_of[v], q))?;
+                    if q - r <= limit {
+                        influence[v] = r;
+                        candidates.push(v);
+                    }
+                }
+            }
+        }
         let mut choice = *candidates.first().ok_or(SolveError::NothingToDo)?;
         if self.config.lookahead && candidates.len() > 1 {
-            let mut best_score = f64::NEG_INFINITY;
+            let mut best_score = (false, f64::NEG_INFINITY);
             for &v in &candidates {
-                let score = self.lookahead(pos, &p, v, 1.0 - a.probabilities[v])?;
-                if score > best_score + 1e-12 {
-                    best_score = score;
+                let (score, dead) = match self.lookahead(pos, &p, v, 1.0 - a.probabilities[v]) {
+                    Ok(x) => x,
+                    // A look-ahead position over the budget: keep to the safest candidate.
+                    Err(SolveError::Engine(CspError::BudgetExceeded { .. })) => {
+                        choice = candidates[0];
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                };
+                let safe = 1.0 - a.probabilities[v];
+                let score = if safe > 0.0 {
+                    score * (1.0 + self.config.risk_weight * influence[v] / safe)
+                } else {
+                    score
+                };
+                // Live cells first: a dead cell reveals nothing, so it only postpones the
+                // question at the same risk.
+                let live = !dead;
+                if live && !best_score.0 || live == best_score.0 && score > best_score.1 + 1e-12 {
+                    best_score = (live, score);
                     choice = v;
                 }
             }
@@ -250,118 +323,217 @@ impl Solver {
         })
     }
 
-    /// The variable to guess by exhaustive endgame search, when few cells are undecided and
-    /// the search fits its budget.
-    fn endgame(&self, pos: &Position, p: &Problem, forced: &[Option<bool>]) -> Option<usize> {
+    /// The variable to guess by exhaustive endgame search: over all undecided cells when few
+    /// layouts remain, else inside a closed pocket (see [`Solver::pocket`]); `None` when
+    /// neither applies or the search exceeds its budget.
+    fn endgame(&self, pos: &Position, p: &Problem, a: &csp_core::Analysis) -> Option<usize> {
+        let forced = &a.forced;
+        let is_mine = |v: usize| {
+            forced[v] == Some(true) || matches!(pos.cells()[p.cell_of[v]], CellView::Mine)
+        };
         let undecided: Vec<usize> = (0..forced.len())
-            .filter(|&v| {
-                forced[v].is_none() && !matches!(pos.cells()[p.cell_of[v]], CellView::Mine)
-            })
+            .filter(|&v| forced[v].is_none() && !is_mine(v))
             .collect();
-        let n = undecided.len();
-        if n < 2 || n > self.config.endgame_cells.min(20) {
+        if a.solutions
+            .to_u64()
+            .is_some_and(|s| s <= self.config.endgame_layouts as u64)
+        {
+            let known_mines = (0..forced.len()).filter(|&v| is_mine(v)).count() as u32;
+            let left = p.csp.total()?.checked_sub(known_mines)?;
+            return self.search(pos, p, a, &undecided, Some(left));
+        }
+        self.pocket(pos, p, a, &undecided)
+    }
+
+    /// A guess inside a closed pocket: a group of undecided cells whose hidden neighbours and
+    /// numbers touch no other undecided cell, and whose layouts all hold the same number of
+    /// mines. Nothing outside can ever tell its layouts apart (not even the final mine
+    /// count), so it must be guessed sooner or later, and guessing it now, by the exhaustive
+    /// search over its own layouts, changes no other chance.
+    fn pocket(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+        undecided: &[usize],
+    ) -> Option<usize> {
+        // Union-find over the undecided cells: joined by a shared number or adjacency.
+        let mut index = vec![usize::MAX; a.forced.len()];
+        for (i, &v) in undecided.iter().enumerate() {
+            index[v] = i;
+        }
+        let mut parent: Vec<usize> = (0..undecided.len()).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let join = |parent: &mut Vec<usize>, x: usize, y: usize| {
+            let (rx, ry) = (root(parent, x), root(parent, y));
+            if rx != ry {
+                parent[rx.max(ry)] = rx.min(ry);
+            }
+        };
+        for c in p.csp.constraints() {
+            let members: Vec<usize> = c
+                .vars
+                .iter()
+                .map(|&v| index[v])
+                .filter(|&i| i != usize::MAX)
+                .collect();
+            for w in members.windows(2) {
+                join(&mut parent, w[0], w[1]);
+            }
+        }
+        for (i, &v) in undecided.iter().enumerate() {
+            for c in pos.neighbours(p.cell_of[v]) {
+                if let Some(j) = p.var_of[c].map(|w| index[w]).filter(|&j| j != usize::MAX) {
+                    join(&mut parent, i, j);
+                }
+            }
+        }
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut group_of = vec![usize::MAX; undecided.len()];
+        for (i, &v) in undecided.iter().enumerate() {
+            let r = root(&mut parent, i);
+            if group_of[r] == usize::MAX {
+                group_of[r] = groups.len();
+                groups.push(Vec::new());
+            }
+            groups[group_of[r]].push(v);
+        }
+        if groups.len() < 2 {
+            return None;
+        }
+        groups
+            .iter()
+            .filter(|g| g.len() >= 2 && g.len() <= 64)
+            .find_map(|g| self.search(pos, p, a, g, None))
+    }
+
+    /// Exhaustive search over the layouts of the undecided variables `cells` (with exactly
+    /// `mines` mines when given; otherwise all layouts must hold the same number of mines).
+    fn search(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+        cells: &[usize],
+        mines: Option<u32>,
+    ) -> Option<usize> {
+        let forced = &a.forced;
+        let n = cells.len();
+        if n < 2 || n > self.config.endgame_cells.min(64) {
             return None;
         }
         let is_mine = |v: usize| {
             forced[v] == Some(true) || matches!(pos.cells()[p.cell_of[v]], CellView::Mine)
         };
-        let bit_of = |v: usize| undecided.iter().position(|&u| u == v);
-        // Each constraint over the undecided cells: (mask, mines still to place).
+        let mut bit_of = vec![None; forced.len()];
+        for (b, &v) in cells.iter().enumerate() {
+            bit_of[v] = Some(b);
+        }
+        // Each constraint over these cells: (mask, mines still to place).
         let mut rules = Vec::new();
         for c in p.csp.constraints() {
-            let known = c.vars.iter().filter(|&&v| is_mine(v)).count() as u32;
             let mask = c
                 .vars
                 .iter()
-                .filter_map(|&v| bit_of(v))
-                .fold(0u32, |m, b| m | 1 << b);
-            rules.push((mask, c.count.checked_sub(known)?));
+                .filter_map(|&v| bit_of[v])
+                .fold(0u64, |m, b| m | 1 << b);
+            if mask != 0 {
+                let known = c.vars.iter().filter(|&&v| is_mine(v)).count() as u32;
+                rules.push((mask, c.count.checked_sub(known)?));
+            }
         }
-        let known_mines = (0..forced.len()).filter(|&v| is_mine(v)).count() as u32;
-        let left = p.csp.total()?.checked_sub(known_mines)?;
-        let layouts: Vec<u32> = (0..1u32 << n)
-            .filter(|m| m.count_ones() == left)
-            .filter(|m| rules.iter().all(|&(mask, k)| (m & mask).count_ones() == k))
-            .collect();
-        if layouts.len() < 2 || layouts.len() > 5000 {
+        let layouts = endgame::layouts(
+            n,
+            &rules,
+            mines,
+            self.config.endgame_layouts,
+            ENUMERATION_STEPS,
+        )?;
+        let first = layouts.first()?.count_ones();
+        if layouts.len() < 2 || layouts.iter().any(|l| l.count_ones() != first) {
             return None;
         }
-        let neighbours = undecided
+        let neighbours = cells
             .iter()
             .map(|&v| {
-                let mut mask = 0u32;
+                let mut mask = 0u64;
                 let mut known = 0u8;
                 for c in pos.neighbours(p.cell_of[v]) {
                     match p.var_of[c] {
                         Some(w) if is_mine(w) => known += 1,
-                        Some(w) => mask |= bit_of(w).map_or(0, |b| 1 << b),
+                        Some(w) => mask |= bit_of[w].map_or(0, |b| 1 << b),
                         None => {}
                     }
                 }
                 (mask, known)
             })
             .collect();
-        let (best, _) = Endgame::new(neighbours, layouts, 200_000).best_guess()?;
-        Some(undecided[best])
+        let (best, _) = Endgame::new(neighbours, layouts, self.config.endgame_work).best_guess()?;
+        Some(cells[best])
     }
 
-    /// The fallback when exact counting exceeds the budget (huge custom boards): cells proven
-    /// by propagation, else the cell with the lowest local estimate, which for a cell next to
-    /// numbers is the highest "mines left / cells left" ratio among them, and for any other
-    /// cell the density of the unaccounted mines.
-    fn decide_approximately(&self, pos: &Position, p: &Problem) -> Result<Decision, SolveError> {
-        let forced = csp_core::propagate(&p.csp)?;
-        let clickable = |v: usize| {
-            forced[v] != Some(true) && !matches!(pos.cells()[p.cell_of[v]], CellView::Mine)
+    /// The guess candidates, best first: the cells whose mine probability is within the
+    /// tolerance of the best, at most `max_candidates` next to revealed numbers (safest
+    /// first) and, when the cells away from the numbers qualify (they all share one
+    /// probability), at most `max_candidates` of them, those with the fewest unrevealed
+    /// neighbours first (corners and edges: the likeliest to show a zero and open an area).
+    fn candidates(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+        open: &[usize],
+        best: f64,
+    ) -> Vec<usize> {
+        let limit = best + self.config.tolerance;
+        let max = self.config.max_candidates.max(1);
+        let touches_number = |v: usize| {
+            pos.neighbours(p.cell_of[v])
+                .any(|c| matches!(pos.cells()[c], CellView::Revealed(_)))
         };
-        let safe: Vec<usize> = (0..p.cell_of.len())
-            .filter(|&v| clickable(v) && forced[v] == Some(false))
-            .map(|v| p.cell_of[v])
-            .collect();
-        if !safe.is_empty() {
-            return Ok(Decision::Safe(safe));
+        let mut near: Vec<usize> = Vec::new();
+        let mut far: Vec<usize> = Vec::new();
+        for &v in open.iter().filter(|&&v| a.probabilities[v] <= limit) {
+            if !touches_number(v) {
+                far.push(v);
+            } else {
+                near.push(v);
+            }
         }
-        let known = (0..forced.len())
-            .filter(|&v| forced[v] == Some(true))
-            .count();
-        let unknown = forced.iter().filter(|f| f.is_none()).count().max(1);
-        let density = pos.mines().saturating_sub(known) as f64 / unknown as f64;
-        let estimate = |v: usize| {
-            let cell = p.cell_of[v];
-            pos.neighbours(cell)
-                .filter_map(|n| match pos.cells()[n] {
-                    CellView::Revealed(k) => {
-                        let around: Vec<usize> =
-                            pos.neighbours(n).filter_map(|c| p.var_of[c]).collect();
-                        let mines = around.iter().filter(|&&w| forced[w] == Some(true)).count();
-                        let open = around.iter().filter(|&&w| forced[w].is_none()).count();
-                        (open > 0).then(|| (f64::from(k) - mines as f64).max(0.0) / open as f64)
-                    }
-                    _ => None,
+        near.sort_by(|&x, &y| a.probabilities[x].total_cmp(&a.probabilities[y]));
+        near.truncate(max);
+        let hidden = |v: usize| {
+            pos.neighbours(p.cell_of[v])
+                .filter(|&c| {
+                    p.var_of[c].is_some_and(|w| {
+                        a.forced[w] != Some(true) && !matches!(pos.cells()[c], CellView::Mine)
+                    })
                 })
-                .reduce(f64::max)
-                .unwrap_or(density)
+                .count()
         };
-        let best = (0..p.cell_of.len())
-            .filter(|&v| clickable(v))
-            .map(|v| (estimate(v), v))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .ok_or(SolveError::NothingToDo)?;
-        Ok(Decision::Guess {
-            cell: p.cell_of[best.1],
-            mine_probability: best.0.clamp(0.0, 1.0),
-            exact: false,
-        })
+        far.sort_by_key(|&v| hidden(v));
+        far.truncate(max);
+        let mut all = near;
+        all.extend(far);
+        all.sort_by(|&x, &y| a.probabilities[x].total_cmp(&a.probabilities[y]));
+        all
     }
 
-    /// The probability of surviving a guess at variable `v` and the move after it.
+    /// The probability of surviving a guess at variable `v` and the move after it, and
+    /// whether the guess is "dead" (its number is already determined: it reveals nothing).
     fn lookahead(
         &self,
         pos: &Position,
         p: &Problem,
         v: usize,
         p_safe: f64,
-    ) -> Result<f64, SolveError> {
+    ) -> Result<(f64, bool), SolveError> {
         let cell = p.cell_of[v];
         let neighbours: Vec<usize> = pos.neighbours(cell).filter_map(|c| p.var_of[c]).collect();
         let mut outcomes: Vec<(f64, f64)> = Vec::new(); // (solutions, survival of next move)
@@ -393,11 +565,183 @@ impl Solver {
                 .unwrap_or(1.0);
             outcomes.push((weight, next));
         }
+        let dead = outcomes.len() == 1;
         let total: f64 = outcomes.iter().map(|o| o.0).sum();
         if total <= 0.0 {
-            return Ok(0.0);
+            return Ok((0.0, dead));
         }
         let after: f64 = outcomes.iter().map(|(w, s)| w / total * s).sum();
-        Ok(p_safe * after)
+        Ok((p_safe * after, dead))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::FirstClick;
+    use crate::format::text;
+    use crate::game::{Game, GameState};
+    use crate::level::Level;
+
+    #[test]
+    fn cells_away_from_the_numbers_are_tried_corners_first() {
+        // Row 2 holds the mines next to the ones; the rest are somewhere in rows 3-4, where
+        // every cell shares one probability.
+        let pos = text::read("5x5x3\n00000\n11111\nHHHHH\nHHHHH\nHHHHH\n").unwrap();
+        let solver = Solver::default();
+        let p = build(&pos).unwrap();
+        let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+        let open: Vec<usize> = (0..p.cell_of.len())
+            .filter(|&v| a.forced[v].is_none())
+            .collect();
+        let best = open
+            .iter()
+            .map(|&v| a.probabilities[v])
+            .fold(f64::INFINITY, f64::min);
+        let cells: Vec<usize> = solver
+            .candidates(&pos, &p, &a, &open, best)
+            .into_iter()
+            .map(|v| p.cell_of[v])
+            .collect();
+        // The far cells all share one probability: the two bottom corners (three hidden
+        // neighbours) come first among them, in cell order.
+        let far: Vec<usize> = cells
+            .iter()
+            .copied()
+            .filter(|&c| pos.xy(c).1 >= 3)
+            .collect();
+        assert_eq!(&far[..2], &[pos.cell(0, 4), pos.cell(4, 4)], "{cells:?}");
+        assert!(cells.len() <= 2 * solver.config.max_candidates);
+    }
+
+    #[test]
+    fn the_endgame_searches_beyond_fourteen_cells() {
+        // Play seeded games on a small board until a guess has more than 14 undecided cells
+        // but few layouts: the exhaustive search must apply there, and decide() follows it.
+        let level = crate::level::Level {
+            width: 8,
+            height: 8,
+            mines: 6,
+        };
+        let solver = Solver::default();
+        let mut found = 0;
+        for seed in 0..60 {
+            let board = crate::sim::seeded_board(&level, FirstClick::Safe, 0, seed, 0).unwrap();
+            let mut game = Game::new(board);
+            game.reveal(0).unwrap();
+            while game.state() == GameState::Playing {
+                let pos = game.view();
+                let decision = solver.decide(&pos).unwrap();
+                let p = build(&pos).unwrap();
+                let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+                let undecided = a.forced.iter().filter(|f| f.is_none()).count();
+                if let Decision::Guess { cell, .. } = decision {
+                    if undecided > 14 && a.solutions.to_u64().is_some_and(|s| s <= 2000) {
+                        let v = solver.endgame(&pos, &p, &a).expect("the search applies");
+                        assert_eq!(cell, p.cell_of[v]);
+                        found += 1;
+                    }
+                    game.reveal(cell).unwrap();
+                } else if let Decision::Safe(cells) = decision {
+                    for c in cells {
+                        if !game.is_revealed(c) {
+                            game.reveal(c).unwrap();
+                        }
+                    }
+                }
+            }
+        }
+        assert!(found > 0);
+    }
+
+    #[test]
+    fn pockets_are_closed_and_hold_a_fixed_number_of_mines() {
+        // Wherever the pocket rule decides, the cells reachable from its guess (through
+        // shared numbers or adjacency among undecided cells) must have layouts, counted by
+        // brute force over those cells alone, that all hold the same number of mines.
+        let solver = Solver::default();
+        let mut found = 0;
+        // Seeds whose games meet a pocket (found by scanning the first 200).
+        for seed in [59, 87] {
+            let board =
+                crate::sim::seeded_board(&Level::EXPERT, FirstClick::Zero, 0, seed, 0).unwrap();
+            let mut game = Game::new(board);
+            game.reveal(0).unwrap();
+            while game.state() == GameState::Playing {
+                let pos = game.view();
+                let decision = solver.decide(&pos).unwrap();
+                let p = build(&pos).unwrap();
+                let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+                let undecided: Vec<usize> = (0..a.forced.len())
+                    .filter(|&v| a.forced[v].is_none())
+                    .collect();
+                let global = a.solutions.to_u64().is_some_and(|s| s <= 2000);
+                if let Decision::Guess { cell, .. } = decision {
+                    if !global && let Some(v) = solver.pocket(&pos, &p, &a, &undecided) {
+                        assert_eq!(cell, p.cell_of[v]);
+                        let group = reach(&pos, &p, &a, v);
+                        assert!(group.len() < undecided.len());
+                        assert_eq!(mine_counts(&p, &a, &group).len(), 1, "{group:?}");
+                        found += 1;
+                    }
+                    game.reveal(cell).unwrap();
+                } else if let Decision::Safe(cells) = decision {
+                    for c in cells {
+                        if !game.is_revealed(c) {
+                            game.reveal(c).unwrap();
+                        }
+                    }
+                }
+            }
+        }
+        assert!(found > 0);
+    }
+
+    /// The undecided variables reachable from `v` through shared constraints or adjacency.
+    fn reach(pos: &Position, p: &Problem, a: &csp_core::Analysis, v: usize) -> Vec<usize> {
+        let open = |w: usize| a.forced[w].is_none();
+        let mut seen = vec![false; a.forced.len()];
+        let mut stack = vec![v];
+        seen[v] = true;
+        while let Some(x) = stack.pop() {
+            let mut next: Vec<usize> = pos
+                .neighbours(p.cell_of[x])
+                .filter_map(|c| p.var_of[c])
+                .collect();
+            for c in p.csp.constraints().iter().filter(|c| c.vars.contains(&x)) {
+                next.extend(c.vars.iter().copied());
+            }
+            for w in next {
+                if open(w) && !seen[w] {
+                    seen[w] = true;
+                    stack.push(w);
+                }
+            }
+        }
+        (0..seen.len()).filter(|&w| seen[w]).collect()
+    }
+
+    /// The distinct mine counts of the layouts of `group` that satisfy every constraint
+    /// restricted to it (known mines counted), by brute force.
+    fn mine_counts(p: &Problem, a: &csp_core::Analysis, group: &[usize]) -> Vec<u32> {
+        assert!(group.len() <= 20, "{}", group.len());
+        let mut counts = Vec::new();
+        for bits in 0u32..1 << group.len() {
+            let value = |w: usize| match group.iter().position(|&g| g == w) {
+                Some(i) => Some(bits >> i & 1 == 1),
+                None => a.forced[w],
+            };
+            let ok = p.csp.constraints().iter().all(|c| {
+                let vals: Vec<Option<bool>> = c.vars.iter().map(|&w| value(w)).collect();
+                if vals.iter().any(Option::is_none) {
+                    return true; // touches cells outside: cannot happen for a closed group
+                }
+                vals.iter().filter(|x| **x == Some(true)).count() as u32 == c.count
+            });
+            if ok && !counts.contains(&bits.count_ones()) {
+                counts.push(bits.count_ones());
+            }
+        }
+        counts
     }
 }

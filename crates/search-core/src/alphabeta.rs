@@ -4,7 +4,25 @@
 //! engine needs: a bounded transposition table that stores bounds and best moves, best-move-first
 //! ordering, iterative deepening, node/time limits, cancellation from another thread, and a
 //! principal variation. When a limit stops a search, every move played is still taken back, and
-//! the answer is the one from the last finished iteration.
+//! the answer is the one from the last finished iteration (or a better root move the unfinished
+//! iteration had already proven).
+//!
+//! On top of that, [`Tuning`] selects the classical enhancements, each of which a wide game
+//! such as Gomoku needs to search deep:
+//!
+//! - principal variation search: after the first move, prove the others worse with a null
+//!   window and re-search only those that are not;
+//! - killer moves (two per ply: moves that caused a cutoff in a sibling position) and the
+//!   history heuristic (moves that caused cutoffs anywhere, weighted by depth squared), for
+//!   ordering after the memo's best move;
+//! - aspiration windows: each iteration first searches a window around the previous score and
+//!   widens only if the value falls outside;
+//! - late move reductions (off by default: they trade exactness for depth);
+//! - time management: iterative deepening does not start an iteration that the growth of the
+//!   previous ones predicts cannot finish in the time left.
+//!
+//! All but the reductions leave the value of a fixed-depth search unchanged (tested against
+//! plain negamax).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,12 +92,15 @@ fn ab_plain<G: Evaluate>(
 pub struct Limits {
     /// Deepest iteration to run.
     pub depth: Option<u32>,
-    /// Stop after about this many nodes (checked every 1024 nodes).
+    /// Stop after about this many nodes (checked every 256 nodes, with the clock).
     pub nodes: Option<u64>,
     /// Stop after about this much time.
     pub time: Option<Duration>,
     /// Stop as soon as another thread sets this flag.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Start no new iteration after this much time (the current one may run on to
+    /// [`Limits::time`]).
+    pub soft_time: Option<Duration>,
 }
 
 impl Limits {
@@ -170,6 +191,60 @@ impl<M> Default for Entry<M> {
     }
 }
 
+/// The search enhancements of a [`Searcher`] (see the module docs). The default enables
+/// everything that keeps fixed-depth values exact: PVS, killers, history, aspiration windows
+/// and time prediction; late move reductions are off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// Principal variation search (null-window searches after the first move).
+    pub pvs: bool,
+    /// Killer moves: two per ply, tried right after the memo's move.
+    pub killers: bool,
+    /// History heuristic: the remaining moves are stably sorted by cutoff history. The game's
+    /// [`Game::history_slot`](crate::Game::history_slot) must number its moves.
+    pub history: bool,
+    /// Aspiration window half-width around the previous iteration's score, from depth 3 on.
+    pub aspiration: Option<i32>,
+    /// Late move reductions: `(after, min_depth)` reduces by one ply the moves after the first
+    /// `after` (not the memo move or killers) at depths of at least `min_depth`; a reduced move
+    /// that looks better than alpha is searched again at full depth.
+    pub late_move_reductions: Option<(usize, u32)>,
+    /// Do not start an iteration predicted (from the time the previous ones took) to overrun
+    /// the time limit.
+    pub predict_time: bool,
+    /// At the horizon, search [`Game::is_forcing`](crate::Game::is_forcing) positions one ply
+    /// deeper (at most this many plies beyond the iteration's depth) instead of evaluating
+    /// them. 0 disables.
+    pub forcing_extensions: u32,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            pvs: true,
+            killers: true,
+            history: true,
+            aspiration: Some(50),
+            late_move_reductions: None,
+            predict_time: true,
+            forcing_extensions: 0,
+        }
+    }
+}
+
+impl Tuning {
+    /// No enhancement: plain alpha-beta with the memo, as a baseline for measurements.
+    pub const PLAIN: Tuning = Tuning {
+        pvs: false,
+        killers: false,
+        history: false,
+        aspiration: None,
+        late_move_reductions: None,
+        predict_time: false,
+        forcing_extensions: 0,
+    };
+}
+
 /// Alpha-beta with a transposition table and iterative deepening.
 ///
 /// ```
@@ -201,10 +276,13 @@ impl<M> Default for Entry<M> {
 #[derive(Debug)]
 pub struct Searcher<G: Keyed + Evaluate> {
     config: SearchConfig,
+    tuning: Tuning,
     memo: Option<MemoTable<G::Key, Entry<G::Move>>>,
     stats: Stats,
     move_stack: Vec<Vec<G::Move>>,
     pv: Vec<Vec<G::Move>>,
+    killers: Vec<[Option<G::Move>; 2]>,
+    history: Vec<u32>,
     // Per-search state.
     start: Instant,
     deadline: Option<Instant>,
@@ -212,35 +290,66 @@ pub struct Searcher<G: Keyed + Evaluate> {
     stop_flag: Option<Arc<AtomicBool>>,
     stopped: bool,
     hit_horizon: bool,
+    /// Deepest ply forcing extensions may reach in the running iteration.
+    extension_limit: u32,
+    /// The best root move of the running iteration, once it beat the first move.
+    root_improved: Option<(G::Move, Score)>,
 }
+
+/// Largest history table (moves numbered beyond it share no history).
+const HISTORY_LIMIT: usize = 1 << 16;
 
 impl<G: Keyed + Evaluate> Searcher<G>
 where
     G::Key: Default,
 {
-    /// A searcher with the given options.
+    /// A searcher with the given options and the default [`Tuning`].
     #[must_use]
     pub fn new(config: SearchConfig) -> Self {
+        Searcher::with_tuning(config, Tuning::default())
+    }
+
+    /// A searcher with the given options and enhancements.
+    #[must_use]
+    pub fn with_tuning(config: SearchConfig, tuning: Tuning) -> Self {
         Searcher {
             config,
+            tuning,
             memo: (config.memo_bytes > 0).then(|| MemoTable::with_memory(config.memo_bytes)),
             stats: Stats::default(),
             move_stack: Vec::new(),
             pv: Vec::new(),
+            killers: Vec::new(),
+            history: Vec::new(),
             start: Instant::now(),
             deadline: None,
             node_limit: None,
             stop_flag: None,
             stopped: false,
             hit_horizon: false,
+            extension_limit: 0,
+            root_improved: None,
         }
     }
 
-    /// Forgets the transposition table (for a new game, say).
+    /// The enhancements in use.
+    #[must_use]
+    pub fn tuning(&self) -> Tuning {
+        self.tuning
+    }
+
+    /// Changes the enhancements (the memo is kept).
+    pub fn set_tuning(&mut self, tuning: Tuning) {
+        self.tuning = tuning;
+    }
+
+    /// Forgets the transposition table, killers and history (for a new game, say).
     pub fn clear_memo(&mut self) {
         if let Some(m) = &mut self.memo {
             m.clear();
         }
+        self.killers.clear();
+        self.history.clear();
     }
 
     /// Bytes held by the transposition table.
@@ -258,6 +367,11 @@ where
         self.stop_flag = limits.stop.clone();
         self.stopped = false;
         self.stats = Stats::default();
+        // Killers belong to one search; history decays so that old cutoffs fade.
+        self.killers.clear();
+        for h in &mut self.history {
+            *h /= 8;
+        }
 
         let mut result = SearchResult {
             best_move: None,
@@ -276,10 +390,24 @@ where
         }
         let max_depth = limits.depth.unwrap_or(u32::MAX - 1);
         let mut depth = 1;
+        let mut last_iteration = Duration::ZERO;
+        let mut growth = 2.0f64;
         while depth <= max_depth {
-            self.hit_horizon = false;
-            let score = self.node(game, depth, 0, -Score::INFINITY, Score::INFINITY);
+            let iteration_start = Instant::now();
+            if depth > 1 && self.should_not_start(limits, last_iteration, growth) {
+                self.stopped = true;
+                break;
+            }
+            self.root_improved = None;
+            let score = self.root(game, depth, result.score);
             if self.stopped {
+                // A root move that beat the previous best at the new depth is better
+                // information than the last finished iteration.
+                if let Some((m, s)) = self.root_improved.take() {
+                    result.pv = vec![m.clone()];
+                    result.best_move = Some(m);
+                    result.score = s;
+                }
                 break;
             }
             result.score = score;
@@ -290,6 +418,11 @@ where
                 result.exact = true;
                 break;
             }
+            let took = iteration_start.elapsed();
+            if last_iteration > Duration::from_micros(200) {
+                growth = (took.as_secs_f64() / last_iteration.as_secs_f64()).clamp(1.5, 8.0);
+            }
+            last_iteration = took;
             depth += 1;
         }
         if result.best_move.is_none() {
@@ -305,11 +438,54 @@ where
         result
     }
 
+    /// Whether the next iteration should not start: the soft limit has passed, or (with time
+    /// prediction) the previous iteration's time times its growth exceeds what is left.
+    fn should_not_start(&self, limits: &Limits, last: Duration, growth: f64) -> bool {
+        let elapsed = self.start.elapsed();
+        if limits.soft_time.is_some_and(|s| elapsed >= s) {
+            return true;
+        }
+        if let (true, Some(t)) = (self.tuning.predict_time, limits.time) {
+            let left = t.saturating_sub(elapsed);
+            return last.as_secs_f64() * growth > left.as_secs_f64();
+        }
+        false
+    }
+
+    /// One iteration at the root, inside an aspiration window around `previous` when enabled.
+    fn root(&mut self, game: &mut G, depth: u32, previous: Score) -> Score {
+        let full = (-Score::INFINITY, Score::INFINITY);
+        let (mut alpha, mut beta) = match self.tuning.aspiration {
+            Some(w) if depth >= 3 && !previous.is_proven() => (
+                Score(previous.0.saturating_sub(w.max(1))),
+                Score(previous.0.saturating_add(w.max(1))),
+            ),
+            _ => full,
+        };
+        self.extension_limit = depth.saturating_add(self.tuning.forcing_extensions);
+        loop {
+            self.hit_horizon = false;
+            let score = self.node(game, depth, 0, alpha, beta);
+            if self.stopped {
+                return score;
+            }
+            if score <= alpha && alpha > full.0 {
+                self.stats.researches += 1;
+                alpha = full.0;
+            } else if score >= beta && beta < full.1 {
+                self.stats.researches += 1;
+                beta = full.1;
+            } else {
+                return score;
+            }
+        }
+    }
+
     fn should_stop(&mut self) -> bool {
         if self.stopped {
             return true;
         }
-        if self.stats.nodes.is_multiple_of(1024) {
+        if self.stats.nodes.is_multiple_of(256) {
             let over_nodes = self.node_limit.is_some_and(|n| self.stats.nodes >= n);
             let over_time = self.deadline.is_some_and(|d| Instant::now() >= d);
             let flagged = self
@@ -321,7 +497,75 @@ where
         self.stopped
     }
 
-    fn node(&mut self, game: &mut G, depth: u32, ply: u32, mut alpha: Score, beta: Score) -> Score {
+    /// Puts the memo move, then the killers, first; sorts the rest by history if enabled.
+    fn order(
+        &self,
+        game: &G,
+        moves: &mut [G::Move],
+        memo_move: Option<&G::Move>,
+        p: usize,
+    ) -> usize {
+        let mut front = 0;
+        if let Some(m) = memo_move
+            && let Some(i) = moves.iter().position(|x| x == m)
+        {
+            moves[..=i].rotate_right(1);
+            front = 1;
+        }
+        if self.tuning.killers
+            && let Some(ks) = self.killers.get(p)
+        {
+            for k in ks.iter().flatten() {
+                if let Some(i) = moves[front..].iter().position(|x| x == k) {
+                    moves[front..=front + i].rotate_right(1);
+                    front += 1;
+                }
+            }
+        }
+        if self.tuning.history && !self.history.is_empty() {
+            let h = &self.history;
+            moves[front..].sort_by_cached_key(|m| {
+                std::cmp::Reverse(
+                    game.history_slot(m)
+                        .and_then(|s| h.get(s).copied())
+                        .unwrap_or(0),
+                )
+            });
+        }
+        front
+    }
+
+    fn record_cutoff(&mut self, game: &G, mv: &G::Move, depth: u32, p: usize) {
+        if self.tuning.killers {
+            if self.killers.len() <= p {
+                self.killers.resize_with(p + 1, || [None, None]);
+            }
+            let ks = &mut self.killers[p];
+            if ks[0].as_ref() != Some(mv) {
+                ks[1] = ks[0].take();
+                ks[0] = Some(mv.clone());
+            }
+        }
+        if self.tuning.history
+            && let Some(s) = game.history_slot(mv)
+            && s < HISTORY_LIMIT
+        {
+            if self.history.len() <= s {
+                self.history.resize(s + 1, 0);
+            }
+            let h = &mut self.history[s];
+            *h = h.saturating_add(depth * depth);
+        }
+    }
+
+    fn node(
+        &mut self,
+        game: &mut G,
+        mut depth: u32,
+        ply: u32,
+        mut alpha: Score,
+        beta: Score,
+    ) -> Score {
         let p = ply as usize;
         if self.pv.len() <= p {
             self.pv.resize_with(p + 1, Vec::new);
@@ -337,8 +581,12 @@ where
             return Score::from_outcome(o, ply);
         }
         if depth == 0 {
-            self.hit_horizon = true;
-            return Score::heuristic(game.evaluate());
+            if ply < self.extension_limit && game.is_forcing() {
+                depth = 1;
+            } else {
+                self.hit_horizon = true;
+                return Score::heuristic(game.evaluate());
+            }
         }
 
         let key = self.memo.as_ref().map(|_| game.key());
@@ -374,20 +622,40 @@ where
             return Score::DRAW;
         }
         game.order_moves(&mut moves);
-        if let Some(m) = &memo_move
-            && let Some(i) = moves.iter().position(|x| x == m)
-        {
-            moves[..=i].rotate_right(1);
-        }
+        let protected = self.order(game, &mut moves, memo_move.as_ref(), p);
 
         let alpha0 = alpha;
         let horizon_before = self.hit_horizon;
         self.hit_horizon = false;
         let mut best = -Score::INFINITY;
         let mut best_move = None;
-        for mv in &moves {
+        for (i, mv) in moves.iter().enumerate() {
             game.play(mv);
-            let v = -self.node(game, depth - 1, ply + 1, -beta, -alpha);
+            let v = if i == 0 || !self.tuning.pvs {
+                -self.node(game, depth - 1, ply + 1, -beta, -alpha)
+            } else {
+                let reduce = match self.tuning.late_move_reductions {
+                    Some((after, min_depth)) => {
+                        depth >= min_depth && i >= after.max(protected) && depth >= 2
+                    }
+                    None => false,
+                };
+                let null = Score(alpha.0 + 1);
+                let mut v = if reduce {
+                    -self.node(game, depth - 2, ply + 1, -null, -alpha)
+                } else {
+                    -self.node(game, depth - 1, ply + 1, -null, -alpha)
+                };
+                if reduce && v > alpha && !self.stopped {
+                    self.stats.researches += 1;
+                    v = -self.node(game, depth - 1, ply + 1, -null, -alpha);
+                }
+                if v > alpha && v < beta && !self.stopped {
+                    self.stats.researches += 1;
+                    v = -self.node(game, depth - 1, ply + 1, -beta, -alpha);
+                }
+                v
+            };
             game.undo(mv);
             if self.stopped {
                 break;
@@ -399,10 +667,14 @@ where
                 head[p].clear();
                 head[p].push(mv.clone());
                 head[p].extend_from_slice(&tail[0]);
+                if ply == 0 && i > 0 && v > alpha {
+                    self.root_improved = Some((mv.clone(), v));
+                }
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
                         self.stats.cutoffs += 1;
+                        self.record_cutoff(game, mv, depth, p);
                         break;
                     }
                 }

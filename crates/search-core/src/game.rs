@@ -95,6 +95,27 @@ pub trait Game {
     fn order_moves(&self, moves: &mut [Self::Move]) {
         let _ = moves;
     }
+
+    /// A small number identifying `mv` across positions (a board cell, say), for the history
+    /// heuristic of the [`Searcher`]: moves with the same slot share their cutoff history.
+    /// The default, `None`, opts out.
+    ///
+    /// [`Searcher`]: crate::Searcher
+    fn history_slot(&self, mv: &Self::Move) -> Option<usize> {
+        let _ = mv;
+        None
+    }
+
+    /// Whether the side to move must answer an immediate threat (a check, a four), so that a
+    /// static evaluation here would be misleading. With [`Tuning::forcing_extensions`], the
+    /// [`Searcher`] searches such positions one ply deeper instead of evaluating them at the
+    /// horizon. Default: never.
+    ///
+    /// [`Searcher`]: crate::Searcher
+    /// [`Tuning::forcing_extensions`]: crate::Tuning::forcing_extensions
+    fn is_forcing(&self) -> bool {
+        false
+    }
 }
 
 /// A game whose positions have a memo key.

@@ -22,6 +22,9 @@ pub struct Stats {
     ///
     /// [`move_class`]: crate::Game::move_class
     pub merged_moves: u64,
+    /// Searches repeated with a wider window or at full depth (principal variation search,
+    /// aspiration windows, late move reductions).
+    pub researches: u64,
 }
 
 impl Stats {
@@ -45,6 +48,7 @@ impl AddAssign for Stats {
         self.memo_cutoffs += o.memo_cutoffs;
         self.cutoffs += o.cutoffs;
         self.merged_moves += o.merged_moves;
+        self.researches += o.researches;
     }
 }
 
@@ -52,7 +56,7 @@ impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "nodes {} terminals {} memo {}/{} hits ({:.1}%) memo-cutoffs {} cutoffs {} merged {}",
+            "nodes {} terminals {} memo {}/{} hits ({:.1}%) memo-cutoffs {} cutoffs {} merged {} re-searches {}",
             self.nodes,
             self.terminals,
             self.memo_hits,
@@ -60,7 +64,8 @@ impl fmt::Display for Stats {
             100.0 * self.hit_rate(),
             self.memo_cutoffs,
             self.cutoffs,
-            self.merged_moves
+            self.merged_moves,
+            self.researches
         )
     }
 }

@@ -128,6 +128,14 @@ impl Game for RandomGame {
         // Any order must give the same values; use a seeded shuffle-like sort.
         moves.sort_by_key(|&m| mix(m ^ self.seed));
     }
+    fn is_forcing(&self) -> bool {
+        // About one position in four, for the forcing-extension tests.
+        self.hash(4).is_multiple_of(4)
+    }
+    fn history_slot(&self, mv: &u64) -> Option<usize> {
+        // Few slots, so that history is shared across positions and reorders moves.
+        Some((mv % 61) as usize)
+    }
 }
 
 impl Keyed for RandomGame {

@@ -1,0 +1,283 @@
+//! Fleets: where each ship lies, validation against the rules, exactly uniform random fleets,
+//! and the JSON-lines fleet file format.
+
+use std::fmt::Write as _;
+
+use rand::{Rng, RngExt};
+
+use crate::Error;
+use crate::json::{self, Json};
+use crate::rules::{Geometry, cells_of};
+
+/// Which way a ship grows from its first cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    /// Along the row (growing x).
+    Horizontal,
+    /// Along the column (growing y).
+    Vertical,
+}
+
+/// Where one ship lies: its first (top-left) cell and direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ShipPlacement {
+    /// Column of the first cell (zero-based).
+    pub x: usize,
+    /// Row of the first cell (zero-based).
+    pub y: usize,
+    /// Direction.
+    pub dir: Dir,
+}
+
+/// A valid fleet: one placement per ship of the rules, in the rules' ship order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fleet {
+    placements: Vec<ShipPlacement>,
+    cells: Vec<u128>,
+}
+
+impl Fleet {
+    /// Builds and validates a fleet: ship `i` at `placements[i]`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidFleet`]: wrong number of ships, a ship out of bounds, two ships
+    /// overlapping, or touching under the no-touch rule.
+    pub fn new(geo: &Geometry, placements: Vec<ShipPlacement>) -> Result<Fleet, Error> {
+        let rules = geo.rules();
+        if placements.len() != rules.fleet.len() {
+            return Err(Error::InvalidFleet(format!(
+                "{} ships given, the fleet has {}",
+                placements.len(),
+                rules.fleet.len()
+            )));
+        }
+        let mut cells = Vec::with_capacity(placements.len());
+        for (i, p) in placements.iter().enumerate() {
+            let name = &rules.fleet[i].name;
+            let c = geo
+                .ship_cells(i, p.x, p.y, p.dir == Dir::Vertical)
+                .ok_or_else(|| {
+                    Error::InvalidFleet(format!(
+                        "{name} at {},{} ({}) leaves the {}x{} board",
+                        p.x,
+                        p.y,
+                        if p.dir == Dir::Vertical { "v" } else { "h" },
+                        rules.width,
+                        rules.height
+                    ))
+                })?;
+            for (j, &d) in cells.iter().enumerate() {
+                let other = &rules.fleet[j].name;
+                if c & d != 0 {
+                    return Err(Error::InvalidFleet(format!("{name} overlaps {other}")));
+                }
+                if rules.adjacency == crate::Adjacency::NoTouch
+                    && cells_of(c).any(|k| geo.halo(k) & d != 0)
+                {
+                    return Err(Error::InvalidFleet(format!(
+                        "{name} touches {other} (not allowed under no-touch)"
+                    )));
+                }
+            }
+            cells.push(c);
+        }
+        Ok(Fleet { placements, cells })
+    }
+
+    /// An exactly uniform random fleet among all valid labelled fleets: every ship is placed
+    /// uniformly among all its placements on the empty board, and the whole draw restarts as
+    /// soon as a ship conflicts with an earlier one (rejection sampling: the accepted fleets
+    /// are uniform because every fleet is proposed with the same probability).
+    ///
+    /// # Errors
+    /// [`Error::FleetDoesNotFit`] after ten million rejected draws.
+    pub fn random(geo: &Geometry, rng: &mut impl Rng) -> Result<Fleet, Error> {
+        let n = geo.rules().fleet.len();
+        'draw: for _ in 0..10_000_000u32 {
+            let mut placed: Vec<(u128, u128)> = Vec::with_capacity(n);
+            let mut starts = Vec::with_capacity(n);
+            for ship in 0..n {
+                let fams = geo.families(ship);
+                let total: u32 = fams.iter().map(csp_core::Family::len).sum();
+                if total == 0 {
+                    break 'draw;
+                }
+                let mut r = rng.random_range(0..total);
+                let mut pick = None;
+                for (fi, f) in fams.iter().enumerate() {
+                    if r < f.len() {
+                        let mut m = f.starts();
+                        for _ in 0..r {
+                            m &= m - 1;
+                        }
+                        pick = Some((fi, m.trailing_zeros()));
+                        break;
+                    }
+                    r -= f.len();
+                }
+                let Some((fi, s)) = pick else { break 'draw };
+                let f = &fams[fi];
+                let (c, b) = (f.cells(s), f.block(s));
+                if placed.iter().any(|&(pc, pb)| pc & b != 0 || c & pb != 0) {
+                    continue 'draw;
+                }
+                placed.push((c, b));
+                starts.push((fi, s));
+            }
+            let w = geo.rules().width;
+            let placements = starts
+                .iter()
+                .map(|&(fi, s)| ShipPlacement {
+                    x: s as usize % w,
+                    y: s as usize / w,
+                    dir: if fi == 0 {
+                        Dir::Horizontal
+                    } else {
+                        Dir::Vertical
+                    },
+                })
+                .collect();
+            return Fleet::new(geo, placements);
+        }
+        Err(Error::FleetDoesNotFit(
+            "no valid fleet found in ten million random draws".into(),
+        ))
+    }
+
+    /// The placements, in the rules' ship order.
+    pub fn placements(&self) -> &[ShipPlacement] {
+        &self.placements
+    }
+
+    /// The cells of ship `i` (empty for a ship that does not exist).
+    pub fn cells(&self, ship: usize) -> u128 {
+        self.cells.get(ship).copied().unwrap_or(0)
+    }
+
+    /// All ship cells.
+    pub fn all_cells(&self) -> u128 {
+        self.cells.iter().fold(0, |a, c| a | c)
+    }
+
+    /// The fleet as one JSON line (without the newline):
+    /// `{"width":10,"height":10,"ships":[{"length":5,"x":0,"y":0,"dir":"h"},...]}`.
+    pub fn to_json(&self, geo: &Geometry) -> String {
+        let r = geo.rules();
+        let mut s = format!(
+            "{{\"width\":{},\"height\":{},\"ships\":[",
+            r.width, r.height
+        );
+        for (i, p) in self.placements.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            let _ = write!(
+                s,
+                "{{\"length\":{},\"x\":{},\"y\":{},\"dir\":\"{}\"}}",
+                r.fleet[i].length,
+                p.x,
+                p.y,
+                if p.dir == Dir::Vertical { "v" } else { "h" }
+            );
+        }
+        s.push_str("]}");
+        s
+    }
+}
+
+fn field_usize(obj: &Json, key: &str, what: &str) -> Result<usize, String> {
+    match obj.get(key) {
+        None => Err(format!("{what}: missing field `{key}`")),
+        Some(Json::Int(n)) if *n >= 0 => {
+            usize::try_from(*n).map_err(|_| format!("{what}: `{key}` is too large"))
+        }
+        Some(Json::Int(n)) => Err(format!(
+            "{what}: `{key}` is {n}, expected a non-negative integer"
+        )),
+        Some(v) => Err(format!(
+            "{what}: `{key}` is {}, expected an integer",
+            v.kind()
+        )),
+    }
+}
+
+/// Reads one fleet from a JSON line (see [`Fleet::to_json`]). The ships may come in any order:
+/// each is matched to the first ship of the rules with its length that is still free.
+///
+/// # Errors
+/// [`Error::Parse`] (with line 1) for malformed JSON or fields, [`Error::InvalidFleet`] for a
+/// fleet the rules do not allow.
+pub fn read_fleet(geo: &Geometry, line: &str) -> Result<Fleet, Error> {
+    read_fleet_at(geo, line, 1)
+}
+
+fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Error> {
+    let perr = |message: String| Error::Parse {
+        line: lineno,
+        message,
+    };
+    let v = json::parse(line).map_err(|e| perr(e.to_string()))?;
+    if !matches!(v, Json::Obj(_)) {
+        return Err(perr(format!("expected an object, found {}", v.kind())));
+    }
+    let r = geo.rules();
+    let (w, h) = (
+        field_usize(&v, "width", "fleet").map_err(perr)?,
+        field_usize(&v, "height", "fleet").map_err(perr)?,
+    );
+    if (w, h) != (r.width, r.height) {
+        return Err(perr(format!(
+            "the board is {w}x{h}, the rules say {}x{}",
+            r.width, r.height
+        )));
+    }
+    let Some(Json::Arr(ships)) = v.get("ships") else {
+        return Err(perr("missing array `ships`".into()));
+    };
+    let mut slots: Vec<Option<ShipPlacement>> = vec![None; r.fleet.len()];
+    for (k, s) in ships.iter().enumerate() {
+        let what = format!("ship {}", k + 1);
+        let len = field_usize(s, "length", &what).map_err(perr)?;
+        let x = field_usize(s, "x", &what).map_err(perr)?;
+        let y = field_usize(s, "y", &what).map_err(perr)?;
+        let dir = match s.get("dir") {
+            Some(Json::Str(d)) if d == "h" => Dir::Horizontal,
+            Some(Json::Str(d)) if d == "v" => Dir::Vertical,
+            Some(Json::Str(d)) => {
+                return Err(perr(format!("{what}: dir `{d}` is not \"h\" or \"v\"")));
+            }
+            _ => return Err(perr(format!("{what}: missing string field `dir`"))),
+        };
+        let Some(i) = (0..r.fleet.len()).find(|&i| r.fleet[i].length == len && slots[i].is_none())
+        else {
+            return Err(Error::InvalidFleet(format!(
+                "line {lineno}: {what} of length {len} is not in the fleet (or is one too many)"
+            )));
+        };
+        slots[i] = Some(ShipPlacement { x, y, dir });
+    }
+    let placements: Option<Vec<ShipPlacement>> = slots.into_iter().collect();
+    let Some(placements) = placements else {
+        return Err(Error::InvalidFleet(format!(
+            "line {lineno}: {} ships given, the fleet has {}",
+            ships.len(),
+            r.fleet.len()
+        )));
+    };
+    Fleet::new(geo, placements).map_err(|e| match e {
+        Error::InvalidFleet(m) => Error::InvalidFleet(format!("line {lineno}: {m}")),
+        e => e,
+    })
+}
+
+/// Reads a JSON-lines fleet file (blank lines are skipped).
+///
+/// # Errors
+/// As [`read_fleet`], with the line number.
+pub fn read_fleets(geo: &Geometry, text: &str) -> Result<Vec<Fleet>, Error> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| read_fleet_at(geo, l, i + 1))
+        .collect()
+}

@@ -1,0 +1,343 @@
+//! The game engine ([`Game`]) and the shooter's knowledge ([`View`]).
+
+use std::sync::Arc;
+
+use crate::Error;
+use crate::fleet::Fleet;
+use crate::rules::{Feedback, Geometry, cells_of};
+
+/// What the defender answers to one shot, as the feedback rule allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shot {
+    /// Water.
+    Miss,
+    /// A ship was hit (`ship` is named only under [`Feedback::HitNamesShip`]; under
+    /// [`Feedback::Bare`] a sinking hit is also reported as a plain hit).
+    Hit {
+        /// The ship hit, when the rules name it.
+        ship: Option<usize>,
+    },
+    /// The last intact cell of ship `ship` was hit.
+    Sunk {
+        /// The ship sunk.
+        ship: usize,
+        /// Its cells, under [`Feedback::SunkRevealsCells`].
+        cells: Option<u128>,
+    },
+}
+
+/// What is known about a sunk ship.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Sunk {
+    /// The cell whose hit sank it (one of its cells).
+    pub at: usize,
+    /// Every hit made up to and including that shot: the ship lies inside.
+    pub hits_then: u128,
+    /// Its cells, when revealed.
+    pub cells: Option<u128>,
+}
+
+/// The shooter's knowledge: misses, hits and what the feedback said about them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    geo: Arc<Geometry>,
+    misses: u128,
+    hits: u128,
+    /// Per ship: hits known to be on it (hit-names-ship, revealed sunk cells).
+    named: Vec<u128>,
+    sunk: Vec<Option<Sunk>>,
+    /// Cells known to belong to some sunk ship without knowing which (text positions).
+    sunk_cells: u128,
+    /// Cells already chosen this salvo turn (results not known yet).
+    pending: u128,
+    shots: u32,
+}
+
+impl View {
+    /// Nothing known yet.
+    pub fn new(geo: Arc<Geometry>) -> View {
+        let n = geo.rules().fleet.len();
+        View {
+            geo,
+            misses: 0,
+            hits: 0,
+            named: vec![0; n],
+            sunk: vec![None; n],
+            sunk_cells: 0,
+            pending: 0,
+            shots: 0,
+        }
+    }
+
+    /// Builds a view from masks (used by the text position format): `sunk_cells` are hit
+    /// cells of sunk ships whose identities are unknown.
+    ///
+    /// # Errors
+    /// [`Error::Shot`] when the masks overlap or leave the board.
+    pub fn from_masks(
+        geo: Arc<Geometry>,
+        misses: u128,
+        hits: u128,
+        sunk_cells: u128,
+    ) -> Result<View, Error> {
+        let all = geo.all_cells();
+        if (misses | hits | sunk_cells) & !all != 0
+            || misses & hits != 0
+            || misses & sunk_cells != 0
+            || hits & sunk_cells != 0
+        {
+            return Err(Error::Shot(
+                "the miss, hit and sunk cells overlap or leave the board".into(),
+            ));
+        }
+        let mut v = View::new(geo);
+        v.misses = misses;
+        v.hits = hits;
+        v.sunk_cells = sunk_cells;
+        v.shots = (misses | hits | sunk_cells).count_ones();
+        Ok(v)
+    }
+
+    /// The geometry (and rules).
+    pub fn geometry(&self) -> &Arc<Geometry> {
+        &self.geo
+    }
+
+    /// Missed cells.
+    pub fn misses(&self) -> u128 {
+        self.misses
+    }
+
+    /// Hit cells (not counting [`View::sunk_cells`]).
+    pub fn hits(&self) -> u128 {
+        self.hits
+    }
+
+    /// Cells of sunk ships whose identity is unknown (text positions only).
+    pub fn sunk_cells(&self) -> u128 {
+        self.sunk_cells
+    }
+
+    /// Hits known to be on ship `i`.
+    pub fn named(&self, ship: usize) -> u128 {
+        self.named.get(ship).copied().unwrap_or(0)
+    }
+
+    /// What is known about each ship's sinking.
+    pub fn sunk(&self) -> &[Option<Sunk>] {
+        &self.sunk
+    }
+
+    /// Cells chosen earlier in the current salvo turn.
+    pub fn pending(&self) -> u128 {
+        self.pending
+    }
+
+    /// Shots fired so far.
+    pub fn shots(&self) -> u32 {
+        self.shots
+    }
+
+    /// Cells that may still be shot: not shot and not pending.
+    pub fn unknown(&self) -> u128 {
+        self.geo.all_cells() & !(self.misses | self.hits | self.sunk_cells | self.pending)
+    }
+
+    /// Marks `cell` as chosen in the current salvo turn.
+    pub fn set_pending(&mut self, cell: usize) {
+        if cell < self.geo.rules().cells() {
+            self.pending |= 1u128 << cell;
+        }
+    }
+
+    /// Hits not yet explained by a sunk ship whose cells are known, with the sunk ships'
+    /// cells attributed heuristically when the rules do not reveal them: a ship of length `L`
+    /// sunk at `c` is given the first line of `L` hits through `c` (horizontal first) not
+    /// already given to another ship. Heuristic shooters use this; the exact posterior does
+    /// not need it.
+    pub fn unresolved_hits(&self) -> u128 {
+        let rules = self.geo.rules();
+        let mut resolved = 0u128;
+        for (i, s) in self.sunk.iter().enumerate() {
+            let Some(s) = s else { continue };
+            if let Some(c) = s.cells {
+                resolved |= c;
+                continue;
+            }
+            let len = rules.fleet[i].length;
+            let (w, h) = (rules.width, rules.height);
+            let (cx, cy) = (s.at % w, s.at / w);
+            let avail = s.hits_then & !resolved;
+            let mut found = 0u128;
+            'dirs: for vertical in [false, true] {
+                for k in 0..len {
+                    // The ship starts k cells before `at`.
+                    let (x, y) = if vertical {
+                        (Some(cx), cy.checked_sub(k))
+                    } else {
+                        (cx.checked_sub(k), Some(cy))
+                    };
+                    let (Some(x), Some(y)) = (x, y) else { continue };
+                    if x >= w || y >= h {
+                        continue;
+                    }
+                    if let Some(m) = self.geo.ship_cells(i, x, y, vertical)
+                        && m & avail == m
+                    {
+                        found = m;
+                        break 'dirs;
+                    }
+                }
+            }
+            resolved |= if found != 0 { found } else { 1u128 << s.at };
+        }
+        self.hits & !resolved
+    }
+
+    /// Ships not known to be sunk.
+    pub fn afloat(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.sunk.len()).filter(|&i| self.sunk[i].is_none())
+    }
+
+    /// Records the answer to a shot at `cell`.
+    ///
+    /// # Errors
+    /// [`Error::Shot`] when the cell is off the board or was already shot, or the answer names
+    /// a ship that does not exist.
+    pub fn record(&mut self, cell: usize, shot: Shot) -> Result<(), Error> {
+        if cell >= self.geo.rules().cells() {
+            return Err(Error::Shot(format!("cell {cell} is off the board")));
+        }
+        let m = 1u128 << cell;
+        if (self.misses | self.hits | self.sunk_cells) & m != 0 {
+            return Err(Error::Shot(format!("cell {cell} was already shot")));
+        }
+        let n = self.sunk.len();
+        match shot {
+            Shot::Miss => self.misses |= m,
+            Shot::Hit { ship } => {
+                self.hits |= m;
+                if let Some(k) = ship {
+                    if k >= n {
+                        return Err(Error::Shot(format!("no ship {k}")));
+                    }
+                    self.named[k] |= m;
+                }
+            }
+            Shot::Sunk { ship, cells } => {
+                if ship >= n {
+                    return Err(Error::Shot(format!("no ship {ship}")));
+                }
+                self.hits |= m;
+                self.named[ship] |= m | cells.unwrap_or(0);
+                self.sunk[ship] = Some(Sunk {
+                    at: cell,
+                    hits_then: self.hits,
+                    cells,
+                });
+            }
+        }
+        self.pending &= !m;
+        self.shots += 1;
+        Ok(())
+    }
+}
+
+/// A game in progress: the hidden fleet and the shooter's view.
+#[derive(Debug, Clone)]
+pub struct Game {
+    fleet: Fleet,
+    /// Intact cells of each ship.
+    intact: Vec<u128>,
+    view: View,
+}
+
+impl Game {
+    /// A new game against `fleet`.
+    pub fn new(geo: Arc<Geometry>, fleet: Fleet) -> Game {
+        let n = geo.rules().fleet.len();
+        let intact = (0..n).map(|i| fleet.cells(i)).collect();
+        Game {
+            fleet,
+            intact,
+            view: View::new(geo),
+        }
+    }
+
+    /// The hidden fleet.
+    pub fn fleet(&self) -> &Fleet {
+        &self.fleet
+    }
+
+    /// The shooter's view.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// The view, mutable (to mark salvo cells as pending).
+    pub fn view_mut(&mut self) -> &mut View {
+        &mut self.view
+    }
+
+    /// Whether every ship is sunk.
+    pub fn is_over(&self) -> bool {
+        self.intact.iter().all(|&c| c == 0)
+    }
+
+    /// Shoots at `cell` and returns the answer the rules give.
+    ///
+    /// # Errors
+    /// [`Error::Shot`] when the cell is off the board, already shot, or the game is over.
+    pub fn shoot(&mut self, cell: usize) -> Result<Shot, Error> {
+        if self.is_over() {
+            return Err(Error::Shot("the game is over".into()));
+        }
+        if cell >= self.view.geo.rules().cells() {
+            return Err(Error::Shot(format!("cell {cell} is off the board")));
+        }
+        let m = 1u128 << cell;
+        let feedback = self.view.geo.rules().feedback;
+        let shot = match self.intact.iter().position(|&c| c & m != 0) {
+            None if self.fleet.all_cells() & m != 0 => Shot::Hit { ship: None },
+            None => Shot::Miss,
+            Some(k) => {
+                let sunk = self.intact[k] == m;
+                match (feedback, sunk) {
+                    (Feedback::Bare, _) => Shot::Hit { ship: None },
+                    (Feedback::HitNamesShip, false) => Shot::Hit { ship: Some(k) },
+                    (_, false) => Shot::Hit { ship: None },
+                    (Feedback::SunkRevealsCells, true) => Shot::Sunk {
+                        ship: k,
+                        cells: Some(self.fleet.cells(k)),
+                    },
+                    (_, true) => Shot::Sunk {
+                        ship: k,
+                        cells: None,
+                    },
+                }
+            }
+        };
+        // Checks "already shot" before changing anything.
+        self.view.record(cell, shot)?;
+        for c in &mut self.intact {
+            *c &= !m;
+        }
+        Ok(shot)
+    }
+
+    /// Cells of the board, for display: `(ship cells, shot cells)`.
+    pub fn masks(&self) -> (u128, u128) {
+        (self.fleet.all_cells(), self.view.misses | self.view.hits)
+    }
+}
+
+/// Row-major `(x, y)` of a cell.
+pub fn xy(geo: &Geometry, cell: usize) -> (usize, usize) {
+    let w = geo.rules().width;
+    (cell % w, cell / w)
+}
+
+/// Every cell of a mask, as `(x, y)`.
+pub fn cells_xy(geo: &Geometry, m: u128) -> Vec<(usize, usize)> {
+    cells_of(m).map(|c| xy(geo, c)).collect()
+}

@@ -1,0 +1,269 @@
+//! The posterior over fleets given a [`View`]: the observations become a csp-core
+//! [`PlacementCsp`] (one variable per ship), counted exactly when that fits the budget, and
+//! estimated by the Markov chain otherwise.
+
+use csp_core::{Budget, CspError, PlacementCsp, analyze_placements, estimate_placements};
+use rand::Rng;
+
+use crate::Error;
+use crate::game::View;
+use crate::rules::{Feedback, cells_of};
+
+/// The constraint problem of a view: the fleets consistent with every observation.
+///
+/// - misses are forbidden, hits (and cells of sunk ships) must be covered;
+/// - a hit that names its ship must be covered by that ship;
+/// - a ship sunk at cell `c` contains `c` and lies inside the hits made up to that shot; if
+///   its cells were revealed it is fixed to them;
+/// - when the rules announce sinkings, a ship not announced as sunk is not entirely hit;
+/// - cells of sunk ships of unknown identity (text positions) are covered by ships lying
+///   entirely inside them.
+///
+/// # Errors
+/// Only for internal inconsistencies of the geometry.
+pub fn problem(view: &View) -> Result<PlacementCsp, Error> {
+    let geo = view.geometry();
+    let rules = geo.rules();
+    let mut p = geo.empty_problem()?;
+    p.forbid(view.misses())?;
+    p.require(view.hits() | view.sunk_cells())?;
+    let hits = view.hits() | view.sunk_cells();
+    let s_cells = view.sunk_cells();
+    for i in 0..rules.fleet.len() {
+        let named = view.named(i);
+        if named != 0 {
+            p.require_var(i, named)?;
+        }
+        match view.sunk()[i] {
+            Some(s) => {
+                if let Some(c) = s.cells {
+                    p.fix(i, c)?;
+                } else {
+                    let at = 1u128 << s.at;
+                    let inside = s.hits_then;
+                    p.retain(i, |c| c & at != 0 && c & !inside == 0)?;
+                }
+            }
+            None => {
+                if rules.feedback.reports_sunk() {
+                    // Afloat, so not entirely hit (ships inside the sunk cells of a text
+                    // position are the sunk ones).
+                    p.retain(i, |c| (s_cells != 0 && c & !s_cells == 0) || c & !hits != 0)?;
+                }
+            }
+        }
+        if s_cells != 0 {
+            p.retain(i, |c| c & s_cells == 0 || c & !s_cells == 0)?;
+        }
+    }
+    Ok(p)
+}
+
+/// How the posterior is computed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PosteriorConfig {
+    /// Search nodes allowed to the exact count before falling back to the chain (0: always
+    /// sample).
+    pub exact_nodes: u64,
+    /// Markov chain sweeps discarded.
+    pub burn_in: u64,
+    /// Markov chain sweeps recorded.
+    pub sweeps: u64,
+}
+
+impl Default for PosteriorConfig {
+    fn default() -> Self {
+        PosteriorConfig {
+            exact_nodes: 40_000,
+            burn_in: 40,
+            sweeps: 400,
+        }
+    }
+}
+
+/// The probability of every cell being a ship cell, and each ship's distribution over its
+/// placements, under the uniform distribution over consistent fleets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Posterior {
+    /// Per cell: the probability that a ship covers it (1 for hits, 0 for misses).
+    pub hit: Vec<f64>,
+    /// Per ship: `(cells, probability)` of each placement with a positive probability.
+    pub ships: Vec<Vec<(u128, f64)>>,
+    /// `Some(n)`: exact, over `n` consistent fleets; `None`: estimated by the chain.
+    pub solutions: Option<u128>,
+    /// Search nodes of the exact count (0 when skipped).
+    pub nodes: u64,
+}
+
+impl Posterior {
+    /// Whether the probabilities are exact.
+    pub fn is_exact(&self) -> bool {
+        self.solutions.is_some()
+    }
+}
+
+/// The exact posterior, or [`Error::Csp`] with [`CspError::BudgetExceeded`] beyond
+/// `budget`.
+///
+/// # Errors
+/// [`Error::Inconsistent`] when no fleet fits the observations; budget errors as above.
+pub fn exact_posterior(view: &View, budget: &Budget) -> Result<Posterior, Error> {
+    let p = problem(view)?;
+    let a = analyze_placements(&p, budget).map_err(inconsistent)?;
+    if a.solutions == 0 {
+        return Err(Error::Inconsistent);
+    }
+    let t = a.solutions as f64;
+    let mut ships = Vec::with_capacity(p.num_vars());
+    for v in 0..p.num_vars() {
+        let fams = p.domain(v).unwrap_or(&[]);
+        let mut list = Vec::new();
+        for (fi, f) in fams.iter().enumerate() {
+            for s in cells_of(f.starts()) {
+                let c = a.value_counts[v][fi][s];
+                if c > 0 {
+                    list.push((f.cells(s as u32), c as f64 / t));
+                }
+            }
+        }
+        ships.push(list);
+    }
+    Ok(Posterior {
+        hit: a.marginals(),
+        ships,
+        solutions: Some(a.solutions),
+        nodes: a.nodes,
+    })
+}
+
+fn inconsistent(e: CspError) -> Error {
+    match e {
+        CspError::Inconsistent => Error::Inconsistent,
+        e => Error::Csp(e),
+    }
+}
+
+/// The chain's estimate of the posterior.
+///
+/// # Errors
+/// [`Error::Inconsistent`] when no fleet fits the observations.
+pub fn sampled_posterior(
+    view: &View,
+    config: &PosteriorConfig,
+    rng: &mut impl Rng,
+) -> Result<Posterior, Error> {
+    let p = problem(view)?;
+    let e = estimate_placements(
+        &p,
+        &Budget {
+            max_nodes: 5_000_000,
+        },
+        config.burn_in,
+        config.sweeps,
+        rng,
+    )
+    .map_err(inconsistent)?;
+    let mut ships = Vec::with_capacity(p.num_vars());
+    for v in 0..p.num_vars() {
+        let fams = p.domain(v).unwrap_or(&[]);
+        let mut list = Vec::new();
+        for (fi, f) in fams.iter().enumerate() {
+            for s in cells_of(f.starts()) {
+                let c = e.value_probs[v][fi][s];
+                if c > 0.0 {
+                    list.push((f.cells(s as u32), c));
+                }
+            }
+        }
+        ships.push(list);
+    }
+    let mut hit = e.marginals();
+    // Observed cells are certain: remove the chain's rounding noise there.
+    for c in cells_of(view.hits() | view.sunk_cells()) {
+        hit[c] = 1.0;
+    }
+    for c in cells_of(view.misses()) {
+        hit[c] = 0.0;
+    }
+    Ok(Posterior {
+        hit,
+        ships,
+        solutions: None,
+        nodes: 0,
+    })
+}
+
+/// The posterior: exact when the count fits `config.exact_nodes`, otherwise estimated.
+///
+/// # Errors
+/// [`Error::Inconsistent`] when no fleet fits the observations.
+pub fn posterior(
+    view: &View,
+    config: &PosteriorConfig,
+    rng: &mut impl Rng,
+) -> Result<Posterior, Error> {
+    if config.exact_nodes > 0 {
+        match exact_posterior(
+            view,
+            &Budget {
+                max_nodes: config.exact_nodes,
+            },
+        ) {
+            Err(Error::Csp(CspError::BudgetExceeded { .. })) => {}
+            r => return r,
+        }
+    }
+    sampled_posterior(view, config, rng)
+}
+
+/// The probability distribution of the answer to a shot at `cell`: `(miss, plain hit, sunk
+/// per ship)` where a "plain hit" is every hit answer that sinks nothing. Under
+/// [`Feedback::HitNamesShip`] the hit is split by ship instead (returned in `per_ship` as hit
+/// probabilities). Used by the information-gain shooter.
+pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f64> {
+    let m = 1u128 << cell;
+    let p_hit = post.hit.get(cell).copied().unwrap_or(0.0).clamp(0.0, 1.0);
+    let mut out = vec![1.0 - p_hit];
+    let feedback = view.geometry().rules().feedback;
+    match feedback {
+        Feedback::Bare => out.push(p_hit),
+        Feedback::HitNamesShip => {
+            for list in &post.ships {
+                out.push(
+                    list.iter()
+                        .filter(|(c, _)| c & m != 0)
+                        .map(|(_, p)| p)
+                        .sum(),
+                );
+            }
+        }
+        Feedback::Standard | Feedback::SunkRevealsCells => {
+            let known = view.hits() | view.sunk_cells();
+            let mut sunk_total = 0.0;
+            for (i, list) in post.ships.iter().enumerate() {
+                if view.sunk()[i].is_some() {
+                    continue;
+                }
+                if feedback == Feedback::SunkRevealsCells {
+                    // Each sunk placement is its own answer.
+                    for (c, p) in list {
+                        if c & m != 0 && c & !known == m {
+                            out.push(*p);
+                            sunk_total += p;
+                        }
+                    }
+                } else {
+                    let s: f64 = list
+                        .iter()
+                        .filter(|(c, _)| c & m != 0 && c & !known == m)
+                        .map(|(_, p)| p)
+                        .sum();
+                    out.push(s);
+                    sunk_total += s;
+                }
+            }
+            out.push((p_hit - sunk_total).max(0.0));
+        }
+    }
+    out
+}

@@ -1,0 +1,93 @@
+//! Battleship: rules as data, a seeded game engine, exact and uniformly sampled posteriors over
+//! fleets (on csp-core's placement variables), shooters from random fire to the exact
+//! posterior, and fleet placers.
+//!
+//! - [`Rules`]: board size (up to 128 cells), the fleet as named ship lengths, the adjacency
+//!   rule ([`Adjacency::Allowed`] or [`Adjacency::NoTouch`]), what the defender reveals
+//!   ([`Feedback`]) and the salvo size; [`Geometry`] is what is derived from them once.
+//! - [`Fleet`]: a validated placement of every ship; [`Fleet::random`] is exactly uniform;
+//!   [`read_fleets`] reads the JSON-lines fleet files.
+//! - [`Game`] answers shots; [`View`] is what the shooter knows.
+//! - [`infer`]: the observations as a [`csp_core::PlacementCsp`] and the posterior hit
+//!   probabilities, exact ([`infer::exact_posterior`]) or sampled by a Markov chain when
+//!   exact counting exceeds its budget ([`infer::posterior`] says which).
+//! - [`shooters`]: the [`Shooter`] trait and every strategy ([`ShooterKind`]).
+//! - [`play`], [`seeded_fleet`], [`Placer`]: seeded games and fleets.
+//! - [`text`]: positions as text (`.` unknown, `o` miss, `x` hit, `s` sunk).
+//!
+//! # Example
+//!
+//! ```
+//! use battleship::{Geometry, Placer, Rules, ShooterKind, game_seed, play, seeded_fleet};
+//!
+//! let geo = Geometry::new(&Rules::standard())?;
+//! let fleet = seeded_fleet(&geo, Placer::Uniform, 7, 0)?;
+//! let mut shooter = ShooterKind::HuntTargetParity.build();
+//! let record = play(&geo, fleet, shooter.as_mut(), game_seed(8, 0));
+//! assert!(record.error.is_none());
+//! // 17 ship cells: at least 17 shots, at most 100.
+//! assert!((17..=100).contains(&record.shots));
+//!
+//! // The exact posterior of a position: one hit in the middle of a 6x6 board, ships 3 and 2.
+//! use battleship::{ShipSpec, infer, text};
+//! let rules = Rules {
+//!     width: 6,
+//!     height: 6,
+//!     fleet: vec![ShipSpec::new("Cruiser", 3), ShipSpec::new("Patrol", 2)],
+//!     ..Rules::standard()
+//! };
+//! let pos = text::read("......\n......\n..x...\n......\n......\n......\n")?;
+//! let view = pos.view(&rules)?;
+//! let post = infer::exact_posterior(&view, &csp_core::Budget::default())?;
+//! assert_eq!(post.hit[2 * 6 + 2], 1.0);
+//! // A neighbour of the hit is far more likely than a corner.
+//! assert!(post.hit[2 * 6 + 3] > 3.0 * post.hit[0]);
+//! # Ok::<(), battleship::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+mod fleet;
+mod game;
+pub mod infer;
+mod json;
+mod rules;
+pub mod shooters;
+mod sim;
+pub mod text;
+
+pub use fleet::{Dir, Fleet, ShipPlacement, read_fleet, read_fleets};
+pub use game::{Game, Shot, Sunk, View, cells_xy, xy};
+pub use rules::{Adjacency, Feedback, Geometry, MAX_CELLS, MAX_SHIPS, Rules, ShipSpec, cells_of};
+pub use shooters::{Decision, Shooter, ShooterKind};
+pub use sim::{ANTI_DENSITY_CANDIDATES, GameRecord, Placer, game_seed, play, seeded_fleet};
+
+/// Every error of the crate.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The rules are not valid (or a name is unknown).
+    #[error("invalid rules: {0}")]
+    Rules(String),
+    /// The fleet cannot be placed on the board.
+    #[error("the fleet cannot fit: {0}")]
+    FleetDoesNotFit(String),
+    /// A fleet breaks the rules (overlap, out of bounds, touching under no-touch).
+    #[error("invalid fleet: {0}")]
+    InvalidFleet(String),
+    /// A shot that cannot be made (off the board, repeated, game over).
+    #[error("invalid shot: {0}")]
+    Shot(String),
+    /// A malformed file line.
+    #[error("line {line}: {message}")]
+    Parse {
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// No fleet is consistent with the observations.
+    #[error("no fleet is consistent with the observations")]
+    Inconsistent,
+    /// The constraint engine failed (budget exceeded, ...).
+    #[error("constraint engine: {0}")]
+    Csp(#[from] csp_core::CspError),
+}

@@ -1,0 +1,402 @@
+//! Rules as data: board size, fleet, adjacency, what the defender reveals, salvo size; and the
+//! board geometry derived from them ([`Geometry`]).
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use csp_core::Family;
+
+use crate::Error;
+
+/// The largest number of cells of a board: cells are bits of a `u128`.
+pub const MAX_CELLS: usize = 128;
+
+/// The largest number of ships in a fleet.
+pub const MAX_SHIPS: usize = 32;
+
+/// One ship type of a fleet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShipSpec {
+    /// Its name, reported when it is sunk under the standard feedback.
+    pub name: String,
+    /// Its length in cells.
+    pub length: usize,
+}
+
+impl ShipSpec {
+    /// A ship type.
+    pub fn new(name: &str, length: usize) -> ShipSpec {
+        ShipSpec {
+            name: name.to_owned(),
+            length,
+        }
+    }
+}
+
+/// May ships touch?
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Adjacency {
+    /// Ships may share edges and corners (only overlap is forbidden): the standard rule.
+    Allowed,
+    /// No two ships share an edge or a corner.
+    NoTouch,
+}
+
+/// What the defender reveals after each shot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Feedback {
+    /// Hit or miss, and "sunk" with the ship's name when its last cell is hit.
+    Standard,
+    /// Hit or miss only (the game ends when every ship cell is hit).
+    Bare,
+    /// Hit or miss, every hit naming the ship it hit.
+    HitNamesShip,
+    /// As standard, and a sunk ship's cells are revealed.
+    SunkRevealsCells,
+}
+
+impl Feedback {
+    /// Every feedback rule.
+    pub const ALL: [Feedback; 4] = [
+        Feedback::Standard,
+        Feedback::Bare,
+        Feedback::HitNamesShip,
+        Feedback::SunkRevealsCells,
+    ];
+
+    /// Whether sinking a ship is announced.
+    pub fn reports_sunk(self) -> bool {
+        self != Feedback::Bare
+    }
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feedback::Standard => "standard",
+            Feedback::Bare => "bare",
+            Feedback::HitNamesShip => "hit-names-ship",
+            Feedback::SunkRevealsCells => "sunk-reveals-cells",
+        }
+    }
+}
+
+impl FromStr for Feedback {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Feedback::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                Error::Rules(format!(
+                    "unknown feedback `{s}` (expected standard, bare, hit-names-ship or sunk-reveals-cells)"
+                ))
+            })
+    }
+}
+
+impl fmt::Display for Feedback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A complete rule set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rules {
+    /// Columns.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// The ships, in a fixed order (ship `i` of a fleet has `fleet[i].length` cells).
+    pub fleet: Vec<ShipSpec>,
+    /// May ships touch?
+    pub adjacency: Adjacency,
+    /// What the defender reveals.
+    pub feedback: Feedback,
+    /// Shots per turn (1 = the classic game; k > 1 = salvo, results revealed after the turn).
+    pub salvo: usize,
+}
+
+impl Rules {
+    /// The standard fleet: Carrier 5, Battleship 4, Destroyer 3, Submarine 3, Patrol Boat 2.
+    pub fn standard_fleet() -> Vec<ShipSpec> {
+        vec![
+            ShipSpec::new("Carrier", 5),
+            ShipSpec::new("Battleship", 4),
+            ShipSpec::new("Destroyer", 3),
+            ShipSpec::new("Submarine", 3),
+            ShipSpec::new("Patrol Boat", 2),
+        ]
+    }
+
+    /// 10x10, the standard fleet, ships may touch, standard feedback, one shot per turn.
+    pub fn standard() -> Rules {
+        Rules {
+            width: 10,
+            height: 10,
+            fleet: Rules::standard_fleet(),
+            adjacency: Adjacency::Allowed,
+            feedback: Feedback::Standard,
+            salvo: 1,
+        }
+    }
+
+    /// As [`Rules::standard`], but ships may not touch (not even diagonally).
+    pub fn no_touch() -> Rules {
+        Rules {
+            adjacency: Adjacency::NoTouch,
+            ..Rules::standard()
+        }
+    }
+
+    /// A rule set by name: `standard` or `no-touch`.
+    ///
+    /// # Errors
+    /// [`Error::Rules`] for another name.
+    pub fn by_name(name: &str) -> Result<Rules, Error> {
+        match name {
+            "standard" => Ok(Rules::standard()),
+            "no-touch" => Ok(Rules::no_touch()),
+            _ => Err(Error::Rules(format!(
+                "unknown rule set `{name}` (expected standard or no-touch)"
+            ))),
+        }
+    }
+
+    /// The number of cells.
+    pub fn cells(&self) -> usize {
+        self.width * self.height
+    }
+
+    /// Checks the rules: a board of 1 to [`MAX_CELLS`] cells, 1 to [`MAX_SHIPS`] ships with
+    /// distinct non-empty names and lengths that fit on the board, a salvo of at least one
+    /// shot, and a fleet that can be placed at all.
+    ///
+    /// # Errors
+    /// [`Error::Rules`] describing the first problem found.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.width == 0 || self.height == 0 {
+            return Err(Error::Rules(format!(
+                "board {}x{} is empty",
+                self.width, self.height
+            )));
+        }
+        if self.cells() > MAX_CELLS {
+            return Err(Error::Rules(format!(
+                "board {}x{} has {} cells: at most {MAX_CELLS} are supported",
+                self.width,
+                self.height,
+                self.cells()
+            )));
+        }
+        if self.fleet.is_empty() || self.fleet.len() > MAX_SHIPS {
+            return Err(Error::Rules(format!(
+                "a fleet has 1 to {MAX_SHIPS} ships, not {}",
+                self.fleet.len()
+            )));
+        }
+        for (i, s) in self.fleet.iter().enumerate() {
+            if s.name.trim().is_empty() {
+                return Err(Error::Rules(format!("ship {i} has no name")));
+            }
+            if self.fleet[..i].iter().any(|t| t.name == s.name) {
+                return Err(Error::Rules(format!("two ships are named `{}`", s.name)));
+            }
+            if s.length == 0 || s.length > self.width.max(self.height) {
+                return Err(Error::Rules(format!(
+                    "{} of length {} does not fit on a {}x{} board",
+                    s.name, s.length, self.width, self.height
+                )));
+            }
+        }
+        if self.salvo == 0 {
+            return Err(Error::Rules("a salvo has at least one shot".into()));
+        }
+        let total: usize = self.fleet.iter().map(|s| s.length).sum();
+        if total > self.cells() {
+            return Err(Error::FleetDoesNotFit(format!(
+                "{total} ship cells on {} cells",
+                self.cells()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Everything derived from the rules once: cell masks, the 8-neighbourhood halos and each
+/// ship's placement families (shared by every game and position of the same rules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Geometry {
+    rules: Rules,
+    /// Per ship: its families (horizontal, then vertical unless its length is 1).
+    families: Vec<Vec<Family>>,
+    /// The cells and their 8 neighbours, per cell.
+    halo: Vec<u128>,
+}
+
+impl Geometry {
+    /// Validates `rules` and precomputes the geometry.
+    ///
+    /// # Errors
+    /// As [`Rules::validate`], and [`Error::FleetDoesNotFit`] when no fleet can be placed.
+    pub fn new(rules: &Rules) -> Result<Arc<Geometry>, Error> {
+        rules.validate()?;
+        let (w, h) = (rules.width, rules.height);
+        let mut halo = vec![0u128; w * h];
+        for (c, hm) in halo.iter_mut().enumerate() {
+            let (x, y) = (c % w, c / w);
+            for ny in y.saturating_sub(1)..=(y + 1).min(h - 1) {
+                for nx in x.saturating_sub(1)..=(x + 1).min(w - 1) {
+                    *hm |= 1u128 << (ny * w + nx);
+                }
+            }
+        }
+        let mut by_length: Vec<(usize, Vec<Family>)> = Vec::new();
+        let mut families = Vec::with_capacity(rules.fleet.len());
+        for s in &rules.fleet {
+            if let Some((_, f)) = by_length.iter().find(|(l, _)| *l == s.length) {
+                families.push(f.clone());
+                continue;
+            }
+            let mut fams = Vec::new();
+            for vertical in [false, true] {
+                if vertical && s.length == 1 {
+                    break;
+                }
+                let step = if vertical { w } else { 1 };
+                let shape = (0..s.length).fold(0u128, |a, i| a | 1u128 << (i * step));
+                let mut starts = 0u128;
+                for y in 0..h {
+                    for x in 0..w {
+                        let fits = if vertical {
+                            y + s.length <= h
+                        } else {
+                            x + s.length <= w
+                        };
+                        if fits {
+                            starts |= 1u128 << (y * w + x);
+                        }
+                    }
+                }
+                let mut f = Family::new(shape, starts)?;
+                if rules.adjacency == Adjacency::NoTouch {
+                    let table = (0..MAX_CELLS as u32)
+                        .map(|st| {
+                            if starts >> st & 1 == 1 {
+                                cells_of(shape << st).fold(0u128, |a, c| a | halo[c])
+                            } else {
+                                0
+                            }
+                        })
+                        .collect();
+                    f = f.with_halo(table)?;
+                }
+                fams.push(f);
+            }
+            by_length.push((s.length, fams.clone()));
+            families.push(fams);
+        }
+        let geo = Geometry {
+            rules: rules.clone(),
+            families,
+            halo,
+        };
+        // Can the fleet be placed at all?
+        let csp = geo.empty_problem()?;
+        let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(0);
+        match csp_core::PlacementChain::new(
+            &csp,
+            &csp_core::Budget {
+                max_nodes: 2_000_000,
+            },
+            &mut rng,
+        ) {
+            Ok(_) | Err(csp_core::CspError::BudgetExceeded { .. }) => {}
+            Err(csp_core::CspError::Inconsistent) => {
+                return Err(Error::FleetDoesNotFit(format!(
+                    "no placement of the fleet exists on {}x{} under {}",
+                    w,
+                    h,
+                    match rules.adjacency {
+                        Adjacency::Allowed => "the standard rule",
+                        Adjacency::NoTouch => "the no-touch rule",
+                    }
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(Arc::new(geo))
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The placement families of ship `i`.
+    pub fn families(&self, ship: usize) -> &[Family] {
+        self.families.get(ship).map_or(&[], Vec::as_slice)
+    }
+
+    /// A cell and its (up to 8) neighbours.
+    pub fn halo(&self, cell: usize) -> u128 {
+        self.halo.get(cell).copied().unwrap_or(0)
+    }
+
+    /// The mask of every cell.
+    pub fn all_cells(&self) -> u128 {
+        if self.rules.cells() == MAX_CELLS {
+            u128::MAX
+        } else {
+            (1u128 << self.rules.cells()) - 1
+        }
+    }
+
+    /// The placement problem of the empty board: one variable per ship.
+    ///
+    /// # Errors
+    /// Only on internal inconsistencies (reported, never panics).
+    pub fn empty_problem(&self) -> Result<csp_core::PlacementCsp, Error> {
+        let mut p = csp_core::PlacementCsp::new(self.rules.cells())?;
+        for f in &self.families {
+            p.add_var(f.clone())?;
+        }
+        Ok(p)
+    }
+
+    /// The cells of ship `i` placed at column `x`, row `y`, growing along `dir`; `None` when
+    /// it leaves the board.
+    pub fn ship_cells(&self, ship: usize, x: usize, y: usize, vertical: bool) -> Option<u128> {
+        let len = self.rules.fleet.get(ship)?.length;
+        let (w, h) = (self.rules.width, self.rules.height);
+        let fits = if vertical {
+            x < w && y + len <= h
+        } else {
+            y < h && x + len <= w
+        };
+        fits.then(|| {
+            (0..len).fold(0u128, |a, i| {
+                a | 1u128
+                    << if vertical {
+                        (y + i) * w + x
+                    } else {
+                        y * w + x + i
+                    }
+            })
+        })
+    }
+}
+
+/// The cell indices of a mask, lowest first.
+pub fn cells_of(mut m: u128) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(b)
+        }
+    })
+}

@@ -1,0 +1,124 @@
+//! The text position format: one row per line, `.` unknown, `o` miss, `x` hit, `s` a cell of
+//! a sunk ship.
+
+use std::sync::Arc;
+
+use crate::Error;
+use crate::game::View;
+use crate::rules::{Geometry, MAX_CELLS, Rules};
+
+/// A parsed position: its size and masks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextPosition {
+    /// Columns.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Missed cells.
+    pub misses: u128,
+    /// Hit cells of ships not known to be sunk.
+    pub hits: u128,
+    /// Cells of sunk ships.
+    pub sunk: u128,
+}
+
+impl TextPosition {
+    /// The view of this position under `rules` (whose width and height are replaced by the
+    /// position's).
+    ///
+    /// # Errors
+    /// When the rules do not fit the position's board ([`Error::Rules`],
+    /// [`Error::FleetDoesNotFit`]).
+    pub fn view(&self, rules: &Rules) -> Result<View, Error> {
+        let r = Rules {
+            width: self.width,
+            height: self.height,
+            ..rules.clone()
+        };
+        let geo: Arc<Geometry> = Geometry::new(&r)?;
+        View::from_masks(geo, self.misses, self.hits, self.sunk)
+    }
+}
+
+/// Reads a position. Accepts CRLF, trailing spaces and blank lines at the end.
+///
+/// # Errors
+/// [`Error::Parse`] with the line (and column in the message): unknown characters, rows of
+/// different lengths, an empty input or more than 128 cells.
+pub fn read(input: &str) -> Result<TextPosition, Error> {
+    let rows: Vec<&str> = input.lines().map(str::trim_end).collect();
+    let n = rows
+        .iter()
+        .rposition(|r| !r.is_empty())
+        .map_or(0, |i| i + 1);
+    if n == 0 {
+        return Err(Error::Parse {
+            line: 1,
+            message: "the position is empty".into(),
+        });
+    }
+    let width = rows[0].chars().count();
+    let mut p = TextPosition {
+        width,
+        height: n,
+        misses: 0,
+        hits: 0,
+        sunk: 0,
+    };
+    for (y, row) in rows[..n].iter().enumerate() {
+        let len = row.chars().count();
+        if len != width {
+            return Err(Error::Parse {
+                line: y + 1,
+                message: format!("row has {len} cells, the first row has {width}"),
+            });
+        }
+        if width * (y + 1) > MAX_CELLS {
+            return Err(Error::Parse {
+                line: y + 1,
+                message: format!("more than {MAX_CELLS} cells"),
+            });
+        }
+        for (x, ch) in row.chars().enumerate() {
+            let m = 1u128 << (y * width + x);
+            match ch {
+                '.' => {}
+                'o' | 'O' => p.misses |= m,
+                'x' | 'X' => p.hits |= m,
+                's' | 'S' => p.sunk |= m,
+                _ => {
+                    return Err(Error::Parse {
+                        line: y + 1,
+                        message: format!(
+                            "column {}: unknown character `{}` (expected `.`, `o`, `x` or `s`)",
+                            x + 1,
+                            ch.escape_debug()
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// Writes a position (inverse of [`read`]).
+pub fn write(p: &TextPosition) -> String {
+    let mut s = String::with_capacity((p.width + 1) * p.height);
+    for y in 0..p.height {
+        for x in 0..p.width {
+            let b = y * p.width + x;
+            s.push(if p.misses >> b & 1 == 1 {
+                'o'
+            } else if p.hits >> b & 1 == 1 {
+                'x'
+            } else if p.sunk >> b & 1 == 1 {
+                's'
+            } else {
+                '.'
+            });
+        }
+        s.push('\n');
+    }
+    s
+}

@@ -1,0 +1,410 @@
+//! Approximate marginals for problems too large to count exactly: a block Gibbs sampler.
+//!
+//! When a component needs more search than the [`Budget`] allows, exact counting gives up
+//! ([`CspError::BudgetExceeded`]). [`estimate`] then answers approximately: it propagates, finds
+//! one solution by depth-first search, and runs a Markov chain over solutions. Each step picks a
+//! *block* of variables (a random variable, the variables it shares constraints with, breadth
+//! first, up to [`McmcConfig::block`], plus a few variables drawn from anywhere so that trues can
+//! travel between distant regions under the global total), keeps every other variable as it is,
+//! and redraws the block **exactly uniformly** among the assignments that keep all constraints
+//! (with the exact engine of this crate on the small sub-problem).
+//!
+//! Why this is sound: each step samples from the exact conditional distribution of the block
+//! given the rest, so the uniform distribution over solutions is stationary. Averages converge
+//! to the exact marginals when the chain can reach every solution from every other through such
+//! blocks; that holds when blocks can cover every pair of solutions' differences and is not
+//! guaranteed on adversarial problems, hence "approximate". The result says how many steps
+//! were averaged. Whenever exact counting fits the budget, prefer [`crate::analyze`].
+//!
+//! ```
+//! use csp_core::{estimate, BoolCsp, McmcConfig};
+//! use rand::SeedableRng;
+//!
+//! let mut csp = BoolCsp::new(5);
+//! csp.exactly(&[0, 1, 2], 1)?;
+//! csp.set_total(2);
+//! let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+//! let e = estimate(&csp, &McmcConfig::default(), &mut rng)?;
+//! // Exact: 1/3 for cells 0..3, 1/2 for cells 3 and 4.
+//! assert!((e.probabilities[0] - 1.0 / 3.0).abs() < 0.05);
+//! assert!((e.probabilities[4] - 0.5).abs() < 0.05);
+//! # Ok::<(), csp_core::CspError>(())
+//! ```
+
+use rand::{Rng, RngExt};
+
+use crate::{BoolCsp, Budget, CspError, propagate, sample};
+
+/// Options of [`estimate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McmcConfig {
+    /// Variables redrawn together in one step (neighbours first, a quarter drawn at random).
+    pub block: usize,
+    /// Steps whose states are averaged.
+    pub steps: u64,
+    /// Steps run first and not averaged.
+    pub burn_in: u64,
+    /// Search nodes allowed to find the first solution.
+    pub search_nodes: u64,
+}
+
+impl Default for McmcConfig {
+    fn default() -> Self {
+        McmcConfig {
+            block: 16,
+            steps: 4000,
+            burn_in: 400,
+            search_nodes: 1_000_000,
+        }
+    }
+}
+
+/// What [`estimate`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// Per variable, the fraction of averaged states in which it was true (exactly 0 or 1 for
+    /// variables that propagation decides).
+    pub probabilities: Vec<f64>,
+    /// Per variable, the value propagation proves (sound, unlike the estimates).
+    pub forced: Vec<Option<bool>>,
+    /// States averaged.
+    pub steps: u64,
+    /// Variables the chain moved (those propagation leaves undecided).
+    pub chain_vars: usize,
+}
+
+/// Approximate marginals by block Gibbs sampling (see the module docs).
+///
+/// # Errors
+/// [`CspError::Inconsistent`] when propagation or the search proves there is no solution;
+/// [`CspError::BudgetExceeded`] when no solution is found within
+/// [`McmcConfig::search_nodes`].
+pub fn estimate<R: Rng + ?Sized>(
+    csp: &BoolCsp,
+    config: &McmcConfig,
+    rng: &mut R,
+) -> Result<Estimate, CspError> {
+    let forced = propagate(csp)?;
+    let mut chain = Chain::new(csp, &forced, config.search_nodes)?;
+    for _ in 0..config.burn_in {
+        chain.step(config.block, rng)?;
+    }
+    let mut trues = vec![0u64; csp.num_vars()];
+    for _ in 0..config.steps {
+        chain.step(config.block, rng)?;
+        for (t, &b) in trues.iter_mut().zip(&chain.state) {
+            *t += u64::from(b);
+        }
+    }
+    let steps = config.steps.max(1);
+    let probabilities = (0..csp.num_vars())
+        .map(|v| match forced[v] {
+            Some(b) => f64::from(u8::from(b)),
+            None if config.steps == 0 => f64::from(u8::from(chain.state[v])),
+            None => trues[v] as f64 / steps as f64,
+        })
+        .collect();
+    Ok(Estimate {
+        probabilities,
+        forced,
+        steps: config.steps,
+        chain_vars: chain.movable.len(),
+    })
+}
+
+/// The chain: the current solution and the incidence it needs to build blocks.
+struct Chain<'a> {
+    csp: &'a BoolCsp,
+    state: Vec<bool>,
+    /// Variables propagation leaves undecided.
+    movable: Vec<usize>,
+    /// Constraints of each variable.
+    of_var: Vec<Vec<usize>>,
+    /// Scratch: block membership (index in the block + 1, 0 = outside).
+    in_block: Vec<usize>,
+}
+
+impl<'a> Chain<'a> {
+    fn new(csp: &'a BoolCsp, forced: &[Option<bool>], nodes: u64) -> Result<Chain<'a>, CspError> {
+        let n = csp.num_vars();
+        let mut of_var = vec![Vec::new(); n];
+        for (i, c) in csp.constraints().iter().enumerate() {
+            for &v in &c.vars {
+                of_var[v].push(i);
+            }
+        }
+        let movable: Vec<usize> = (0..n).filter(|&v| forced[v].is_none()).collect();
+        let state = first_solution(csp, forced, &of_var, &movable, nodes)?;
+        Ok(Chain {
+            csp,
+            state,
+            movable,
+            of_var,
+            in_block: vec![0; n],
+        })
+    }
+
+    /// One step: redraw a block exactly from its conditional distribution.
+    fn step<R: Rng + ?Sized>(&mut self, size: usize, rng: &mut R) -> Result<(), CspError> {
+        if self.movable.is_empty() {
+            return Ok(());
+        }
+        let size = size.clamp(1, self.movable.len());
+        let mut block: Vec<usize> = Vec::with_capacity(size);
+        let far = size / 4;
+        let add = |v: usize, block: &mut Vec<usize>, in_block: &mut [usize]| {
+            if in_block[v] == 0 && block.len() < size {
+                block.push(v);
+                in_block[v] = block.len();
+            }
+        };
+        // Neighbours of a random variable, breadth first.
+        let seed = self.movable[rng.random_range(0..self.movable.len())];
+        add(seed, &mut block, &mut self.in_block);
+        let mut head = 0;
+        while head < block.len() && block.len() < size - far {
+            let v = block[head];
+            head += 1;
+            for &c in &self.of_var[v] {
+                for &w in &self.csp.constraints()[c].vars {
+                    if self.in_block[w] == 0 && self.movable_var(w) && block.len() < size - far {
+                        add(w, &mut block, &mut self.in_block);
+                    }
+                }
+            }
+        }
+        // A few from anywhere (fewer tries than variables, so this always ends).
+        for _ in 0..4 * size {
+            if block.len() >= size {
+                break;
+            }
+            let w = self.movable[rng.random_range(0..self.movable.len())];
+            add(w, &mut block, &mut self.in_block);
+        }
+        let result = self.redraw(&block, rng);
+        for &v in &block {
+            self.in_block[v] = 0;
+        }
+        result
+    }
+
+    fn movable_var(&self, v: usize) -> bool {
+        self.movable.binary_search(&v).is_ok()
+    }
+
+    /// Replaces the block's values by an exactly uniform draw among those that keep every
+    /// constraint with the rest fixed.
+    fn redraw<R: Rng + ?Sized>(&mut self, block: &[usize], rng: &mut R) -> Result<(), CspError> {
+        let mut sub = BoolCsp::new(block.len());
+        let mut seen = Vec::new();
+        for &v in block {
+            for &c in &self.of_var[v] {
+                if !seen.contains(&c) {
+                    seen.push(c);
+                }
+            }
+        }
+        let mut vars = Vec::new();
+        for &c in &seen {
+            let con = &self.csp.constraints()[c];
+            vars.clear();
+            let mut outside = 0u32;
+            for &w in &con.vars {
+                match self.in_block[w] {
+                    0 => outside += u32::from(self.state[w]),
+                    i => vars.push(i - 1),
+                }
+            }
+            // The current state satisfies every constraint, so this cannot underflow.
+            sub.exactly(&vars, con.count.saturating_sub(outside))?;
+        }
+        if let Some(t) = self.csp.total() {
+            let outside = self.state.iter().filter(|&&b| b).count() as u32
+                - block.iter().filter(|&&v| self.state[v]).count() as u32;
+            sub.set_total(t.saturating_sub(outside));
+        }
+        let draw = sample(&sub, &Budget::default(), rng)?;
+        for (i, &v) in block.iter().enumerate() {
+            self.state[v] = draw[i];
+        }
+        Ok(())
+    }
+}
+
+/// One solution, by depth-first search over the undecided variables (in an order that keeps
+/// constraints together), pruning with every constraint's and the total's bounds.
+fn first_solution(
+    csp: &BoolCsp,
+    forced: &[Option<bool>],
+    of_var: &[Vec<usize>],
+    movable: &[usize],
+    max_nodes: u64,
+) -> Result<Vec<bool>, CspError> {
+    let n = csp.num_vars();
+    let mut state: Vec<bool> = forced.iter().map(|f| *f == Some(true)).collect();
+    // Order: constrained variables breadth first through shared constraints, then the rest.
+    let mut order = Vec::with_capacity(movable.len());
+    let mut placed = vec![false; n];
+    for &s in movable {
+        if placed[s] || of_var[s].is_empty() {
+            continue;
+        }
+        placed[s] = true;
+        let mut head = order.len();
+        order.push(s);
+        while head < order.len() {
+            let v = order[head];
+            head += 1;
+            for &c in &of_var[v] {
+                for &w in &csp.constraints()[c].vars {
+                    if !placed[w] && forced[w].is_none() {
+                        placed[w] = true;
+                        order.push(w);
+                    }
+                }
+            }
+        }
+    }
+    order.extend(movable.iter().copied().filter(|&v| !placed[v]));
+    // Per constraint: trues so far and undecided variables left.
+    let mut trues: Vec<u32> = csp
+        .constraints()
+        .iter()
+        .map(|c| c.vars.iter().filter(|&&v| state[v]).count() as u32)
+        .collect();
+    let mut open: Vec<u32> = csp
+        .constraints()
+        .iter()
+        .map(|c| c.vars.iter().filter(|&&v| forced[v].is_none()).count() as u32)
+        .collect();
+    let mut total_trues = state.iter().filter(|&&b| b).count() as u32;
+    let mut nodes = 0u64;
+    // Iterative DFS: at depth d, choice[d] is the value tried for order[d] (false first when
+    // the density is low, as in Minesweeper; both are tried).
+    let mut choice: Vec<u8> = Vec::with_capacity(order.len());
+    let fits = |c: usize, trues: &[u32], open: &[u32]| {
+        let con = &csp.constraints()[c];
+        trues[c] <= con.count && trues[c] + open[c] >= con.count
+    };
+    let total_ok = |total_trues: u32, left: usize| {
+        csp.total()
+            .is_none_or(|t| total_trues <= t && total_trues as usize + left >= t as usize)
+    };
+    if !total_ok(total_trues, order.len()) || !(0..trues.len()).all(|c| fits(c, &trues, &open)) {
+        return Err(CspError::Inconsistent);
+    }
+    loop {
+        let d = choice.len();
+        if d == order.len() {
+            break;
+        }
+        // Try the next value at depth d (0 = false, 1 = true, 2 = exhausted: backtrack).
+        choice.push(0);
+        loop {
+            let depth = choice.len() - 1;
+            let v = order[depth];
+            let value = choice[depth];
+            if value >= 2 {
+                choice.pop();
+                if choice.is_empty() {
+                    return Err(CspError::Inconsistent);
+                }
+                // Undo the previous depth's assignment, then try its next value.
+                let prev = choice.len() - 1;
+                let pv = order[prev];
+                for &c in &of_var[pv] {
+                    open[c] += 1;
+                    trues[c] -= u32::from(state[pv]);
+                }
+                total_trues -= u32::from(state[pv]);
+                state[pv] = false;
+                choice[prev] += 1;
+                continue;
+            }
+            nodes += 1;
+            if nodes > max_nodes {
+                return Err(CspError::BudgetExceeded {
+                    max_nodes,
+                    component_vars: order.len(),
+                });
+            }
+            let b = value == 1;
+            state[v] = b;
+            total_trues += u32::from(b);
+            for &c in &of_var[v] {
+                open[c] -= 1;
+                trues[c] += u32::from(b);
+            }
+            let ok = total_ok(total_trues, order.len() - depth - 1)
+                && of_var[v].iter().all(|&c| fits(c, &trues, &open));
+            if ok {
+                break;
+            }
+            for &c in &of_var[v] {
+                open[c] += 1;
+                trues[c] -= u32::from(b);
+            }
+            total_trues -= u32::from(b);
+            state[v] = false;
+            choice[depth] += 1;
+        }
+    }
+    Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    #[test]
+    fn first_solution_satisfies_the_problem() {
+        let mut csp = BoolCsp::new(8);
+        csp.exactly(&[0, 1, 2], 2).unwrap();
+        csp.exactly(&[2, 3, 4], 1).unwrap();
+        csp.exactly(&[4, 5, 6, 7], 3).unwrap();
+        csp.set_total(5);
+        let forced = propagate(&csp).unwrap();
+        let mut c = Chain::new(&csp, &forced, 1000).unwrap();
+        assert!(csp.is_satisfied_by(&c.state));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        for _ in 0..200 {
+            c.step(3, &mut rng).unwrap();
+            assert!(csp.is_satisfied_by(&c.state));
+        }
+    }
+
+    #[test]
+    fn no_solution_is_an_error() {
+        let mut csp = BoolCsp::new(3);
+        csp.exactly(&[0, 1], 1).unwrap();
+        csp.exactly(&[1, 2], 1).unwrap();
+        csp.exactly(&[0, 2], 1).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        assert_eq!(
+            estimate(&csp, &McmcConfig::default(), &mut rng),
+            Err(CspError::Inconsistent)
+        );
+    }
+
+    #[test]
+    fn search_budget_is_reported() {
+        // A chain x_i + x_{i+1} = 1: the search needs one node per variable, more than 5.
+        let n = 30;
+        let mut csp = BoolCsp::new(n);
+        for i in 0..n - 1 {
+            csp.exactly(&[i, i + 1], 1).unwrap();
+        }
+        csp.set_total(15);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let cfg = McmcConfig {
+            search_nodes: 5,
+            ..McmcConfig::default()
+        };
+        assert!(matches!(
+            estimate(&csp, &cfg, &mut rng),
+            Err(CspError::BudgetExceeded { max_nodes: 5, .. })
+        ));
+    }
+}

@@ -1,0 +1,1394 @@
+//! Finite-domain "placement" variables: each variable takes one value from its domain, a value
+//! is a set of elements of a universe of at most [`MAX_ELEMENTS`] elements, and the chosen
+//! values must be pairwise disjoint (optionally keeping each value's *halo* free of the
+//! others).
+//!
+//! This is the shape of Battleship (elements are cells, a variable is a ship, a value is one
+//! way to lay it on the board) and of other packing puzzles with translated pieces. Domains
+//! are stored as [`Family`]s: one *shape* (a bitset anchored at element 0) translated by every
+//! allowed *start* offset. Filtering a domain is then a bitwise `AND` on a 128-bit start mask,
+//! and "which starts of this family avoid the occupied set `M`" is
+//! `starts & !(OR over o in shape of M >> o)`: a handful of shifts instead of a loop over
+//! values. That is what makes exact counting of the empty 10x10 Battleship board (about
+//! 3 · 10^10 fleets) a matter of seconds: the last variable of every branch is counted with
+//! one population count instead of being enumerated.
+//!
+//! Constraints:
+//! - every pair of variables takes disjoint values, and a value's [`Family::with_halo`] halo
+//!   (for example its cells plus their 8 neighbours) must not meet another value's cells;
+//!   the halo relation must be symmetric (`p`'s halo meets `q`'s cells exactly when `q`'s halo
+//!   meets `p`'s cells), which the usual "grown by one cell" halos are;
+//! - [`PlacementCsp::require`]: elements that some variable must cover;
+//! - [`PlacementCsp::forbid`]: elements no variable may cover;
+//! - [`PlacementCsp::require_var`]: elements a given variable must cover;
+//! - [`PlacementCsp::retain`]: any other unary restriction of a domain, such as "fixed to a
+//!   subset of its values".
+//!
+//! Algorithms:
+//! - [`propagate_placements`]: domain filtering to a fixpoint (forbidden elements, values of
+//!   fixed variables, required elements that only one variable can still cover);
+//! - [`analyze_placements`]: exact number of solutions and exact per-value and per-element
+//!   counts, by backtracking that first branches on *which variable covers* the lowest
+//!   uncovered required element (each solution is reached once, since the coverer is
+//!   unique), prunes when the remaining variables are too small to cover what is required,
+//!   and counts the last free variable with one population count (its per-start counts are
+//!   accumulated in bit-sliced counters, a few word operations per node);
+//! - [`sample_placements`]: exactly-uniform solutions, by walking the exact counts: draw the
+//!   first variable's value with probability proportional to its number of completions, fix
+//!   it, recount, and so on;
+//! - [`PlacementChain`] / [`estimate_placements`]: the fallback when exact counting exceeds
+//!   its [`Budget`]: a Markov chain (Gibbs sampler) that re-places one *pair* of variables
+//!   uniformly among their jointly consistent values. Re-placing a single variable uniformly
+//!   already leaves the uniform distribution invariant, but cannot make two variables swap
+//!   the required elements they cover; pair moves can. The chain's estimates carry the usual
+//!   Monte Carlo error and correlation between successive sweeps.
+//! - [`analyze_placements_naive`]: a plain enumeration of every assignment, the reference for
+//!   tests and benchmarks.
+//!
+//! # Example
+//!
+//! Two dominoes on a 3x3 grid (elements `y * 3 + x`), one of them covering the corner 0:
+//!
+//! ```
+//! use csp_core::{Budget, Family, PlacementCsp, analyze_placements};
+//!
+//! // Horizontal dominoes start in columns 0-1, vertical ones in rows 0-1.
+//! let horizontal = Family::new(0b11, 0b011_011_011)?;
+//! let vertical = Family::new(0b1001, 0b000_111_111)?;
+//! let mut p = PlacementCsp::new(9)?;
+//! for _ in 0..2 {
+//!     p.add_var(vec![horizontal.clone(), vertical.clone()])?;
+//! }
+//! let all = analyze_placements(&p, &Budget::default())?;
+//! // 12 placements each; 88 of the 144 ordered pairs are disjoint.
+//! assert_eq!(all.solutions, 88);
+//! p.require(1)?; // a hit on the corner
+//! let a = analyze_placements(&p, &Budget::default())?;
+//! // Either domino covers the corner, in 2 ways; the other then has 8 placements left.
+//! assert_eq!(a.solutions, 2 * 2 * 8);
+//! assert_eq!(a.element_counts[0], a.solutions);
+//! # Ok::<(), csp_core::CspError>(())
+//! ```
+
+use std::sync::Arc;
+
+use rand::{Rng, RngExt};
+
+use crate::{Budget, CspError};
+
+/// The largest universe: elements are bits of a `u128`.
+pub const MAX_ELEMENTS: usize = 128;
+
+/// Starts `s` of `shape` whose translate `shape << s` meets `mask`.
+#[inline]
+fn meeting_starts(shape: u128, mask: u128) -> u128 {
+    let mut r = 0u128;
+    let mut sh = shape;
+    while sh != 0 {
+        let o = sh.trailing_zeros();
+        r |= mask >> o;
+        sh &= sh - 1;
+    }
+    r
+}
+
+/// Bits of a `u128`, lowest first.
+#[inline]
+fn bits(mut m: u128) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            Some(b)
+        }
+    })
+}
+
+/// The `n`-th set bit (0-based) of `m`; `m` must have more than `n` bits set.
+#[inline]
+fn nth_bit(mut m: u128, n: u32) -> u32 {
+    for _ in 0..n {
+        m &= m - 1;
+    }
+    m.trailing_zeros()
+}
+
+/// A family of values: one shape translated by each allowed start.
+///
+/// The value with start `s` covers the elements `shape << s`. Its *halo* (by default its own
+/// cells) is the set of elements no other variable may cover while it is chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Family {
+    shape: u128,
+    starts: u128,
+    halo: Option<Arc<[u128]>>,
+}
+
+impl Family {
+    /// The family of translates `shape << s` for every bit `s` of `starts`.
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] if `shape` is empty or a translate does not fit in 128
+    /// bits.
+    pub fn new(shape: u128, starts: u128) -> Result<Family, CspError> {
+        if shape == 0 {
+            return Err(CspError::InvalidPlacement(
+                "a family's shape is empty".into(),
+            ));
+        }
+        let top = 127 - shape.leading_zeros();
+        if starts != 0 && top + (127 - starts.leading_zeros()) > 127 {
+            return Err(CspError::InvalidPlacement(format!(
+                "shape {shape:#x} translated by start {} leaves the 128 elements",
+                127 - starts.leading_zeros()
+            )));
+        }
+        Ok(Family {
+            shape,
+            starts,
+            halo: None,
+        })
+    }
+
+    /// Gives every value a halo: `halo[s]` for start `s` (the vector has one entry per start
+    /// bit, 128 in all). Each halo must contain its value's cells.
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] if `halo` does not have 128 entries or a halo misses one
+    /// of its value's cells.
+    pub fn with_halo(mut self, halo: Vec<u128>) -> Result<Family, CspError> {
+        if halo.len() != MAX_ELEMENTS {
+            return Err(CspError::InvalidPlacement(format!(
+                "a halo table needs {MAX_ELEMENTS} entries, not {}",
+                halo.len()
+            )));
+        }
+        for s in bits(self.starts) {
+            if halo[s as usize] & self.cells(s) != self.cells(s) {
+                return Err(CspError::InvalidPlacement(format!(
+                    "the halo of start {s} does not contain its cells"
+                )));
+            }
+        }
+        self.halo = Some(halo.into());
+        Ok(self)
+    }
+
+    /// Shares the halo table of `other` (cheap: reference counted). The tables are per start,
+    /// so `other` must have been built for the same shape.
+    pub fn share_halo(mut self, other: &Family) -> Family {
+        if other.shape == self.shape {
+            self.halo.clone_from(&other.halo);
+        }
+        self
+    }
+
+    /// The shape anchored at element 0.
+    pub fn shape(&self) -> u128 {
+        self.shape
+    }
+
+    /// The allowed starts.
+    pub fn starts(&self) -> u128 {
+        self.starts
+    }
+
+    /// Keeps only the starts in `mask`.
+    pub fn restrict(&mut self, mask: u128) {
+        self.starts &= mask;
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> u32 {
+        self.starts.count_ones()
+    }
+
+    /// Whether the family has no value left.
+    pub fn is_empty(&self) -> bool {
+        self.starts == 0
+    }
+
+    /// The elements covered by start `s`.
+    #[inline]
+    pub fn cells(&self, s: u32) -> u128 {
+        self.shape << s
+    }
+
+    /// The halo of start `s` (its cells when the family has no halo table).
+    #[inline]
+    pub fn block(&self, s: u32) -> u128 {
+        match &self.halo {
+            Some(h) => h[s as usize],
+            None => self.shape << s,
+        }
+    }
+
+    /// Starts whose cells avoid `blocked` entirely.
+    #[inline]
+    fn free_starts(&self, blocked: u128) -> u128 {
+        self.starts & !meeting_starts(self.shape, blocked)
+    }
+}
+
+/// One variable's value: the family it belongs to and its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Value {
+    /// Index of the family in the variable's domain.
+    pub family: usize,
+    /// The start offset.
+    pub start: u32,
+}
+
+/// A placement problem: variables with [`Family`] domains over a universe of elements.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlacementCsp {
+    universe: usize,
+    vars: Vec<Vec<Family>>,
+    required: u128,
+    forbidden: u128,
+}
+
+impl PlacementCsp {
+    /// A problem over elements `0..universe` (at most [`MAX_ELEMENTS`]) with no variables.
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] if the universe is larger than [`MAX_ELEMENTS`].
+    pub fn new(universe: usize) -> Result<PlacementCsp, CspError> {
+        if universe > MAX_ELEMENTS {
+            return Err(CspError::InvalidPlacement(format!(
+                "a universe of {universe} elements is larger than {MAX_ELEMENTS}"
+            )));
+        }
+        Ok(PlacementCsp {
+            universe,
+            ..PlacementCsp::default()
+        })
+    }
+
+    fn universe_mask(&self) -> u128 {
+        if self.universe == MAX_ELEMENTS {
+            u128::MAX
+        } else {
+            (1u128 << self.universe) - 1
+        }
+    }
+
+    fn check_elements(&self, elems: u128) -> Result<(), CspError> {
+        let outside = elems & !self.universe_mask();
+        if outside != 0 {
+            return Err(CspError::InvalidPlacement(format!(
+                "element {} is outside the universe of {} elements",
+                outside.trailing_zeros(),
+                self.universe
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_var(&self, var: usize) -> Result<(), CspError> {
+        if var >= self.vars.len() {
+            return Err(CspError::VarOutOfRange {
+                var,
+                num_vars: self.vars.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Adds a variable whose domain is the union of `families`; returns its index.
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] if a value covers (or its halo reaches) an element
+    /// outside the universe.
+    pub fn add_var(&mut self, families: Vec<Family>) -> Result<usize, CspError> {
+        for f in &families {
+            for s in bits(f.starts) {
+                self.check_elements(f.block(s) | f.cells(s))?;
+            }
+        }
+        self.vars.push(families);
+        Ok(self.vars.len() - 1)
+    }
+
+    /// The number of elements.
+    pub fn universe(&self) -> usize {
+        self.universe
+    }
+
+    /// The number of variables.
+    pub fn num_vars(&self) -> usize {
+        self.vars.len()
+    }
+
+    /// The domain of `var`, if it exists.
+    pub fn domain(&self, var: usize) -> Option<&[Family]> {
+        self.vars.get(var).map(Vec::as_slice)
+    }
+
+    /// The number of values left in the domain of `var` (0 for a variable that does not
+    /// exist).
+    pub fn domain_size(&self, var: usize) -> u32 {
+        self.vars
+            .get(var)
+            .map_or(0, |fs| fs.iter().map(Family::len).sum())
+    }
+
+    /// Elements some variable must cover.
+    pub fn required(&self) -> u128 {
+        self.required
+    }
+
+    /// Elements no variable may cover.
+    pub fn forbidden(&self) -> u128 {
+        self.forbidden
+    }
+
+    /// Requires every element of `elems` to be covered by some variable.
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] for an element outside the universe.
+    pub fn require(&mut self, elems: u128) -> Result<(), CspError> {
+        self.check_elements(elems)?;
+        self.required |= elems;
+        Ok(())
+    }
+
+    /// Forbids every element of `elems` to be covered.
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] for an element outside the universe.
+    pub fn forbid(&mut self, elems: u128) -> Result<(), CspError> {
+        self.check_elements(elems)?;
+        self.forbidden |= elems;
+        Ok(())
+    }
+
+    /// Requires variable `var` to cover every element of `elems` (which are then required).
+    ///
+    /// # Errors
+    /// [`CspError::VarOutOfRange`], or [`CspError::InvalidPlacement`] for an element outside
+    /// the universe.
+    pub fn require_var(&mut self, var: usize, elems: u128) -> Result<(), CspError> {
+        self.check_var(var)?;
+        self.check_elements(elems)?;
+        self.required |= elems;
+        for f in &mut self.vars[var] {
+            let mut keep = f.starts;
+            for e in bits(elems) {
+                keep &= meeting_starts(f.shape, 1u128 << e);
+            }
+            f.starts = keep;
+        }
+        Ok(())
+    }
+
+    /// Keeps only the values of `var` whose cells satisfy `keep` (for example "the cells are a
+    /// subset of these elements and contain that one").
+    ///
+    /// # Errors
+    /// [`CspError::VarOutOfRange`].
+    pub fn retain(
+        &mut self,
+        var: usize,
+        mut keep: impl FnMut(u128) -> bool,
+    ) -> Result<(), CspError> {
+        self.check_var(var)?;
+        for f in &mut self.vars[var] {
+            let mut starts = f.starts;
+            for s in bits(f.starts) {
+                if !keep(f.cells(s)) {
+                    starts &= !(1u128 << s);
+                }
+            }
+            f.starts = starts;
+        }
+        Ok(())
+    }
+
+    /// Fixes `var` to the values whose cells are exactly `cells`.
+    ///
+    /// # Errors
+    /// [`CspError::VarOutOfRange`].
+    pub fn fix(&mut self, var: usize, cells: u128) -> Result<(), CspError> {
+        self.retain(var, |c| c == cells)
+    }
+
+    /// The cells of `var` taking `value`, if both exist.
+    pub fn cells(&self, var: usize, value: Value) -> Option<u128> {
+        let f = self.vars.get(var)?.get(value.family)?;
+        (value.start < 128 && f.starts >> value.start & 1 == 1).then(|| f.cells(value.start))
+    }
+
+    /// Whether `assignment` (one value per variable) is a solution: every value in its
+    /// domain, values pairwise compatible (disjoint, halos respected both ways), required
+    /// elements covered, forbidden ones not.
+    pub fn is_solution(&self, assignment: &[Value]) -> bool {
+        if assignment.len() != self.vars.len() {
+            return false;
+        }
+        let mut placed: Vec<(u128, u128)> = Vec::with_capacity(assignment.len());
+        for (v, &val) in assignment.iter().enumerate() {
+            let Some(cells) = self.cells(v, val) else {
+                return false;
+            };
+            let block = self.vars[v][val.family].block(val.start);
+            if placed
+                .iter()
+                .any(|&(c, b)| c & block != 0 || cells & b != 0)
+            {
+                return false;
+            }
+            placed.push((cells, block));
+        }
+        let covered = placed.iter().fold(0u128, |a, &(c, _)| a | c);
+        covered & self.required == self.required && covered & self.forbidden == 0
+    }
+}
+
+/// Filters the domains of `csp` to a fixpoint and returns the reduced problem (with the same
+/// solutions):
+/// - values covering a forbidden element are removed;
+/// - a variable with a single value blocks its halo for every other variable;
+/// - a required element that only one variable can still cover restricts that variable to
+///   the values covering it.
+///
+/// # Errors
+/// [`CspError::Inconsistent`] when a domain becomes empty or a required element can no longer
+/// be covered.
+#[allow(clippy::needless_range_loop)] // `v` indexes several parallel tables
+pub fn propagate_placements(csp: &PlacementCsp) -> Result<PlacementCsp, CspError> {
+    let mut p = csp.clone();
+    let n = p.vars.len();
+    if n > 64 {
+        return Err(CspError::InvalidPlacement(format!(
+            "{n} variables: at most 64 are supported"
+        )));
+    }
+    for fs in &mut p.vars {
+        for f in fs.iter_mut() {
+            f.starts = f.free_starts(p.forbidden);
+        }
+    }
+    let mut applied_single = vec![false; n];
+    loop {
+        let mut changed = false;
+        for v in 0..n {
+            if p.vars[v].iter().all(Family::is_empty) {
+                return Err(CspError::Inconsistent);
+            }
+        }
+        // Singletons block their halos for everyone else.
+        for v in 0..n {
+            if applied_single[v] || p.domain_size(v) != 1 {
+                continue;
+            }
+            applied_single[v] = true;
+            let Some((fi, s)) = p.vars[v]
+                .iter()
+                .enumerate()
+                .find(|(_, f)| !f.is_empty())
+                .map(|(i, f)| (i, f.starts.trailing_zeros()))
+            else {
+                return Err(CspError::Inconsistent);
+            };
+            let block = p.vars[v][fi].block(s);
+            for (w, fs) in p.vars.iter_mut().enumerate() {
+                if w != v {
+                    for f in fs.iter_mut() {
+                        let before = f.starts;
+                        f.starts = f.free_starts(block);
+                        changed |= before != f.starts;
+                    }
+                }
+            }
+        }
+        // Required elements with a single possible coverer.
+        for e in bits(p.required) {
+            let m = 1u128 << e;
+            let mut coverer = None;
+            let mut many = false;
+            for (v, fs) in p.vars.iter().enumerate() {
+                if fs
+                    .iter()
+                    .any(|f| f.starts & meeting_starts(f.shape, m) != 0)
+                {
+                    if coverer.is_some() {
+                        many = true;
+                        break;
+                    }
+                    coverer = Some(v);
+                }
+            }
+            match (coverer, many) {
+                (None, _) => return Err(CspError::Inconsistent),
+                (Some(v), false) => {
+                    for f in &mut p.vars[v] {
+                        let before = f.starts;
+                        f.starts &= meeting_starts(f.shape, m);
+                        changed |= before != f.starts;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            return Ok(p);
+        }
+    }
+}
+
+/// Exact counts of a placement problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacementAnalysis {
+    /// The number of solutions.
+    pub solutions: u128,
+    /// `value_counts[v][f][s]`: solutions in which variable `v` takes start `s` of its family
+    /// `f` (128 entries per family).
+    pub value_counts: Vec<Vec<Vec<u128>>>,
+    /// Solutions covering each element (one entry per element of the universe).
+    pub element_counts: Vec<u128>,
+    /// Search nodes visited.
+    pub nodes: u64,
+}
+
+impl PlacementAnalysis {
+    /// The probability that each element is covered, under the uniform distribution over
+    /// solutions.
+    pub fn marginals(&self) -> Vec<f64> {
+        let t = self.solutions as f64;
+        self.element_counts
+            .iter()
+            .map(|&c| if t > 0.0 { c as f64 / t } else { 0.0 })
+            .collect()
+    }
+}
+
+/// Bit-sliced counters: 128 counters, one per start, incremented by a whole mask at once.
+#[derive(Debug, Clone)]
+struct SlicedCounter {
+    planes: [u128; 24],
+    adds: u32,
+}
+
+impl SlicedCounter {
+    const LIMIT: u32 = (1 << 24) - 1;
+
+    fn new() -> SlicedCounter {
+        SlicedCounter {
+            planes: [0; 24],
+            adds: 0,
+        }
+    }
+
+    /// Adds one to every counter whose bit is set in `m`; flushes into `out` before it could
+    /// overflow.
+    #[inline]
+    fn add(&mut self, m: u128, out: &mut [u128]) {
+        let mut carry = m;
+        for p in &mut self.planes {
+            if carry == 0 {
+                break;
+            }
+            let t = *p & carry;
+            *p ^= carry;
+            carry = t;
+        }
+        self.adds += 1;
+        if self.adds == Self::LIMIT {
+            self.flush(out);
+        }
+    }
+
+    fn flush(&mut self, out: &mut [u128]) {
+        for (k, p) in self.planes.iter_mut().enumerate() {
+            for s in bits(*p) {
+                out[s as usize] += 1u128 << k;
+            }
+            *p = 0;
+        }
+        self.adds = 0;
+    }
+}
+
+struct Counter<'a> {
+    vars: &'a [Vec<Family>],
+    required: u128,
+    /// Largest value size of each variable (for the covering bound).
+    max_size: Vec<u32>,
+    /// Variables by decreasing value size: the free phase assigns them in this order, so the
+    /// last one (counted in one step) is the one with the most values.
+    order: Vec<usize>,
+    counts: Vec<Vec<Vec<u128>>>,
+    sliced: Vec<Vec<SlicedCounter>>,
+    nodes: u64,
+    max_nodes: u64,
+}
+
+impl Counter<'_> {
+    fn over(&self, c: u128, x: u128) -> Result<u128, CspError> {
+        c.checked_add(x).ok_or(CspError::CountOverflow)
+    }
+
+    fn count(&mut self, unassigned: u64, blocked: u128, covered: u128) -> Result<u128, CspError> {
+        self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            return Err(CspError::BudgetExceeded {
+                max_nodes: self.max_nodes,
+                component_vars: self.vars.len(),
+            });
+        }
+        let need = self.required & !covered;
+        let vars = self.vars;
+        if need != 0 {
+            let cap: u32 = bits(unassigned as u128)
+                .map(|v| self.max_size[v as usize])
+                .sum();
+            if need.count_ones() > cap {
+                return Ok(0);
+            }
+            let e = need.trailing_zeros();
+            let m = 1u128 << e;
+            let mut total = 0u128;
+            for v in bits(unassigned as u128) {
+                let v = v as usize;
+                for (fi, f) in vars[v].iter().enumerate() {
+                    let cand = f.free_starts(blocked) & meeting_starts(f.shape, m);
+                    for s in bits(cand) {
+                        let c = self.count(
+                            unassigned & !(1u64 << v),
+                            blocked | f.block(s),
+                            covered | f.cells(s),
+                        )?;
+                        if c > 0 {
+                            self.counts[v][fi][s as usize] += c;
+                            total = self.over(total, c)?;
+                        }
+                    }
+                }
+            }
+            return Ok(total);
+        }
+        match unassigned.count_ones() {
+            0 => Ok(1),
+            1 => {
+                let v = unassigned.trailing_zeros() as usize;
+                let mut total = 0u128;
+                for (fi, f) in vars[v].iter().enumerate() {
+                    let a = f.free_starts(blocked);
+                    if a != 0 {
+                        total += u128::from(a.count_ones());
+                        self.sliced[v][fi].add(a, &mut self.counts[v][fi]);
+                    }
+                }
+                Ok(total)
+            }
+            2 => {
+                // The last two variables: loop over the first, count the second in one step.
+                let (a, b) = match self.order.iter().find(|&&v| unassigned >> v & 1 == 1) {
+                    Some(&a) => (a, (unassigned & !(1u64 << a)).trailing_zeros() as usize),
+                    None => return Ok(0),
+                };
+                let mut total = 0u128;
+                for (fi, f) in vars[a].iter().enumerate() {
+                    let free = f.free_starts(blocked);
+                    // Each value of `a` counts as a node of the budget.
+                    self.nodes += u64::from(free.count_ones());
+                    if self.nodes > self.max_nodes {
+                        return Err(CspError::BudgetExceeded {
+                            max_nodes: self.max_nodes,
+                            component_vars: self.vars.len(),
+                        });
+                    }
+                    for s in bits(free) {
+                        let blk = blocked | f.block(s);
+                        let mut c = 0u128;
+                        for (gi, g) in vars[b].iter().enumerate() {
+                            let m = g.free_starts(blk);
+                            if m != 0 {
+                                c += u128::from(m.count_ones());
+                                self.sliced[b][gi].add(m, &mut self.counts[b][gi]);
+                            }
+                        }
+                        if c > 0 {
+                            self.counts[a][fi][s as usize] += c;
+                            total = self.over(total, c)?;
+                        }
+                    }
+                }
+                Ok(total)
+            }
+            _ => {
+                // Forward check: every unassigned variable still has a value.
+                for v in bits(unassigned as u128) {
+                    if vars[v as usize].iter().all(|f| f.free_starts(blocked) == 0) {
+                        return Ok(0);
+                    }
+                }
+                let Some(&v) = self.order.iter().find(|&&v| unassigned >> v & 1 == 1) else {
+                    return Ok(0);
+                };
+                let mut total = 0u128;
+                for (fi, f) in vars[v].iter().enumerate() {
+                    for s in bits(f.free_starts(blocked)) {
+                        let c = self.count(
+                            unassigned & !(1u64 << v),
+                            blocked | f.block(s),
+                            covered | f.cells(s),
+                        )?;
+                        if c > 0 {
+                            self.counts[v][fi][s as usize] += c;
+                            total = self.over(total, c)?;
+                        }
+                    }
+                }
+                Ok(total)
+            }
+        }
+    }
+}
+
+/// Counts the solutions of `csp` exactly, with the number of solutions per value and per
+/// element (see the [module documentation](self) for the algorithm).
+///
+/// # Errors
+/// - [`CspError::Inconsistent`] if propagation proves there is no solution (a problem whose
+///   inconsistency only the search finds returns `solutions == 0`);
+/// - [`CspError::BudgetExceeded`] after `budget.max_nodes` search nodes;
+/// - [`CspError::CountOverflow`] if a count exceeds `u128`;
+/// - [`CspError::InvalidPlacement`] with more than 64 variables.
+pub fn analyze_placements(
+    csp: &PlacementCsp,
+    budget: &Budget,
+) -> Result<PlacementAnalysis, CspError> {
+    let p = propagate_placements(csp)?;
+    let n = p.vars.len();
+    let max_size: Vec<u32> = p
+        .vars
+        .iter()
+        .map(|fs| fs.iter().map(|f| f.shape.count_ones()).max().unwrap_or(0))
+        .collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&v| (std::cmp::Reverse(max_size[v]), v));
+    let mut c = Counter {
+        vars: &p.vars,
+        required: p.required,
+        max_size,
+        order,
+        counts: p
+            .vars
+            .iter()
+            .map(|fs| vec![vec![0u128; MAX_ELEMENTS]; fs.len()])
+            .collect(),
+        sliced: p
+            .vars
+            .iter()
+            .map(|fs| vec![SlicedCounter::new(); fs.len()])
+            .collect(),
+        nodes: 0,
+        max_nodes: budget.max_nodes,
+    };
+    let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let solutions = c.count(all, 0, 0)?;
+    let Counter {
+        mut counts,
+        mut sliced,
+        nodes,
+        ..
+    } = c;
+    for (v, fs) in sliced.iter_mut().enumerate() {
+        for (fi, sc) in fs.iter_mut().enumerate() {
+            sc.flush(&mut counts[v][fi]);
+        }
+    }
+    let element_counts = element_counts(&p, &counts, csp.universe);
+    Ok(PlacementAnalysis {
+        solutions,
+        value_counts: counts,
+        element_counts,
+        nodes,
+    })
+}
+
+fn element_counts<T: Copy + Into<u128>>(
+    p: &PlacementCsp,
+    counts: &[Vec<Vec<T>>],
+    universe: usize,
+) -> Vec<u128> {
+    let mut out = vec![0u128; universe];
+    for (v, fs) in p.vars.iter().enumerate() {
+        for (fi, f) in fs.iter().enumerate() {
+            for s in 0..MAX_ELEMENTS as u32 {
+                let c: u128 = counts[v][fi][s as usize].into();
+                if c > 0 {
+                    for e in bits(f.cells(s)) {
+                        out[e as usize] += c;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Counts the solutions of `csp` (see [`analyze_placements`]).
+///
+/// # Errors
+/// As [`analyze_placements`].
+pub fn count_placements(csp: &PlacementCsp, budget: &Budget) -> Result<u128, CspError> {
+    analyze_placements(csp, budget).map(|a| a.solutions)
+}
+
+/// The reference enumeration: every combination of values, variable after variable, checked
+/// pairwise, then the required elements checked at the leaves. Exponential; for tests and
+/// benchmarks.
+///
+/// # Errors
+/// [`CspError::BudgetExceeded`] after `budget.max_nodes` nodes, [`CspError::CountOverflow`].
+pub fn analyze_placements_naive(
+    csp: &PlacementCsp,
+    budget: &Budget,
+) -> Result<PlacementAnalysis, CspError> {
+    fn rec(
+        csp: &PlacementCsp,
+        v: usize,
+        chosen: &mut Vec<Value>,
+        placed: &mut Vec<(u128, u128)>,
+        counts: &mut [Vec<Vec<u128>>],
+        nodes: &mut u64,
+        max_nodes: u64,
+    ) -> Result<u128, CspError> {
+        *nodes += 1;
+        if *nodes > max_nodes {
+            return Err(CspError::BudgetExceeded {
+                max_nodes,
+                component_vars: csp.vars.len(),
+            });
+        }
+        if v == csp.vars.len() {
+            let covered = placed.iter().fold(0u128, |a, &(c, _)| a | c);
+            let ok = covered & csp.required == csp.required && covered & csp.forbidden == 0;
+            if ok {
+                for (w, val) in chosen.iter().enumerate() {
+                    counts[w][val.family][val.start as usize] += 1;
+                }
+            }
+            return Ok(u128::from(ok));
+        }
+        let mut total = 0u128;
+        for (fi, f) in csp.vars[v].iter().enumerate() {
+            for s in bits(f.starts) {
+                let (cells, block) = (f.cells(s), f.block(s));
+                if placed
+                    .iter()
+                    .any(|&(c, b)| c & block != 0 || cells & b != 0)
+                {
+                    continue;
+                }
+                chosen.push(Value {
+                    family: fi,
+                    start: s,
+                });
+                placed.push((cells, block));
+                let r = rec(csp, v + 1, chosen, placed, counts, nodes, max_nodes);
+                chosen.pop();
+                placed.pop();
+                total = total.checked_add(r?).ok_or(CspError::CountOverflow)?;
+            }
+        }
+        Ok(total)
+    }
+    let mut counts: Vec<Vec<Vec<u128>>> = csp
+        .vars
+        .iter()
+        .map(|fs| vec![vec![0u128; MAX_ELEMENTS]; fs.len()])
+        .collect();
+    let mut nodes = 0;
+    let solutions = rec(
+        csp,
+        0,
+        &mut Vec::new(),
+        &mut Vec::new(),
+        &mut counts,
+        &mut nodes,
+        budget.max_nodes,
+    )?;
+    let element_counts = element_counts(csp, &counts, csp.universe);
+    Ok(PlacementAnalysis {
+        solutions,
+        value_counts: counts,
+        element_counts,
+        nodes,
+    })
+}
+
+/// Picks an index with probability proportional to `weights[i]`.
+fn pick_weighted(weights: &[(usize, u32, u128)], total: u128, rng: &mut impl Rng) -> Value {
+    // u128 totals: draw 128 random bits and reduce (the bias is below 2^-64 for totals
+    // below 2^64, which is every count met in practice; exactness of the walk is kept by the
+    // rejection loop below).
+    let zone = u128::MAX - u128::MAX % total;
+    let r = loop {
+        let x = (u128::from(rng.random::<u64>()) << 64) | u128::from(rng.random::<u64>());
+        if x < zone {
+            break x % total;
+        }
+    };
+    let mut acc = 0u128;
+    for &(fi, s, w) in weights {
+        acc += w;
+        if r < acc {
+            return Value {
+                family: fi,
+                start: s,
+            };
+        }
+    }
+    // Unreachable when the weights sum to `total`; the last value is a safe answer.
+    let &(fi, s, _) = weights.last().unwrap_or(&(0, 0, 0));
+    Value {
+        family: fi,
+        start: s,
+    }
+}
+
+/// Draws one solution exactly uniformly: the value of variable 0 is drawn with probability
+/// proportional to its number of completions, fixed, the problem recounted, and so on.
+/// Costs one exact analysis per variable (each smaller than the last).
+///
+/// # Errors
+/// As [`analyze_placements`]; [`CspError::Inconsistent`] when there is no solution.
+pub fn sample_placements(
+    csp: &PlacementCsp,
+    budget: &Budget,
+    rng: &mut impl Rng,
+) -> Result<Vec<Value>, CspError> {
+    let mut p = csp.clone();
+    let mut out = Vec::with_capacity(p.vars.len());
+    for v in 0..p.vars.len() {
+        let a = analyze_placements(&p, budget)?;
+        if a.solutions == 0 {
+            return Err(CspError::Inconsistent);
+        }
+        let weights: Vec<(usize, u32, u128)> = a.value_counts[v]
+            .iter()
+            .enumerate()
+            .flat_map(|(fi, cs)| {
+                cs.iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c > 0)
+                    .map(move |(s, &c)| (fi, s as u32, c))
+            })
+            .collect();
+        let val = pick_weighted(&weights, a.solutions, rng);
+        for (fi, f) in p.vars[v].iter_mut().enumerate() {
+            f.starts = if fi == val.family {
+                f.starts & (1u128 << val.start)
+            } else {
+                0
+            };
+        }
+        out.push(val);
+    }
+    Ok(out)
+}
+
+/// A Markov chain over the solutions of a placement problem whose stationary distribution is
+/// uniform: each step re-places a pair of variables uniformly among the value pairs
+/// consistent with every other variable and with the required elements (a Gibbs update on the
+/// pair). It is the fallback when [`analyze_placements`] exceeds its budget: estimates are
+/// unbiased in the limit but correlated from sweep to sweep, and a chain can in principle mix
+/// slowly when three or more variables must move at once to reach another solution.
+#[derive(Debug, Clone)]
+pub struct PlacementChain {
+    p: PlacementCsp,
+    state: Vec<Value>,
+    /// Scratch: candidate weights of the first variable of a pair move.
+    scratch: Vec<(usize, u32, u32)>,
+}
+
+impl PlacementChain {
+    /// Starts a chain at a solution found by randomised depth-first search (the start is not
+    /// uniform; discard a burn-in of sweeps before using the chain).
+    ///
+    /// # Errors
+    /// [`CspError::Inconsistent`] when there is no solution, [`CspError::BudgetExceeded`] when
+    /// the search for a first solution needs more than `budget.max_nodes` nodes.
+    pub fn new(
+        csp: &PlacementCsp,
+        budget: &Budget,
+        rng: &mut impl Rng,
+    ) -> Result<PlacementChain, CspError> {
+        let p = propagate_placements(csp)?;
+        let mut partial = vec![None; p.vars.len()];
+        let mut nodes = 0u64;
+        if !first_solution(&p, &mut partial, 0, 0, &mut nodes, budget.max_nodes, rng)? {
+            return Err(CspError::Inconsistent);
+        }
+        let state: Vec<Value> = partial.into_iter().flatten().collect();
+        Ok(PlacementChain {
+            p,
+            state,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// The current solution (one value per variable).
+    pub fn state(&self) -> &[Value] {
+        &self.state
+    }
+
+    /// The cells of variable `v` in the current solution.
+    pub fn cells(&self, v: usize) -> u128 {
+        let val = self.state[v];
+        self.p.vars[v][val.family].cells(val.start)
+    }
+
+    fn others(&self, skip: [usize; 2]) -> (u128, u128) {
+        let (mut block, mut cells) = (0u128, 0u128);
+        for (w, val) in self.state.iter().enumerate() {
+            if !skip.contains(&w) {
+                let f = &self.p.vars[w][val.family];
+                block |= f.block(val.start);
+                cells |= f.cells(val.start);
+            }
+        }
+        (block, cells)
+    }
+
+    /// Re-places variables `a` and `b` (`a != b`) uniformly among their consistent pairs, or
+    /// variable `a` alone when `a == b`.
+    pub fn step_pair(&mut self, a: usize, b: usize, rng: &mut impl Rng) {
+        let n = self.state.len();
+        if a >= n || b >= n {
+            return;
+        }
+        let (block, cells) = self.others([a, b]);
+        let need = self.p.required & !cells;
+        let vars = &self.p.vars;
+        // Starts of family f that avoid `blk` and cover every element of `need`.
+        let allowed = |f: &Family, blk: u128, need: u128| -> u128 {
+            let mut m = f.free_starts(blk);
+            for e in bits(need) {
+                m &= meeting_starts(f.shape, 1u128 << e);
+            }
+            m
+        };
+        if a == b {
+            let masks: Vec<u128> = vars[a].iter().map(|f| allowed(f, block, need)).collect();
+            let total: u32 = masks.iter().map(|m| m.count_ones()).sum();
+            if total == 0 {
+                return;
+            }
+            let mut r = rng.random_range(0..total);
+            for (fi, m) in masks.iter().enumerate() {
+                let c = m.count_ones();
+                if r < c {
+                    self.state[a] = Value {
+                        family: fi,
+                        start: nth_bit(*m, r),
+                    };
+                    return;
+                }
+                r -= c;
+            }
+            return;
+        }
+        self.scratch.clear();
+        let mut total = 0u64;
+        for (fi, f) in vars[a].iter().enumerate() {
+            for s in bits(f.free_starts(block)) {
+                let (ca, ba) = (f.cells(s), f.block(s));
+                let rest = need & !ca;
+                let w: u32 = vars[b]
+                    .iter()
+                    .map(|g| allowed(g, block | ba, rest).count_ones())
+                    .sum();
+                if w > 0 {
+                    self.scratch.push((fi, s, w));
+                    total += u64::from(w);
+                }
+            }
+        }
+        if total == 0 {
+            return;
+        }
+        let mut r = rng.random_range(0..total);
+        let mut pick = None;
+        for &(fi, s, w) in &self.scratch {
+            if r < u64::from(w) {
+                pick = Some((fi, s));
+                break;
+            }
+            r -= u64::from(w);
+        }
+        let Some((fa, sa)) = pick else { return };
+        let f = &vars[a][fa];
+        let (ca, ba) = (f.cells(sa), f.block(sa));
+        let masks: Vec<u128> = vars[b]
+            .iter()
+            .map(|g| allowed(g, block | ba, need & !ca))
+            .collect();
+        let mut r = u32::try_from(r).unwrap_or(0);
+        for (fi, m) in masks.iter().enumerate() {
+            let c = m.count_ones();
+            if r < c {
+                self.state[a] = Value {
+                    family: fa,
+                    start: sa,
+                };
+                self.state[b] = Value {
+                    family: fi,
+                    start: nth_bit(*m, r),
+                };
+                return;
+            }
+            r -= c;
+        }
+    }
+
+    /// One sweep: a single-variable move for every variable (cheap: a few word operations
+    /// each), then one pair move on a uniformly drawn pair (costlier: it enumerates the first
+    /// variable's values; it is what lets variables exchange the required elements they
+    /// cover).
+    pub fn sweep(&mut self, rng: &mut impl Rng) {
+        let n = self.state.len();
+        for a in 0..n {
+            self.step_pair(a, a, rng);
+        }
+        if n > 1 {
+            let a = rng.random_range(0..n);
+            let b = rng.random_range(0..n - 1);
+            let b = if b >= a { b + 1 } else { b };
+            self.step_pair(a, b, rng);
+        }
+    }
+}
+
+/// Randomised depth-first search for one solution: while a required element is uncovered,
+/// branch on the (variable, value) pairs covering the lowest one; then place the remaining
+/// variables one by one, with a forward check that each still has a value.
+fn first_solution(
+    p: &PlacementCsp,
+    state: &mut [Option<Value>],
+    blocked: u128,
+    covered: u128,
+    nodes: &mut u64,
+    max_nodes: u64,
+    rng: &mut impl Rng,
+) -> Result<bool, CspError> {
+    *nodes += 1;
+    if *nodes > max_nodes {
+        return Err(CspError::BudgetExceeded {
+            max_nodes,
+            component_vars: p.vars.len(),
+        });
+    }
+    let need = p.required & !covered;
+    let free: Vec<usize> = (0..state.len()).filter(|&v| state[v].is_none()).collect();
+    let mut cands: Vec<(usize, Value)> = Vec::new();
+    if need != 0 {
+        let cap: u32 = free
+            .iter()
+            .map(|&v| {
+                p.vars[v]
+                    .iter()
+                    .map(|f| f.shape.count_ones())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .sum();
+        if need.count_ones() > cap {
+            return Ok(false);
+        }
+        let m = 1u128 << need.trailing_zeros();
+        for &v in &free {
+            for (fi, f) in p.vars[v].iter().enumerate() {
+                for s in bits(f.free_starts(blocked) & meeting_starts(f.shape, m)) {
+                    cands.push((
+                        v,
+                        Value {
+                            family: fi,
+                            start: s,
+                        },
+                    ));
+                }
+            }
+        }
+    } else {
+        let Some(&v) = free.first() else {
+            return Ok(true);
+        };
+        for &w in &free {
+            if p.vars[w].iter().all(|f| f.free_starts(blocked) == 0) {
+                return Ok(false);
+            }
+        }
+        for (fi, f) in p.vars[v].iter().enumerate() {
+            for s in bits(f.free_starts(blocked)) {
+                cands.push((
+                    v,
+                    Value {
+                        family: fi,
+                        start: s,
+                    },
+                ));
+            }
+        }
+    }
+    while !cands.is_empty() {
+        let i = rng.random_range(0..cands.len());
+        let (v, val) = cands.swap_remove(i);
+        let f = &p.vars[v][val.family];
+        state[v] = Some(val);
+        if first_solution(
+            p,
+            state,
+            blocked | f.block(val.start),
+            covered | f.cells(val.start),
+            nodes,
+            max_nodes,
+            rng,
+        )? {
+            return Ok(true);
+        }
+        state[v] = None;
+    }
+    Ok(false)
+}
+
+/// Monte Carlo estimates from a [`PlacementChain`].
+///
+/// The estimates are Rao-Blackwellised: after each sweep, every variable contributes the
+/// exact distribution of its value *given the other variables' current values* (uniform over
+/// its consistent values), instead of the single value it happens to hold. This has the same
+/// expectation and a much smaller variance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacementEstimate {
+    /// Sweeps recorded (after the burn-in).
+    pub samples: u64,
+    /// `value_probs[v][f][s]`: estimated probability that variable `v` takes start `s` of
+    /// family `f`.
+    pub value_probs: Vec<Vec<Vec<f64>>>,
+    /// Estimated probability that each element is covered.
+    pub element_probs: Vec<f64>,
+}
+
+impl PlacementEstimate {
+    /// The estimated probability that each element is covered.
+    pub fn marginals(&self) -> Vec<f64> {
+        self.element_probs.clone()
+    }
+}
+
+impl PlacementChain {
+    /// Adds, for every variable, its conditional distribution given the others to `acc`.
+    #[allow(clippy::needless_range_loop)] // `v` indexes the state and the variables too
+    fn accumulate(&self, acc: &mut [Vec<Vec<f64>>]) {
+        for v in 0..self.state.len() {
+            let (block, cells) = self.others([v, v]);
+            let need = self.p.required & !cells;
+            let masks: Vec<u128> = self.p.vars[v]
+                .iter()
+                .map(|f| {
+                    let mut m = f.free_starts(block);
+                    for e in bits(need) {
+                        m &= meeting_starts(f.shape, 1u128 << e);
+                    }
+                    m
+                })
+                .collect();
+            let total: u32 = masks.iter().map(|m| m.count_ones()).sum();
+            if total == 0 {
+                continue;
+            }
+            let w = 1.0 / f64::from(total);
+            for (fi, m) in masks.iter().enumerate() {
+                for s in bits(*m) {
+                    acc[v][fi][s as usize] += w;
+                }
+            }
+        }
+    }
+}
+
+/// Runs a [`PlacementChain`] for `burn_in` sweeps, then records `samples` sweeps
+/// (Rao-Blackwellised, see [`PlacementEstimate`]).
+///
+/// # Errors
+/// As [`PlacementChain::new`].
+#[allow(clippy::needless_range_loop)] // `s` is a start offset as well as an index
+pub fn estimate_placements(
+    csp: &PlacementCsp,
+    budget: &Budget,
+    burn_in: u64,
+    samples: u64,
+    rng: &mut impl Rng,
+) -> Result<PlacementEstimate, CspError> {
+    let mut chain = PlacementChain::new(csp, budget, rng)?;
+    for _ in 0..burn_in {
+        chain.sweep(rng);
+    }
+    let mut acc: Vec<Vec<Vec<f64>>> = chain
+        .p
+        .vars
+        .iter()
+        .map(|fs| vec![vec![0.0; MAX_ELEMENTS]; fs.len()])
+        .collect();
+    for _ in 0..samples {
+        chain.sweep(rng);
+        chain.accumulate(&mut acc);
+    }
+    let t = samples.max(1) as f64;
+    let mut element_probs = vec![0.0; csp.universe];
+    for (v, fs) in chain.p.vars.iter().enumerate() {
+        for (fi, f) in fs.iter().enumerate() {
+            for s in 0..MAX_ELEMENTS {
+                let x = &mut acc[v][fi][s];
+                if *x > 0.0 {
+                    *x /= t;
+                    for e in bits(f.cells(s as u32)) {
+                        element_probs[e as usize] += *x;
+                    }
+                }
+            }
+        }
+    }
+    Ok(PlacementEstimate {
+        samples,
+        value_probs: acc,
+        element_probs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meeting_starts_matches_a_loop() {
+        let shape = 0b1011u128;
+        let mask = (1u128 << 7) | (1u128 << 20);
+        let m = meeting_starts(shape, mask);
+        for s in 0..120u32 {
+            assert_eq!(m >> s & 1 == 1, (shape << s) & mask != 0, "start {s}");
+        }
+    }
+
+    #[test]
+    fn sliced_counter_counts() {
+        let mut out = vec![0u128; 128];
+        let mut c = SlicedCounter::new();
+        for i in 0..1000u128 {
+            c.add(i | 1, &mut out);
+        }
+        c.flush(&mut out);
+        assert_eq!(out[0], 1000);
+        assert_eq!(out[1], 500);
+        assert_eq!(
+            out[9],
+            (0..1000u128).filter(|i| i >> 9 & 1 == 1).count() as u128
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! Placement problems (ships on small grids) against the plain enumeration, the exact sampler
+//! and the Markov chain against exact marginals, and the 10x10 fixture.
+#![allow(clippy::unwrap_used, clippy::needless_range_loop)]
+
+use csp_core::{
+    Budget, CspError, Family, PlacementChain, PlacementCsp, Value, analyze_placements,
+    analyze_placements_naive, estimate_placements, sample_placements,
+};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const BIG: Budget = Budget {
+    max_nodes: u64::MAX,
+};
+
+/// The halo of cell set `cells` on a `w` x `h` grid: the cells and their 8 neighbours.
+fn halo(cells: u128, w: usize, h: usize) -> u128 {
+    let mut out = 0u128;
+    for c in 0..w * h {
+        if cells >> c & 1 == 1 {
+            let (x, y) = ((c % w) as i64, (c / w) as i64);
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let (nx, ny) = (x + dx, y + dy);
+                    if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
+                        out |= 1u128 << (ny as usize * w + nx as usize);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The two families (horizontal, vertical) of a ship of length `len` on a `w` x `h` grid.
+fn ship(len: usize, w: usize, h: usize, no_touch: bool) -> Vec<Family> {
+    let mut out = Vec::new();
+    for vertical in [false, true] {
+        let shape: u128 = (0..len).fold(0, |a, i| a | 1u128 << (if vertical { i * w } else { i }));
+        let mut starts = 0u128;
+        for y in 0..h {
+            for x in 0..w {
+                let fits = if vertical { y + len <= h } else { x + len <= w };
+                if fits {
+                    starts |= 1u128 << (y * w + x);
+                }
+            }
+        }
+        let mut f = Family::new(shape, starts).unwrap();
+        if no_touch {
+            let table = (0..128u32)
+                .map(|s| {
+                    if starts >> s & 1 == 1 {
+                        halo(shape << s, w, h)
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            f = f.with_halo(table).unwrap();
+        }
+        out.push(f);
+        if len == 1 {
+            break;
+        }
+    }
+    out
+}
+
+fn fleet(lens: &[usize], w: usize, h: usize, no_touch: bool) -> PlacementCsp {
+    let mut p = PlacementCsp::new(w * h).unwrap();
+    for &l in lens {
+        p.add_var(ship(l, w, h, no_touch)).unwrap();
+    }
+    p
+}
+
+fn assert_same(p: &PlacementCsp) {
+    let naive = analyze_placements_naive(p, &BIG);
+    let fast = analyze_placements(p, &BIG);
+    match (naive, fast) {
+        (Ok(n), Ok(f)) => {
+            assert_eq!(n.solutions, f.solutions);
+            assert_eq!(n.element_counts, f.element_counts);
+            assert_eq!(n.value_counts, f.value_counts);
+        }
+        (Ok(n), Err(CspError::Inconsistent)) => assert_eq!(n.solutions, 0),
+        (n, f) => panic!("naive {n:?} fast {f:?}"),
+    }
+}
+
+#[test]
+fn empty_boards_match_the_enumeration() {
+    for no_touch in [false, true] {
+        for (lens, w, h) in [
+            (&[3, 2, 2][..], 6, 6),
+            (&[2, 2][..], 3, 3),
+            (&[4, 3][..], 5, 4),
+            (&[3, 3, 2, 1][..], 5, 5),
+        ] {
+            assert_same(&fleet(lens, w, h, no_touch));
+        }
+    }
+}
+
+#[test]
+fn small_counts_known_by_hand() {
+    // Two dominoes on a 2x2 grid: both horizontal or both vertical, 2 labelled ways each.
+    let p = fleet(&[2, 2], 2, 2, false);
+    assert_eq!(analyze_placements(&p, &BIG).unwrap().solutions, 4);
+    // No-touch: impossible.
+    let p = fleet(&[2, 2], 2, 2, true);
+    assert!(matches!(
+        analyze_placements(&p, &BIG),
+        Err(CspError::Inconsistent) | Ok(csp_core::PlacementAnalysis { solutions: 0, .. })
+    ));
+    // A 3 on a 3x1 strip... as a 3x3 grid: 6 placements.
+    let p = fleet(&[3], 3, 3, false);
+    let a = analyze_placements(&p, &BIG).unwrap();
+    assert_eq!(a.solutions, 6);
+    assert_eq!(a.element_counts[4], 2); // the centre: middle row and middle column
+    assert_eq!(a.element_counts[0], 2);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// Random constraints (required, forbidden, per-variable covers, a fixed variable) on a
+    /// 6x6 board with ships 3, 2, 2: exact counts, per-element and per-value counts equal the
+    /// plain enumeration.
+    #[test]
+    fn random_constraints_match_the_enumeration(
+        no_touch in any::<bool>(),
+        req in proptest::collection::vec(0usize..36, 0..4),
+        forb in proptest::collection::vec(0usize..36, 0..10),
+        var_cover in proptest::option::of((0usize..3, 0usize..36)),
+        subset in proptest::option::of((0usize..3, any::<u64>())),
+    ) {
+        let mut p = fleet(&[3, 2, 2], 6, 6, no_touch);
+        for &e in &req {
+            p.require(1u128 << e).unwrap();
+        }
+        for &e in &forb {
+            if !req.contains(&e) {
+                p.forbid(1u128 << e).unwrap();
+            }
+        }
+        if let Some((v, e)) = var_cover {
+            p.require_var(v, 1u128 << e).unwrap();
+        }
+        if let Some((v, bitsel)) = subset {
+            // Restrict to values inside a random half of the board.
+            let area = u128::from(bitsel) & ((1u128 << 36) - 1);
+            p.retain(v, |c| c & !area == 0).unwrap();
+        }
+        assert_same(&p);
+    }
+}
+
+#[test]
+fn errors_are_reported() {
+    assert!(PlacementCsp::new(129).is_err());
+    assert!(Family::new(0, 1).is_err());
+    assert!(Family::new(1u128 << 100, 1u128 << 30).is_err());
+    let mut p = PlacementCsp::new(10).unwrap();
+    assert!(
+        p.add_var(vec![Family::new(0b11, 1u128 << 9).unwrap()])
+            .is_err()
+    );
+    assert!(p.require(1u128 << 10).is_err());
+    assert!(p.require_var(0, 1).is_err());
+    assert!(
+        Family::new(0b11, 1)
+            .unwrap()
+            .with_halo(vec![0; 128])
+            .is_err()
+    );
+}
+
+#[test]
+fn is_solution_checks_everything() {
+    let mut p = fleet(&[2, 2], 3, 3, true);
+    p.require(1).unwrap();
+    let a = Value {
+        family: 0,
+        start: 0,
+    }; // cells 0, 1
+    let far = Value {
+        family: 0,
+        start: 7,
+    }; // cells 7, 8
+    let near = Value {
+        family: 0,
+        start: 3,
+    }; // cells 3, 4: touches a
+    assert!(p.is_solution(&[a, far]));
+    assert!(!p.is_solution(&[a, near]));
+    assert!(!p.is_solution(&[far, far]));
+    assert!(!p.is_solution(&[a]));
+}
+
+/// Empirical frequencies of the exact sampler and the chain against exact marginals: every
+/// element within 5 standard errors `sqrt(p (1 - p) / n)` (for the chain, `n` is divided by
+/// an allowance of 4 for the correlation between sweeps). A wrong sampler such as placing
+/// ships one after another uniformly (which over-weights crowded layouts) shifts marginals by
+/// several percent and fails.
+fn check_sampled(p: &PlacementCsp, seed: u64) {
+    let exact = analyze_placements(p, &BIG).unwrap();
+    let m = exact.marginals();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let n = 3000usize;
+    let mut hits = vec![0usize; p.universe()];
+    for _ in 0..n {
+        let s = sample_placements(p, &BIG, &mut rng).unwrap();
+        assert!(p.is_solution(&s));
+        let cells = s
+            .iter()
+            .enumerate()
+            .fold(0u128, |a, (v, &val)| a | p.cells(v, val).unwrap());
+        for e in 0..p.universe() {
+            hits[e] += (cells >> e & 1) as usize;
+        }
+    }
+    for e in 0..p.universe() {
+        let f = hits[e] as f64 / n as f64;
+        let se = (m[e] * (1.0 - m[e]) / n as f64).sqrt();
+        assert!(
+            (f - m[e]).abs() <= 5.0 * se + 1e-12,
+            "exact sampler element {e}: {f} vs {}",
+            m[e]
+        );
+    }
+    let sweeps = 20_000u64;
+    let est = estimate_placements(p, &BIG, 200, sweeps, &mut rng).unwrap();
+    let em = est.marginals();
+    for e in 0..p.universe() {
+        let se = (m[e] * (1.0 - m[e]) / (sweeps as f64 / 4.0)).sqrt();
+        assert!(
+            (em[e] - m[e]).abs() <= 5.0 * se + 1e-12,
+            "chain element {e}: {} vs {}",
+            em[e],
+            m[e]
+        );
+    }
+}
+
+#[test]
+fn samplers_match_exact_marginals() {
+    for no_touch in [false, true] {
+        let p = fleet(&[3, 2, 2], 6, 6, no_touch);
+        check_sampled(&p, 11);
+        // With observations: two hits next to each other, some misses, ship 0 covers cell 14.
+        let mut p = fleet(&[3, 2, 2], 6, 6, no_touch);
+        p.require((1u128 << 8) | (1u128 << 9)).unwrap();
+        p.forbid((1u128 << 7) | (1u128 << 20) | (1u128 << 27))
+            .unwrap();
+        check_sampled(&p, 12);
+    }
+}
+
+#[test]
+fn chain_swaps_which_ship_covers_a_hit() {
+    // Two hits exactly filled by either of the two 2-ships: a single-variable chain would stay
+    // with its first choice; pair moves reach both.
+    let mut p = fleet(&[2, 2], 4, 4, false);
+    p.require(0b11).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let mut chain = PlacementChain::new(&p, &BIG, &mut rng).unwrap();
+    let mut covers0 = 0;
+    for _ in 0..2000 {
+        chain.sweep(&mut rng);
+        covers0 += usize::from(chain.cells(0) == 0b11);
+        assert!(p.is_solution(chain.state()));
+    }
+    assert!((800..1200).contains(&covers0), "{covers0}");
+}
+
+#[test]
+fn budget_is_enforced() {
+    let p = fleet(&[3, 2, 2], 6, 6, false);
+    assert!(matches!(
+        analyze_placements(&p, &Budget { max_nodes: 10 }),
+        Err(CspError::BudgetExceeded { .. })
+    ));
+}
+
+/// The empty standard 10x10 board: 30,093,975,536 labelled fleets of 5, 4, 3, 3, 2.
+/// Several seconds in release mode: `cargo test -p csp-core --release -- --ignored`.
+#[test]
+#[ignore]
+fn standard_board_fixture() {
+    let p = fleet(&[5, 4, 3, 3, 2], 10, 10, false);
+    let t = std::time::Instant::now();
+    let a = analyze_placements(&p, &BIG).unwrap();
+    eprintln!(
+        "{} fleets in {:?} ({} nodes)",
+        a.solutions,
+        t.elapsed(),
+        a.nodes
+    );
+    assert_eq!(a.solutions, 30_093_975_536);
+    assert_eq!(a.element_counts.iter().sum::<u128>(), 17 * a.solutions);
+}

@@ -1,0 +1,433 @@
+//! `gameai battleship`: evaluate shooters on seeded fleets or fleet files, and show a
+//! position's hit probabilities.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use battleship::{
+    Adjacency, Feedback, Fleet, GameRecord, Geometry, Placer, Rules, ShooterKind, game_seed, infer,
+    play, read_fleets, seeded_fleet, text,
+};
+use rand::SeedableRng;
+use rayon::prelude::*;
+
+use crate::CliError;
+use crate::showcase::Row;
+
+/// Options of `gameai battleship`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Play seeded games (or the fleets of a file) with a shooter and summarise.
+    Eval(EvalArgs),
+    /// Show a position's hit probabilities as a coloured heatmap and write it as SVG.
+    Show(ShowArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct RuleArgs {
+    /// Rule set: standard (ships may touch) or no-touch.
+    #[arg(long, default_value = "standard")]
+    rules: String,
+    /// What the defender reveals: standard, bare, hit-names-ship or sunk-reveals-cells.
+    #[arg(long, default_value = "standard")]
+    feedback: String,
+    /// Shots per turn (salvo).
+    #[arg(long, default_value_t = 1)]
+    salvo: usize,
+}
+
+impl RuleArgs {
+    fn rules(&self) -> Result<Rules, CliError> {
+        let mut r = Rules::by_name(&self.rules)?;
+        r.feedback = self.feedback.parse()?;
+        r.salvo = self.salvo;
+        Ok(r)
+    }
+}
+
+#[derive(Debug, clap::Args)]
+struct EvalArgs {
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Seed: fleet i and the shooter's choices in game i derive from (seed, i).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// random, hunt-target, hunt-target-parity, article, density, info-gain, hybrid,
+    /// lookahead or posterior (the default, the strongest).
+    #[arg(long, default_value = "posterior")]
+    shooter: String,
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// How the seeded fleets are placed: uniform or anti-density.
+    #[arg(long, default_value = "uniform")]
+    placer: String,
+    /// Play the fleets of this JSON-lines file instead of seeded ones.
+    #[arg(long, conflicts_with_all = ["games", "placer"])]
+    fleets: Option<PathBuf>,
+    /// Posterior shooters: search nodes of the exact count before sampling.
+    #[arg(long)]
+    exact_nodes: Option<u64>,
+    /// Posterior shooters: Markov chain sweeps recorded when sampling.
+    #[arg(long)]
+    sweeps: Option<u64>,
+    /// End with one JSON line of results.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Debug, clap::Args)]
+struct ShowArgs {
+    /// A position: one row per line, `.` unknown, `o` miss, `x` hit, `s` sunk.
+    file: PathBuf,
+    #[command(flatten)]
+    rules: RuleArgs,
+    /// Write the heatmap as SVG to this file.
+    #[arg(long, default_value = "heatmap.svg")]
+    svg: PathBuf,
+    /// Seed of the sampler (used only when exact counting is too costly).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
+    match &args.command {
+        Command::Eval(e) => eval(e, out),
+        Command::Show(s) => show(s, out),
+    }
+}
+
+/// Summary statistics of a set of games.
+#[derive(Debug, Default)]
+struct Summary {
+    shots: Vec<u32>,
+    decisions: u64,
+    estimated: u64,
+    errors: u64,
+    time: Duration,
+    time_max: Duration,
+}
+
+impl Summary {
+    fn new(records: &[GameRecord]) -> Summary {
+        let mut s = Summary::default();
+        for r in records {
+            if r.error.is_some() {
+                s.errors += 1;
+                continue;
+            }
+            s.shots.push(r.shots);
+            s.decisions += u64::from(r.decisions);
+            s.estimated += u64::from(r.estimated);
+            s.time += r.decide_time;
+            s.time_max = s.time_max.max(r.decide_time_max);
+        }
+        s.shots.sort_unstable();
+        s
+    }
+
+    fn mean(&self) -> f64 {
+        if self.shots.is_empty() {
+            return 0.0;
+        }
+        self.shots.iter().map(|&x| f64::from(x)).sum::<f64>() / self.shots.len() as f64
+    }
+
+    /// Standard error of the mean.
+    fn sem(&self) -> f64 {
+        let n = self.shots.len() as f64;
+        if n < 2.0 {
+            return 0.0;
+        }
+        let m = self.mean();
+        let var = self
+            .shots
+            .iter()
+            .map(|&x| (f64::from(x) - m).powi(2))
+            .sum::<f64>()
+            / (n - 1.0);
+        (var / n).sqrt()
+    }
+
+    /// The `q`-quantile (nearest rank).
+    fn quantile(&self, q: f64) -> u32 {
+        if self.shots.is_empty() {
+            return 0;
+        }
+        let rank = ((q * self.shots.len() as f64).ceil() as usize).clamp(1, self.shots.len());
+        self.shots[rank - 1]
+    }
+
+    fn ms_per_shot(&self) -> f64 {
+        if self.decisions == 0 {
+            0.0
+        } else {
+            self.time.as_secs_f64() * 1000.0 / self.decisions as f64
+        }
+    }
+}
+
+fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let rules = a.rules.rules()?;
+    let geo = Geometry::new(&rules)?;
+    let kind: ShooterKind = a.shooter.parse()?;
+    let placer: Placer = a.placer.parse()?;
+    let (fleets, label) = if let Some(path) = &a.fleets {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
+        let f =
+            read_fleets(&geo, &text).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        (Some(f), format!("fleets of {}", path.display()))
+    } else {
+        (
+            None,
+            format!(
+                "{} rules, {} feedback, {} fleets, seed {}",
+                a.rules.rules, rules.feedback, placer, a.seed
+            ),
+        )
+    };
+    let games = fleets.as_ref().map_or(a.games, |f| f.len() as u64);
+    let play_one = |i: u64| -> Result<GameRecord, battleship::Error> {
+        let fleet: Fleet = match &fleets {
+            Some(f) => f[i as usize].clone(),
+            None => seeded_fleet(&geo, placer, a.seed, i)?,
+        };
+        let mut config = infer::PosteriorConfig::default();
+        if let Some(n) = a.exact_nodes {
+            config.exact_nodes = n;
+        }
+        if let Some(n) = a.sweeps {
+            config.sweeps = n;
+            config.burn_in = config.burn_in.min(n);
+        }
+        let mut shooter = kind.build_with(config);
+        Ok(play(
+            &geo,
+            fleet,
+            shooter.as_mut(),
+            game_seed(a.seed ^ 0x5eed_5eed_5eed_5eed, i),
+        ))
+    };
+    let records = crate::parallel::play_games(games, a.threads, play_one)?;
+    let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
+    let s = Summary::new(&records);
+    writeln!(
+        out,
+        "{label}, shooter {kind}: {} games, mean {:.2} shots (± {:.2}), median {}, p90 {}, max {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
+        s.shots.len(),
+        s.mean(),
+        s.sem(),
+        s.quantile(0.5),
+        s.quantile(0.9),
+        s.shots.last().copied().unwrap_or(0),
+        s.ms_per_shot(),
+        s.time_max.as_secs_f64() * 1000.0,
+        if s.estimated > 0 {
+            format!(
+                ", {:.1}% of shots on sampled probabilities",
+                100.0 * s.estimated as f64 / s.decisions.max(1) as f64
+            )
+        } else {
+            String::new()
+        },
+        if s.errors > 0 {
+            format!(", {} games ended by shooter errors", s.errors)
+        } else {
+            String::new()
+        }
+    )?;
+    if a.json {
+        writeln!(
+            out,
+            "{{\"games\":{},\"shooter\":\"{}\",\"rules\":\"{}\",\"feedback\":\"{}\",\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
+            s.shots.len(),
+            kind,
+            a.rules.rules,
+            rules.feedback,
+            s.mean(),
+            s.sem(),
+            s.quantile(0.5),
+            s.quantile(0.9),
+            s.shots.last().copied().unwrap_or(0),
+            s.shots.first().copied().unwrap_or(0),
+            s.ms_per_shot(),
+            s.time_max.as_secs_f64() * 1000.0,
+            s.estimated as f64 / s.decisions.max(1) as f64,
+            s.errors
+        )?;
+    }
+    Ok(())
+}
+
+/// The colour of a probability: blue (0) through yellow to red (1).
+fn colour(p: f64) -> (u8, u8, u8) {
+    let p = p.clamp(0.0, 1.0);
+    let lerp = |a: f64, b: f64, t: f64| (a + (b - a) * t).round() as u8;
+    if p < 0.5 {
+        let t = p * 2.0;
+        (
+            lerp(30.0, 250.0, t),
+            lerp(60.0, 220.0, t),
+            lerp(160.0, 60.0, t),
+        )
+    } else {
+        let t = (p - 0.5) * 2.0;
+        (
+            lerp(250.0, 220.0, t),
+            lerp(220.0, 30.0, t),
+            lerp(60.0, 30.0, t),
+        )
+    }
+}
+
+fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let input = std::fs::read_to_string(&a.file)
+        .map_err(|e| CliError(format!("cannot read {}: {e}", a.file.display())))?;
+    let pos = text::read(&input).map_err(|e| CliError(format!("{}: {e}", a.file.display())))?;
+    let rules = a.rules.rules()?;
+    let view = pos.view(&rules)?;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
+    let post = infer::posterior(&view, &infer::PosteriorConfig::default(), &mut rng)?;
+    let (w, h) = (pos.width, pos.height);
+    match post.solutions {
+        Some(n) => writeln!(out, "exact: {n} consistent fleets")?,
+        None => writeln!(
+            out,
+            "estimated by the Markov chain (exact counting over budget)"
+        )?,
+    }
+    let unknown = view.unknown();
+    let best = (0..w * h)
+        .filter(|&c| unknown >> c & 1 == 1)
+        .max_by(|&x, &y| post.hit[x].total_cmp(&post.hit[y]));
+    for y in 0..h {
+        let mut line = String::new();
+        for x in 0..w {
+            let c = y * w + x;
+            let m = 1u128 << c;
+            let label = if view.misses() & m != 0 {
+                "  o ".to_owned()
+            } else if view.hits() & m != 0 {
+                "  x ".to_owned()
+            } else if view.sunk_cells() & m != 0 {
+                "  s ".to_owned()
+            } else {
+                format!("{:>3.0} ", 100.0 * post.hit[c])
+            };
+            let (r, g, b) = colour(post.hit[c]);
+            line.push_str(&format!(
+                "\x1b[48;2;{r};{g};{b}m\x1b[38;2;0;0;0m{label}\x1b[0m"
+            ));
+        }
+        writeln!(out, "{line}")?;
+    }
+    if let Some(b) = best {
+        writeln!(
+            out,
+            "best shot: {},{} (hit probability {:.2}%)",
+            b % w,
+            b / w,
+            100.0 * post.hit[b]
+        )?;
+    }
+    let cell = 40;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n",
+        w * cell,
+        h * cell
+    );
+    for y in 0..h {
+        for x in 0..w {
+            let c = y * w + x;
+            let m = 1u128 << c;
+            let (r, g, b) = colour(post.hit[c]);
+            let label = if view.misses() & m != 0 {
+                "o".to_owned()
+            } else if view.hits() & m != 0 {
+                "x".to_owned()
+            } else if view.sunk_cells() & m != 0 {
+                "s".to_owned()
+            } else {
+                format!("{:.0}", 100.0 * post.hit[c])
+            };
+            svg.push_str(&format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{cell}\" height=\"{cell}\" fill=\"rgb({r},{g},{b})\" stroke=\"#333\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{label}</text>\n",
+                x * cell,
+                y * cell,
+                x * cell + cell / 2,
+                y * cell + cell / 2 + 4
+            ));
+        }
+    }
+    svg.push_str("</svg>\n");
+    std::fs::write(&a.svg, svg)
+        .map_err(|e| CliError(format!("cannot write {}: {e}", a.svg.display())))?;
+    writeln!(out, "wrote {}", a.svg.display())?;
+    Ok(())
+}
+
+/// The showcase's Battleship part: seeded games per shooter on the standard rules.
+pub fn showcase(out: &mut impl Write) -> Result<Vec<Row>, CliError> {
+    let mut rows = Vec::new();
+    for (rules, name) in [
+        (Rules::standard(), "standard"),
+        (
+            Rules {
+                adjacency: Adjacency::NoTouch,
+                feedback: Feedback::Standard,
+                ..Rules::standard()
+            },
+            "no-touch",
+        ),
+    ] {
+        let geo: Arc<Geometry> = Geometry::new(&rules)?;
+        let shooters: &[(ShooterKind, u64)] = if name == "standard" {
+            &[
+                (ShooterKind::Random, 100),
+                (ShooterKind::HuntTargetParity, 100),
+                (ShooterKind::Density, 100),
+                (ShooterKind::BEST, 16),
+            ]
+        } else {
+            &[(ShooterKind::BEST, 16)]
+        };
+        for &(kind, games) in shooters {
+            let t = Instant::now();
+            let records: Vec<Result<GameRecord, battleship::Error>> = (0..games)
+                .into_par_iter()
+                .map(|i| {
+                    let fleet = seeded_fleet(&geo, Placer::Uniform, 1, i)?;
+                    let mut s = kind.build();
+                    Ok(play(&geo, fleet, s.as_mut(), game_seed(2, i)))
+                })
+                .collect();
+            let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
+            let s = Summary::new(&records);
+            writeln!(
+                out,
+                "Battleship: {name} rules, shooter {kind}: mean {:.2} shots over {} games",
+                s.mean(),
+                s.shots.len()
+            )?;
+            rows.push(Row {
+                game: "Battleship",
+                task: format!("{games} {name} games, shooter {kind}"),
+                result: format!("{:.1} shots mean", s.mean()),
+                time: t.elapsed(),
+            });
+        }
+    }
+    Ok(rows)
+}

@@ -1,0 +1,112 @@
+//! `pbrain-gameai`: the Gomoku engine as a Gomocup (piskvork) brain on standard input/output.
+//!
+//! A reader thread turns standard input into lines (CR, LF or CR LF) and queues them, so that
+//! lines arriving while the engine thinks are neither lost nor misread; the main thread answers
+//! them in order, flushing after every line. A panic inside the engine is caught and answered
+//! with `ERROR`, and a closed output ends the program quietly.
+//!
+//! Options (for testing; tournament managers pass none): `--engine alphabeta|bestfirst`.
+
+use std::io::{self, Read, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use gomoku::protocol::{Brain, LineSplitter};
+use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, GomokuError, Move};
+use search_core::best_first::{BestFirstConfig, Policy};
+
+/// Memory used when the manager sets no limit.
+const DEFAULT_MEMORY: u64 = 256 << 20;
+
+/// Either built-in engine, chosen at run time.
+struct Boxed(Box<dyn Engine>);
+
+impl Engine for Boxed {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn new_game(&mut self) {
+        self.0.new_game();
+    }
+    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        self.0.choose_move(board, time)
+    }
+}
+
+/// The engine `kind` sized for a memory limit of `bytes` (0: none), keeping half of the limit
+/// for the rest of the process.
+fn build(kind: &str, bytes: u64) -> Boxed {
+    let budget = if bytes == 0 {
+        DEFAULT_MEMORY
+    } else {
+        (bytes / 2).min(DEFAULT_MEMORY)
+    };
+    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+    match kind {
+        "bestfirst" => Boxed(Box::new(BestFirstEngine::with_config(BestFirstConfig {
+            memory_bytes: budget,
+            policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+        }))),
+        _ => Boxed(Box::new(AlphaBetaEngine::with_memo_bytes(budget))),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let kind = match args.iter().position(|a| a == "--engine") {
+        Some(i) => args.get(i + 1).cloned().unwrap_or_default(),
+        None => "alphabeta".to_string(),
+    };
+    if kind != "alphabeta" && kind != "bestfirst" {
+        let _ = writeln!(io::stderr(), "pbrain-gameai: unknown engine {kind:?}");
+        std::process::exit(2);
+    }
+
+    let (tx, rx) = mpsc::channel::<String>();
+    thread::spawn(move || {
+        let mut stdin = io::stdin().lock();
+        let mut splitter = LineSplitter::new();
+        let mut buf = [0u8; 4096];
+        let mut lines = Vec::new();
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => splitter.push(&buf[..n], &mut lines),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+            for line in lines.drain(..) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        }
+        splitter.finish(&mut lines);
+        for line in lines {
+            let _ = tx.send(line);
+        }
+    });
+
+    let hook_kind = kind.clone();
+    let mut brain =
+        Brain::new(build(&kind, 0)).with_memory_hook(Box::new(move |b| build(&hook_kind, b)));
+    let mut out = io::stdout().lock();
+    // Ends when standard input closes (the manager is gone) or on END.
+    for line in rx {
+        let answer = catch_unwind(AssertUnwindSafe(|| brain.handle_line(&line)));
+        let (lines, quit) = match answer {
+            Ok(o) => (o.lines, o.quit),
+            Err(_) => (vec!["ERROR internal error".to_string()], false),
+        };
+        for l in lines {
+            if writeln!(out, "{l}").and_then(|()| out.flush()).is_err() {
+                return;
+            }
+        }
+        if quit {
+            return;
+        }
+    }
+}

@@ -1,0 +1,760 @@
+//! `gameai gomoku`: play against the engine in the terminal, or run engine matches.
+//!
+//! A match plays N games between two engines, each a built-in one (`alphabeta`, the main
+//! engine; `bestfirst`, the classic arena engine) or an external Gomocup brain run as a
+//! program (`cmd:PROGRAM ARGS...`). Games start from openings (a built-in set or a file) and
+//! come in pairs with colours swapped, so an opening's advantage cancels out.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use gomoku::protocol::ExternalEngine;
+use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, GomokuError, Move, Rule, Stone};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use search_core::best_first::{BestFirstConfig, Policy};
+
+use crate::CliError;
+use crate::showcase::Row;
+
+/// Options of `gameai gomoku`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Play against the engine: type moves as `h7` (column letter, row number as shown) or
+    /// `7,7` (zero-based x,y); `undo` takes back your last move, `quit` ends.
+    Play(PlayArgs),
+    /// Play engines against each other from openings, colours swapped, and summarise.
+    Match(MatchArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct PlayArgs {
+    /// The engine: alphabeta, bestfirst or cmd:PROGRAM ARGS...
+    #[arg(long, default_value = "alphabeta")]
+    engine: String,
+    /// Your colour: black (moves first) or white.
+    #[arg(long, default_value = "black")]
+    colour: String,
+    /// Engine thinking time per move, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    time_ms: u64,
+    #[command(flatten)]
+    game: GameArgs,
+}
+
+#[derive(Debug, clap::Args)]
+struct GameArgs {
+    /// Board side (5..=32).
+    #[arg(long, default_value_t = 15)]
+    size: usize,
+    /// freestyle (five or more wins) or exact (exactly five).
+    #[arg(long, default_value = "freestyle")]
+    rule: String,
+    /// Memory for each built-in engine's tree or table, in MiB.
+    #[arg(long, default_value_t = 64)]
+    memory_mb: usize,
+}
+
+#[derive(Debug, clap::Args)]
+struct MatchArgs {
+    /// First engine: alphabeta, bestfirst or cmd:PROGRAM ARGS...
+    engine_a: String,
+    /// Second engine, likewise.
+    engine_b: String,
+    /// Number of games (game 2k and 2k+1 share an opening, colours swapped).
+    #[arg(long, default_value_t = 16)]
+    games: usize,
+    /// Thinking time per move, in milliseconds, for both engines.
+    #[arg(long, default_value_t = 200)]
+    time_ms: u64,
+    /// Openings file: one opening a line, moves as `x,y` or `h7` separated by spaces, relative
+    /// to nothing (absolute cells); `#` starts a comment. Default: the built-in set.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Games played at once. Engines think on the clock, so more threads than cores makes
+    /// them weaker; the default plays one game at a time.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// End with one JSON line of results.
+    #[arg(long)]
+    json: bool,
+    /// Print every finished game's board.
+    #[arg(long)]
+    boards: bool,
+    #[command(flatten)]
+    game: GameArgs,
+}
+
+pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
+    match &args.command {
+        Command::Play(a) => {
+            let stdin = std::io::stdin();
+            play(a, &mut stdin.lock(), out)
+        }
+        Command::Match(a) => run_match(a, out),
+    }
+}
+
+fn parse_rule(s: &str) -> Result<Rule, CliError> {
+    match s.to_ascii_lowercase().as_str() {
+        "freestyle" | "free" => Ok(Rule::Freestyle),
+        "exact" | "exactly-five" | "exactlyfive" => Ok(Rule::ExactlyFive),
+        _ => Err(CliError(format!("unknown rule {s:?} (freestyle or exact)"))),
+    }
+}
+
+/// An engine chosen on the command line.
+struct AnyEngine(Box<dyn Engine>);
+
+impl Engine for AnyEngine {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn new_game(&mut self) {
+        self.0.new_game();
+    }
+    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        self.0.choose_move(board, time)
+    }
+}
+
+/// Builds the engine described by `spec` (see [`MatchArgs::engine_a`]).
+fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
+    let bytes = memory_mb.max(1) << 20;
+    match spec {
+        "alphabeta" => Ok(AnyEngine(Box::new(AlphaBetaEngine::with_memo_bytes(bytes)))),
+        "bestfirst" => Ok(AnyEngine(Box::new(BestFirstEngine::with_config(
+            BestFirstConfig {
+                memory_bytes: bytes,
+                policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+            },
+        )))),
+        _ => {
+            let Some(command) = spec.strip_prefix("cmd:") else {
+                return Err(CliError(format!(
+                    "unknown engine {spec:?} (alphabeta, bestfirst or cmd:PROGRAM ARGS...)"
+                )));
+            };
+            let mut words = command.split_whitespace().map(str::to_string);
+            let program = words
+                .next()
+                .ok_or_else(|| CliError("cmd: needs a program".into()))?;
+            let rest: Vec<String> = words.collect();
+            Ok(AnyEngine(Box::new(ExternalEngine::spawn(&program, &rest)?)))
+        }
+    }
+}
+
+/// Reads a move typed by a person: `h7` (column letter as the board shows it, row number) or
+/// `7,7` (zero-based x,y). Letters past `z` are the capitals `A`.. of boards wider than 26.
+fn parse_user_move(s: &str, size: usize) -> Option<Move> {
+    let s = s.trim();
+    if s.contains(',') {
+        let mut p = s.split(',');
+        let x: u8 = p.next()?.trim().parse().ok()?;
+        let y: u8 = p.next()?.trim().parse().ok()?;
+        return p.next().is_none().then_some(Move::new(x, y));
+    }
+    let mut chars = s.chars();
+    let c = chars.next()?;
+    let x = match c {
+        'a'..='z' => c as u32 - 'a' as u32,
+        'A'..='Z' if size <= 26 => c as u32 - 'A' as u32,
+        'A'..='F' => 26 + c as u32 - 'A' as u32,
+        _ => return None,
+    };
+    let y: u32 = chars.as_str().trim().parse().ok()?;
+    (x < 256 && y < 256).then(|| Move::new(x as u8, y as u8))
+}
+
+/// The column letter the board diagram shows for `x`.
+fn column_name(x: u8) -> char {
+    let letters: Vec<char> = "abcdefghijklmnopqrstuvwxyzABCDEF".chars().collect();
+    letters.get(usize::from(x)).copied().unwrap_or('?')
+}
+
+fn move_name(m: Move) -> String {
+    format!("{}{} ({},{})", column_name(m.x), m.y, m.x, m.y)
+}
+
+fn colour_name(s: Stone) -> &'static str {
+    match s {
+        Stone::Black => "Black (X)",
+        Stone::White => "White (O)",
+    }
+}
+
+fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Result<(), CliError> {
+    let rule = parse_rule(&args.game.rule)?;
+    let mut board = Board::new(args.game.size, rule)?;
+    let human = match args.colour.to_ascii_lowercase().as_str() {
+        "black" | "b" | "x" => Stone::Black,
+        "white" | "w" | "o" => Stone::White,
+        other => {
+            return Err(CliError(format!(
+                "unknown colour {other:?} (black or white)"
+            )));
+        }
+    };
+    let mut engine = make_engine(&args.engine, args.game.memory_mb)?;
+    let time = Duration::from_millis(args.time_ms);
+    writeln!(
+        out,
+        "You play {} against {}. Moves: h7 or 7,7; undo; quit.",
+        colour_name(human),
+        engine.name()
+    )?;
+    let mut line = String::new();
+    loop {
+        if let Some(w) = board.winner() {
+            writeln!(out, "{board}")?;
+            let who = if w == human {
+                "You win"
+            } else {
+                "The engine wins"
+            };
+            writeln!(out, "{who} ({}).", colour_name(w))?;
+            return Ok(());
+        }
+        if board.is_full() {
+            writeln!(out, "{board}")?;
+            writeln!(out, "Draw: the board is full.")?;
+            return Ok(());
+        }
+        if board.side_to_move() != human {
+            let t = Instant::now();
+            let m = engine.choose_move(&board, time)?;
+            board.play(m)?;
+            writeln!(
+                out,
+                "{} plays {} ({} ms)",
+                engine.name(),
+                move_name(m),
+                t.elapsed().as_millis()
+            )?;
+            continue;
+        }
+        writeln!(out, "{board}")?;
+        write!(out, "Your move ({}): ", colour_name(human))?;
+        out.flush()?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(());
+        }
+        let cmd = line.trim();
+        match cmd.to_ascii_lowercase().as_str() {
+            "" => continue,
+            "quit" | "exit" | "q" => return Ok(()),
+            "undo" | "u" => {
+                // At the prompt the last move is the engine's reply to your last move.
+                if board.history().len() >= 2 {
+                    board.undo();
+                    board.undo();
+                    engine.new_game();
+                } else {
+                    writeln!(out, "Nothing to undo.")?;
+                }
+                continue;
+            }
+            "help" | "?" => {
+                writeln!(
+                    out,
+                    "Type a cell as column letter and row number (h7) or as x,y (7,7), \
+                     both as the board shows them; undo; quit."
+                )?;
+                continue;
+            }
+            _ => {}
+        }
+        match parse_user_move(cmd, board.size()) {
+            None => writeln!(
+                out,
+                "Cannot read {cmd:?}: type a cell like h7 or 7,7, undo or quit."
+            )?,
+            Some(m) => match board.play(m) {
+                Ok(()) => {}
+                Err(e) => writeln!(out, "{}: {e}", move_name(m))?,
+            },
+        }
+    }
+}
+
+/// The built-in openings, as offsets from the centre (Black, White, Black, ...). Short and
+/// not decisive for either side; every opening is played twice, colours swapped.
+const OPENINGS: [&[(i8, i8)]; 10] = [
+    &[(0, 0), (0, -1), (0, -2)],
+    &[(0, 0), (0, -1), (2, -2)],
+    &[(0, 0), (0, -1), (-2, 0)],
+    &[(0, 0), (0, -1), (-1, 1)],
+    &[(0, 0), (1, -1), (2, -2)],
+    &[(0, 0), (1, -1), (2, 0)],
+    &[(0, 0), (1, -1), (0, 2)],
+    &[(0, 0), (1, -1), (-1, 2)],
+    &[(0, 0), (1, 0), (-1, -1), (2, 1)],
+    &[(0, 0), (2, 1), (-1, 1), (1, -2)],
+];
+
+/// The built-in openings placed on a board of `size`.
+fn builtin_openings(size: usize) -> Vec<Vec<Move>> {
+    let c = (size / 2) as i32;
+    OPENINGS
+        .iter()
+        .filter_map(|o| {
+            o.iter()
+                .map(|&(dx, dy)| {
+                    let (x, y) = (c + i32::from(dx), c + i32::from(dy));
+                    (x >= 0 && y >= 0 && (x as usize) < size && (y as usize) < size)
+                        .then(|| Move::new(x as u8, y as u8))
+                })
+                .collect::<Option<Vec<Move>>>()
+        })
+        .collect()
+}
+
+/// Reads an openings file: one opening a line, moves separated by spaces.
+fn read_openings(text: &str, size: usize, rule: Rule) -> Result<Vec<Vec<Move>>, CliError> {
+    let mut openings = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut board = Board::new(size, rule)?;
+        let mut moves = Vec::new();
+        for word in line.split_whitespace() {
+            let m = parse_user_move(word, size).ok_or_else(|| {
+                CliError(format!("openings line {}: cannot read {word:?}", n + 1))
+            })?;
+            board
+                .play(m)
+                .map_err(|e| CliError(format!("openings line {}: {word}: {e}", n + 1)))?;
+            moves.push(m);
+        }
+        if board.is_over() {
+            return Err(CliError(format!(
+                "openings line {}: the game is over",
+                n + 1
+            )));
+        }
+        openings.push(moves);
+    }
+    if openings.is_empty() {
+        return Err(CliError("the openings file has no opening".into()));
+    }
+    Ok(openings)
+}
+
+/// How one game ended, for engine A.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Result3 {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// One finished game.
+#[derive(Debug, Clone)]
+struct GameRecord {
+    opening: usize,
+    a_black: bool,
+    result: Result3,
+    /// Why it ended, in words.
+    reason: String,
+    moves: usize,
+    board: String,
+    /// Per engine (A, B): moves made, total thinking time, longest think.
+    think: [(u32, Duration, Duration); 2],
+}
+
+fn play_game(
+    args: &MatchArgs,
+    rule: Rule,
+    opening: &[Move],
+    opening_index: usize,
+    a_black: bool,
+    engines: &mut [AnyEngine; 2],
+) -> Result<GameRecord, CliError> {
+    let mut board = Board::new(args.game.size, rule)?;
+    for &m in opening {
+        board.play(m)?;
+    }
+    for e in engines.iter_mut() {
+        e.new_game();
+    }
+    let time = Duration::from_millis(args.time_ms);
+    let mut think = [(0u32, Duration::ZERO, Duration::ZERO); 2];
+    let engine_of = |s: Stone| usize::from((s == Stone::Black) != a_black);
+    let (result, reason) = loop {
+        if let Some(w) = board.winner() {
+            let a_won = engine_of(w) == 0;
+            break (
+                if a_won { Result3::Win } else { Result3::Loss },
+                format!("{} made five", engines[engine_of(w)].name()),
+            );
+        }
+        if board.is_full() {
+            break (Result3::Draw, "board full".to_string());
+        }
+        let who = engine_of(board.side_to_move());
+        let t = Instant::now();
+        let chosen = engines[who].choose_move(&board, time);
+        let spent = t.elapsed();
+        think[who].0 += 1;
+        think[who].1 += spent;
+        think[who].2 = think[who].2.max(spent);
+        let failure = match chosen {
+            Ok(m) => board
+                .play(m)
+                .err()
+                .map(|e| format!("illegal move {m}: {e}")),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(why) = failure {
+            break (
+                if who == 0 {
+                    Result3::Loss
+                } else {
+                    Result3::Win
+                },
+                format!("{} forfeits: {why}", engines[who].name()),
+            );
+        }
+    };
+    Ok(GameRecord {
+        opening: opening_index,
+        a_black,
+        result,
+        reason,
+        moves: board.history().len(),
+        board: board.to_string(),
+        think,
+    })
+}
+
+fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let rule = parse_rule(&args.game.rule)?;
+    Board::new(args.game.size, rule)?;
+    let openings = match &args.openings {
+        Some(path) => read_openings(&std::fs::read_to_string(path)?, args.game.size, rule)?,
+        None => builtin_openings(args.game.size),
+    };
+    if openings.is_empty() {
+        return Err(CliError("no opening fits on this board".into()));
+    }
+    // Check both specs (and name the engines) before starting.
+    let names = [
+        make_engine(&args.engine_a, args.game.memory_mb)?
+            .name()
+            .to_string(),
+        make_engine(&args.engine_b, args.game.memory_mb)?
+            .name()
+            .to_string(),
+    ];
+    writeln!(
+        out,
+        "Match: A = {} vs B = {}, {} games, {} ms a move, {}x{} {}, {} openings",
+        names[0],
+        names[1],
+        args.games,
+        args.time_ms,
+        args.game.size,
+        args.game.size,
+        args.game.rule,
+        openings.len()
+    )?;
+    out.flush()?;
+    let bar = ProgressBar::new(args.games as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {elapsed} ({eta} left)")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.max(1))
+        .build()
+        .map_err(|e| CliError(e.to_string()))?;
+    let start = Instant::now();
+    // Each worker keeps its engines for all its games (external brains start once). Games
+    // are reported here as they finish, so a long match shows its progress.
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<GameRecord, CliError>)>();
+    let mut records: Vec<Option<GameRecord>> = vec![None; args.games];
+    std::thread::scope(|scope| -> Result<(), CliError> {
+        scope.spawn(|| {
+            let tx = tx;
+            pool.install(|| {
+                (0..args.games).into_par_iter().for_each_init(
+                    || -> Result<[AnyEngine; 2], CliError> {
+                        Ok([
+                            make_engine(&args.engine_a, args.game.memory_mb)?,
+                            make_engine(&args.engine_b, args.game.memory_mb)?,
+                        ])
+                    },
+                    |engines, g| {
+                        let r = match engines.as_mut() {
+                            Ok(engines) => {
+                                let o = (g / 2) % openings.len();
+                                play_game(args, rule, &openings[o], o, g % 2 == 0, engines)
+                            }
+                            Err(e) => Err(CliError(e.0.clone())),
+                        };
+                        let _ = tx.send((g, r));
+                    },
+                );
+            });
+        });
+        for (g, r) in rx {
+            bar.inc(1);
+            let r = r?;
+            let (a_colour, b_colour) = if r.a_black { ("X", "O") } else { ("O", "X") };
+            let result = match r.result {
+                Result3::Win => "A wins",
+                Result3::Draw => "draw",
+                Result3::Loss => "B wins",
+            };
+            bar.suspend(|| -> Result<(), CliError> {
+                writeln!(
+                    out,
+                    "game {:>3}: opening {:>2}, A {a_colour} B {b_colour}: {result} after {} \
+                     moves ({})",
+                    g + 1,
+                    r.opening + 1,
+                    r.moves,
+                    r.reason
+                )?;
+                if args.boards {
+                    writeln!(out, "{}", r.board)?;
+                }
+                out.flush()?;
+                Ok(())
+            })?;
+            records[g] = Some(r);
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+
+    let mut points = 0.0;
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    let mut by_colour = [[0usize; 3]; 2]; // [A black, A white][win, draw, loss]
+    let mut think = [(0u32, Duration::ZERO, Duration::ZERO); 2];
+    let mut total_moves = 0;
+    for r in records.into_iter().flatten() {
+        let k = match r.result {
+            Result3::Win => {
+                wins += 1;
+                points += 1.0;
+                0
+            }
+            Result3::Draw => {
+                draws += 1;
+                points += 0.5;
+                1
+            }
+            Result3::Loss => {
+                losses += 1;
+                2
+            }
+        };
+        by_colour[usize::from(!r.a_black)][k] += 1;
+        total_moves += r.moves;
+        for (t, rt) in think.iter_mut().zip(r.think) {
+            t.0 += rt.0;
+            t.1 += rt.1;
+            t.2 = t.2.max(rt.2);
+        }
+    }
+    let games = args.games.max(1) as f64;
+    let share = 100.0 * points / games;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "A ({}) {wins} wins, {draws} draws, {losses} losses: {points:.1} of {} points ({share:.1}%)",
+        names[0], args.games
+    )?;
+    writeln!(
+        out,
+        "A as Black: {}-{}-{}, A as White: {}-{}-{} (win-draw-loss)",
+        by_colour[0][0],
+        by_colour[0][1],
+        by_colour[0][2],
+        by_colour[1][0],
+        by_colour[1][1],
+        by_colour[1][2]
+    )?;
+    let mean_ms = |t: (u32, Duration, Duration)| {
+        if t.0 == 0 {
+            0.0
+        } else {
+            t.1.as_secs_f64() * 1000.0 / f64::from(t.0)
+        }
+    };
+    for (i, name) in names.iter().enumerate() {
+        writeln!(
+            out,
+            "{} {name}: {} moves, {:.1} ms mean, {} ms longest",
+            ["A", "B"][i],
+            think[i].0,
+            mean_ms(think[i]),
+            think[i].2.as_millis()
+        )?;
+    }
+    writeln!(
+        out,
+        "{:.1} moves a game, {:.1} s in all",
+        total_moves as f64 / games,
+        start.elapsed().as_secs_f64()
+    )?;
+    if args.json {
+        writeln!(
+            out,
+            "{{\"engine_a\":\"{}\",\"engine_b\":\"{}\",\"games\":{},\"time_ms\":{},\"size\":{},\
+             \"rule\":\"{}\",\"a_wins\":{wins},\"draws\":{draws},\"b_wins\":{losses},\
+             \"a_points\":{points},\"a_share\":{:.4},\"a_mean_ms\":{:.2},\"b_mean_ms\":{:.2},\
+             \"a_max_ms\":{},\"b_max_ms\":{}}}",
+            json_escape(&names[0]),
+            json_escape(&names[1]),
+            args.games,
+            args.time_ms,
+            args.game.size,
+            json_escape(&args.game.rule),
+            points / games,
+            mean_ms(think[0]),
+            mean_ms(think[1]),
+            think[0].2.as_millis(),
+            think[1].2.as_millis()
+        )?;
+    }
+    Ok(())
+}
+
+fn json_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| match c {
+            '"' => vec!['\\', '"'],
+            '\\' => vec!['\\', '\\'],
+            c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32).chars().collect(),
+            c => vec![c],
+        })
+        .collect()
+}
+
+/// This game's part of `gameai showcase`: one short game, the main engine against the
+/// classic best-first engine, printed as a board.
+pub fn showcase(out: &mut impl Write) -> Result<Vec<Row>, CliError> {
+    let t = Instant::now();
+    let args = MatchArgs {
+        engine_a: "alphabeta".into(),
+        engine_b: "bestfirst".into(),
+        games: 1,
+        time_ms: 25,
+        openings: None,
+        threads: 1,
+        json: false,
+        boards: false,
+        game: GameArgs {
+            size: 15,
+            rule: "freestyle".into(),
+            memory_mb: 16,
+        },
+    };
+    let mut engines = [make_engine("alphabeta", 16)?, make_engine("bestfirst", 16)?];
+    let opening = builtin_openings(15);
+    let first = opening.first().cloned().unwrap_or_default();
+    let r = play_game(&args, Rule::Freestyle, &first, 0, true, &mut engines)?;
+    writeln!(
+        out,
+        "Gomoku: alphabeta (X) against bestfirst (O), 25 ms a move, 15x15 freestyle:"
+    )?;
+    write!(out, "{}", r.board)?;
+    let result = match r.result {
+        Result3::Win => "alphabeta wins",
+        Result3::Draw => "draw",
+        Result3::Loss => "bestfirst wins",
+    };
+    writeln!(out, "{result} after {} moves ({})", r.moves, r.reason)?;
+    Ok(vec![Row {
+        game: "Gomoku",
+        task: "alphabeta vs bestfirst, 25 ms a move".into(),
+        result: format!("{result} in {} moves", r.moves),
+        time: t.elapsed(),
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_user_moves() {
+        assert_eq!(parse_user_move("h7", 15), Some(Move::new(7, 7)));
+        assert_eq!(parse_user_move("H7", 15), Some(Move::new(7, 7)));
+        assert_eq!(parse_user_move(" 3, 4 ", 15), Some(Move::new(3, 4)));
+        assert_eq!(parse_user_move("A0", 32), Some(Move::new(26, 0)));
+        assert_eq!(parse_user_move("a0", 32), Some(Move::new(0, 0)));
+        assert_eq!(parse_user_move("h", 15), None);
+        assert_eq!(parse_user_move("7", 15), None);
+        assert_eq!(parse_user_move("1,2,3", 15), None);
+        assert_eq!(parse_user_move("é4", 15), None);
+        for x in 0..32u8 {
+            let m = Move::new(x, 5);
+            assert_eq!(
+                parse_user_move(&format!("{}5", column_name(x)), 32),
+                Some(m)
+            );
+        }
+    }
+
+    #[test]
+    fn openings_fit_and_differ() {
+        let o = builtin_openings(15);
+        assert!(o.len() >= 8);
+        for (i, a) in o.iter().enumerate() {
+            let mut b = Board::new(15, Rule::Freestyle).unwrap();
+            for &m in a {
+                b.play(m).unwrap();
+            }
+            assert!(!b.is_over());
+            assert!(o[..i].iter().all(|p| p != a));
+        }
+        let text = "# two openings\n7,7 7,6 h5\n\n7,7 8,8 # diagonal\n";
+        let r = read_openings(text, 15, Rule::Freestyle).unwrap();
+        assert_eq!(
+            r,
+            vec![
+                vec![Move::new(7, 7), Move::new(7, 6), Move::new(7, 5)],
+                vec![Move::new(7, 7), Move::new(8, 8)],
+            ]
+        );
+        assert!(read_openings("7,7 7,7", 15, Rule::Freestyle).is_err());
+        assert!(read_openings("zz", 15, Rule::Freestyle).is_err());
+        assert!(read_openings("# nothing", 15, Rule::Freestyle).is_err());
+    }
+
+    #[test]
+    fn plays_a_scripted_session() {
+        let args = PlayArgs {
+            engine: "bestfirst".into(),
+            colour: "black".into(),
+            time_ms: 20,
+            game: GameArgs {
+                size: 9,
+                rule: "freestyle".into(),
+                memory_mb: 8,
+            },
+        };
+        let input = "h7\nzz\n4,4\n4,4\nundo\nhelp\n0,0\nquit\n";
+        let mut out = Vec::new();
+        play(&args, &mut input.as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Cannot read \"zz\""), "{text}");
+        assert!(text.contains("already occupied") || text.matches("bestfirst plays").count() >= 3);
+        assert!(text.matches("bestfirst plays").count() >= 3, "{text}");
+    }
+}

@@ -1,0 +1,43 @@
+//! Playing many seeded games on all cores, with a progress bar.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use crate::CliError;
+
+/// A progress bar counting games.
+pub fn games_bar(games: u64) -> ProgressBar {
+    let bar = ProgressBar::new(games);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Runs `play_one(i)` for every game `i` in `0..games` on `threads` workers (all cores when
+/// `None`), with a progress bar. The results come back in game order, so a summary built from
+/// them does not depend on the number of threads or on scheduling.
+pub fn play_games<T: Send>(
+    games: u64,
+    threads: Option<usize>,
+    play_one: impl Fn(u64) -> T + Sync,
+) -> Result<Vec<T>, CliError> {
+    let bar = games_bar(games);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| CliError(format!("cannot start worker threads: {e}")))?;
+    let results = pool.install(|| {
+        (0..games)
+            .into_par_iter()
+            .map(|i| {
+                let r = play_one(i);
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    Ok(results)
+}

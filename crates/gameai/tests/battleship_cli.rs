@@ -1,0 +1,134 @@
+//! `gameai battleship` as a user runs it.
+#![allow(clippy::unwrap_used)]
+
+use std::process::{Command, Output};
+
+fn gameai(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn last_json(out: &Output) -> String {
+    text(&out.stdout).lines().last().unwrap().to_owned()
+}
+
+#[test]
+fn eval_prints_json_and_does_not_depend_on_threads() {
+    let args = |t: &'static str| {
+        vec![
+            "battleship",
+            "eval",
+            "--games",
+            "6",
+            "--seed",
+            "3",
+            "--shooter",
+            "hunt-target-parity",
+            "--json",
+            "--threads",
+            t,
+        ]
+    };
+    let a = gameai(&args("1"));
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    let b = gameai(&args("2"));
+    let ja = last_json(&a);
+    for key in [
+        "\"games\":6",
+        "\"mean_shots\":",
+        "\"median_shots\":",
+        "\"p90_shots\":",
+        "\"max_shots\":",
+        "\"ms_per_shot_mean\":",
+        "\"ms_per_shot_max\":",
+    ] {
+        assert!(ja.contains(key), "{ja}");
+    }
+    // Everything but the timings is identical.
+    let strip = |s: &str| s.split(",\"ms_per_shot_mean\"").next().unwrap().to_owned();
+    assert_eq!(strip(&ja), strip(&last_json(&b)));
+}
+
+#[test]
+fn eval_plays_a_fleet_file_and_the_default_shooter() {
+    let dir = std::env::temp_dir().join(format!("gameai-bs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("fleets.jsonl");
+    let line = r#"{"width":10,"height":10,"ships":[{"length":5,"x":0,"y":0,"dir":"h"},{"length":4,"x":0,"y":2,"dir":"h"},{"length":3,"x":0,"y":4,"dir":"h"},{"length":3,"x":0,"y":6,"dir":"h"},{"length":2,"x":0,"y":8,"dir":"h"}]}"#;
+    std::fs::write(&file, format!("{line}\n{line}\n")).unwrap();
+    let out = gameai(&[
+        "battleship",
+        "eval",
+        "--fleets",
+        file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(last_json(&out).contains("\"games\":2"));
+    assert!(last_json(&out).contains("\"shooter\":\"posterior\""));
+    // Touching ships are refused under no-touch, with the line.
+    std::fs::write(
+        &file,
+        format!("{line}\n{}\n", line.replace("\"y\":2", "\"y\":1")),
+    )
+    .unwrap();
+    let out = gameai(&[
+        "battleship",
+        "eval",
+        "--rules",
+        "no-touch",
+        "--fleets",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("line 2: Battleship touches Carrier"), "{err}");
+    std::fs::write(&file, "{\"width\":10\n").unwrap();
+    let out = gameai(&["battleship", "eval", "--fleets", file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("line 1: column"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = gameai(&["battleship", "eval", "--shooter", "nope"]);
+    assert!(text(&out.stderr).contains("unknown shooter `nope`"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn show_prints_a_heatmap_and_writes_svg() {
+    let dir = std::env::temp_dir().join(format!("gameai-bs-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pos = dir.join("pos.txt");
+    let svg = dir.join("map.svg");
+    let mut rows = [".........."; 10];
+    rows[4] = "....xo....";
+    rows[0] = "ssss......";
+    rows[1] = "o.........";
+    std::fs::write(&pos, rows.join("\n")).unwrap();
+    let out = gameai(&[
+        "battleship",
+        "show",
+        pos.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("best shot:"), "{s}");
+    assert!(s.contains("\x1b[48;2;"));
+    let svg_text = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg_text.starts_with("<svg") && svg_text.contains("<rect"));
+    std::fs::write(&pos, "..q\n").unwrap();
+    let out = gameai(&["battleship", "show", pos.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("line 1: column 3: unknown character `q`"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,709 @@
+//! The classic arena best-first Gomoku engine, as a second engine to measure the main one
+//! against.
+//!
+//! It is the design of a well-known hobby program, kept faithful on purpose:
+//!
+//! - **Evaluation.** Every stone scores, in each of the four line directions, by the length of
+//!   the run it belongs to and how many ends of the run are blocked: 8/4/0 for a run of two
+//!   (open, half-open, closed), 24/12/0 for three, 80/40/0 for four, 999 for five or more, 0
+//!   for a lone stone. The engine adds up its own stones and subtracts the opponent's at double
+//!   weight, which makes it defend eagerly.
+//! - **Pattern table.** What one stone adds to the score depends only on the eight cells around
+//!   it on a line (four each side), each empty, own, opposing or off the board: 2 bits a cell,
+//!   16 bits a window, so the change is precomputed once for all 65,536 windows
+//!   ([`window_gain`]) and a move is scored by four table look-ups. The score of a position is
+//!   updated incrementally by the move just played ([`ArenaPosition`]).
+//! - **Candidates.** Only empty cells next to a stone (the eight neighbours, or two steps away
+//!   orthogonally) are considered; the counts are kept up to date by play and undo.
+//! - **Search.** Best-first in a flat arena ([`search_core::best_first`]): from the root,
+//!   descend into the child with the highest score minus 8 per visit, expand the leaf reached
+//!   with all its candidates, back the values up by minimax.
+//!
+//! Where it departs from the original: wins are detected by the rules (five, or exactly five)
+//! instead of by a score threshold, so it never mistakes a big score for a win; the tree is
+//! kept from one move to the next when the game followed it; and the arena is bounded in bytes.
+//!
+//! ```
+//! use gomoku::{BestFirstEngine, Board, Engine, Move, Rule};
+//! use std::time::Duration;
+//!
+//! let mut board = Board::new(15, Rule::Freestyle)?;
+//! // Black has four in a row, blocked on the right by White's 8,7...
+//! for (x, y) in [(4, 7), (0, 0), (5, 7), (0, 2), (6, 7), (0, 4), (7, 7), (8, 7)] {
+//!     board.play(Move::new(x, y))?;
+//! }
+//! // ...and, to move, completes five at 3,7.
+//! let mut engine = BestFirstEngine::new();
+//! assert_eq!(engine.choose_move(&board, Duration::from_millis(100))?, Move::new(3, 7));
+//! # Ok::<(), gomoku::GomokuError>(())
+//! ```
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use search_core::best_first::{BestFirst, BestFirstConfig, BestFirstResult, Policy};
+use search_core::{Evaluate, Game, Limits, Outcome};
+
+use crate::{Board, Engine, GomokuError, Move, Rule};
+
+/// Wall cells around the arena board: line windows look four cells each way, win checks five.
+const PAD: usize = 5;
+const EMPTY: u8 = 0;
+const OWN: u8 = 1;
+const OPP: u8 = 2;
+const WALL: u8 = 3;
+
+/// The score of one stone on one line: its run has `neighbours` other stones and `blocked`
+/// blocked ends (0, 1 or 2).
+#[must_use]
+pub fn stone_weight(neighbours: usize, blocked: usize) -> i32 {
+    let open = [[0, 0, 0], [8, 4, 0], [24, 12, 0], [80, 40, 0]];
+    match neighbours {
+        0..=3 => open[neighbours][blocked.min(2)],
+        _ => 999,
+    }
+}
+
+/// The summed [`stone_weight`]s of the stones of colour `me` (a cell code) on a line of cells,
+/// where anything that is not `me` or empty blocks a run, and so do both ends of the slice.
+fn line_score(cells: &[u8], me: u8) -> i32 {
+    let mut total = 0;
+    let mut i = 0;
+    while i < cells.len() {
+        if cells[i] != me {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < cells.len() && cells[i] == me {
+            i += 1;
+        }
+        let len = i - start;
+        let blocked_before = start == 0 || cells[start - 1] != EMPTY;
+        let blocked_after = i == cells.len() || cells[i] != EMPTY;
+        let blocked = usize::from(blocked_before) + usize::from(blocked_after);
+        total += len as i32 * stone_weight(len - 1, blocked);
+    }
+    total
+}
+
+/// The window index of the eight cells around a centre: cell codes (0 empty, 1 the placer's,
+/// 2 the other colour's, 3 off the board) at offsets -4..=-1 then 1..=4, two bits each, the
+/// first one highest.
+#[must_use]
+pub fn window_index(around: [u8; 8]) -> usize {
+    around
+        .iter()
+        .fold(0usize, |acc, &c| (acc << 2) | usize::from(c & 3))
+}
+
+/// What placing a stone at the centre of a window changes: `(placer's score, other's score)`,
+/// both summed over the nine cells of the window with its ends counted as blocked.
+fn compute_gain(index: usize) -> (i16, i16) {
+    let mut cells = [EMPTY; 9];
+    for (k, slot) in [0usize, 1, 2, 3, 5, 6, 7, 8].into_iter().enumerate() {
+        cells[slot] = ((index >> (14 - 2 * k)) & 3) as u8;
+    }
+    let before = (line_score(&cells, OWN), line_score(&cells, OPP));
+    cells[4] = OWN;
+    let after = (line_score(&cells, OWN), line_score(&cells, OPP));
+    ((after.0 - before.0) as i16, (after.1 - before.1) as i16)
+}
+
+/// The precomputed table of [`window_gain`]: 65,536 pairs.
+fn gains() -> &'static [(i16, i16)] {
+    static TABLE: OnceLock<Vec<(i16, i16)>> = OnceLock::new();
+    TABLE.get_or_init(|| (0..1 << 16).map(compute_gain).collect())
+}
+
+/// What placing a stone at the centre of the window [`window_index`] changes:
+/// `(placer's score, other's score)`, from the precomputed 65,536-entry table.
+#[must_use]
+pub fn window_gain(index: usize) -> (i32, i32) {
+    let (a, b) = gains()[index & 0xffff];
+    (i32::from(a), i32::from(b))
+}
+
+/// A Gomoku position from the point of view of one player ("own"), with the classic score kept
+/// up to date incrementally: the [`Game`] the best-first search runs on.
+#[derive(Debug, Clone)]
+pub struct ArenaPosition {
+    size: usize,
+    stride: usize,
+    rule: Rule,
+    /// Padded cells: [`EMPTY`], [`OWN`], [`OPP`] or [`WALL`].
+    cells: Vec<u8>,
+    /// Per cell: stones among its candidate neighbourhood.
+    near: Vec<u16>,
+    /// Cell code of the side to move.
+    to_move: u8,
+    /// Own score minus twice the opponent's.
+    score: i32,
+    /// Per move played: cell, score change.
+    stack: Vec<(usize, i32)>,
+    /// Whether the last move made five.
+    won: bool,
+    stones: usize,
+}
+
+/// Offsets, as (dx, dy), of the cells whose stones make a cell a candidate.
+const NEIGHBOURHOOD: [(isize, isize); 12] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+    (-2, 0),
+    (2, 0),
+    (0, -2),
+    (0, 2),
+];
+
+impl ArenaPosition {
+    /// The position of `board`, seen by its side to move.
+    #[must_use]
+    pub fn from_board(board: &Board) -> ArenaPosition {
+        let size = board.size();
+        let stride = size + 2 * PAD;
+        let me = board.side_to_move();
+        let mut p = ArenaPosition {
+            size,
+            stride,
+            rule: board.rule(),
+            cells: vec![WALL; stride * stride],
+            near: vec![0; stride * stride],
+            to_move: OWN,
+            score: 0,
+            stack: Vec::new(),
+            won: board.winner().is_some(),
+            stones: 0,
+        };
+        for y in 0..size {
+            for x in 0..size {
+                let i = p.index(x, y);
+                p.cells[i] = match board.get(Move::new(x as u8, y as u8)) {
+                    None => EMPTY,
+                    Some(s) if s == me => OWN,
+                    Some(_) => OPP,
+                };
+                if p.cells[i] != EMPTY {
+                    p.stones += 1;
+                    p.touch(i, 1);
+                }
+            }
+        }
+        p.score = p.score_from_scratch();
+        p
+    }
+
+    fn index(&self, x: usize, y: usize) -> usize {
+        (y + PAD) * self.stride + x + PAD
+    }
+
+    fn to_move_of(&self, i: usize) -> Move {
+        Move::new((i % self.stride - PAD) as u8, (i / self.stride - PAD) as u8)
+    }
+
+    fn directions(&self) -> [usize; 4] {
+        [1, self.stride, self.stride + 1, self.stride - 1]
+    }
+
+    /// Adds `delta` to the neighbourhood counts around cell `i`.
+    fn touch(&mut self, i: usize, delta: i16) {
+        for (dx, dy) in NEIGHBOURHOOD {
+            let j = (i as isize + dy * self.stride as isize + dx) as usize;
+            self.near[j] = self.near[j].wrapping_add_signed(delta);
+        }
+    }
+
+    /// Own score minus twice the opponent's (the classic evaluation), kept incrementally.
+    #[must_use]
+    pub fn score(&self) -> i32 {
+        self.score
+    }
+
+    /// The same score recounted over the whole board (whole lines, board edges blocking).
+    #[must_use]
+    pub fn score_from_scratch(&self) -> i32 {
+        let n = self.size;
+        let mut own = 0;
+        let mut opp = 0;
+        let mut line = Vec::with_capacity(n);
+        let mut add_line = |line: &Vec<u8>| {
+            own += line_score(line, OWN);
+            opp += line_score(line, OPP);
+        };
+        for y in 0..n {
+            line.clear();
+            line.extend((0..n).map(|x| self.cells[self.index(x, y)]));
+            add_line(&line);
+        }
+        for x in 0..n {
+            line.clear();
+            line.extend((0..n).map(|y| self.cells[self.index(x, y)]));
+            add_line(&line);
+        }
+        for d in 0..2 * n - 1 {
+            // Diagonals x - y = d - (n - 1) and anti-diagonals x + y = d.
+            let k = d as isize - (n as isize - 1);
+            line.clear();
+            line.extend(
+                (0..n)
+                    .filter_map(|y| {
+                        let x = y as isize + k;
+                        (0..n as isize).contains(&x).then_some((x as usize, y))
+                    })
+                    .map(|(x, y)| self.cells[self.index(x, y)]),
+            );
+            add_line(&line);
+            line.clear();
+            line.extend(
+                (0..n)
+                    .filter_map(|y| {
+                        let x = d as isize - y as isize;
+                        (0..n as isize).contains(&x).then_some((x as usize, y))
+                    })
+                    .map(|(x, y)| self.cells[self.index(x, y)]),
+            );
+            add_line(&line);
+        }
+        own - 2 * opp
+    }
+
+    /// The score change of placing colour `c` at the empty cell `i`, from the table.
+    fn gain(&self, i: usize, c: u8) -> i32 {
+        let (mut placer, mut other) = (0, 0);
+        for d in self.directions() {
+            let mut around = [WALL; 8];
+            for (k, step) in [-4isize, -3, -2, -1, 1, 2, 3, 4].into_iter().enumerate() {
+                let j = (i as isize + step * d as isize) as usize;
+                let cell = self.cells[j];
+                // Re-code from the placer's point of view.
+                around[k] = match cell {
+                    EMPTY | WALL => cell,
+                    x if x == c => OWN,
+                    _ => OPP,
+                };
+            }
+            let (a, b) = window_gain(window_index(around));
+            placer += a;
+            other += b;
+        }
+        if c == OWN {
+            placer - 2 * other
+        } else {
+            other - 2 * placer
+        }
+    }
+
+    /// Whether the stone at `i` makes five (exactly five under that rule).
+    fn makes_five(&self, i: usize) -> bool {
+        let c = self.cells[i];
+        self.directions().into_iter().any(|d| {
+            let mut run = 1;
+            let mut j = i + d;
+            while self.cells[j] == c {
+                run += 1;
+                j += d;
+            }
+            let mut j = i - d;
+            while self.cells[j] == c {
+                run += 1;
+                j -= d;
+            }
+            match self.rule {
+                Rule::Freestyle => run >= 5,
+                Rule::ExactlyFive => run == 5,
+            }
+        })
+    }
+
+    /// The moves played since the position was built, as board moves.
+    #[must_use]
+    pub fn line(&self) -> Vec<Move> {
+        self.stack
+            .iter()
+            .map(|&(i, _)| self.to_move_of(i))
+            .collect()
+    }
+}
+
+impl Game for ArenaPosition {
+    type Move = Move;
+
+    fn generate_moves(&self, moves: &mut Vec<Move>) {
+        if self.stones == 0 {
+            let c = (self.size / 2) as u8;
+            moves.push(Move::new(c, c));
+            return;
+        }
+        for y in 0..self.size {
+            for x in 0..self.size {
+                let i = self.index(x, y);
+                if self.cells[i] == EMPTY && self.near[i] > 0 {
+                    moves.push(Move::new(x as u8, y as u8));
+                }
+            }
+        }
+    }
+
+    fn play(&mut self, mv: &Move) {
+        let i = self.index(usize::from(mv.x), usize::from(mv.y));
+        let c = self.to_move;
+        let delta = self.gain(i, c);
+        self.cells[i] = c;
+        self.score += delta;
+        self.stack.push((i, delta));
+        self.touch(i, 1);
+        self.stones += 1;
+        self.won = self.makes_five(i);
+        self.to_move = OWN + OPP - c;
+    }
+
+    fn undo(&mut self, _mv: &Move) {
+        if let Some((i, delta)) = self.stack.pop() {
+            self.cells[i] = EMPTY;
+            self.score -= delta;
+            self.touch(i, -1);
+            self.stones -= 1;
+            self.won = false;
+            self.to_move = OWN + OPP - self.to_move;
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if self.won {
+            // The player who just moved made five.
+            Some(Outcome::Loss)
+        } else if self.stones == self.size * self.size {
+            Some(Outcome::Draw)
+        } else {
+            None
+        }
+    }
+}
+
+impl Evaluate for ArenaPosition {
+    fn evaluate(&self) -> i32 {
+        if self.to_move == OWN {
+            self.score
+        } else {
+            -self.score
+        }
+    }
+}
+
+/// The classic arena best-first engine; see the [module documentation](self).
+#[derive(Debug)]
+pub struct BestFirstEngine {
+    search: BestFirst<ArenaPosition>,
+    /// The game the tree belongs to: the history at the root of the last search, and the
+    /// move chosen.
+    tree_line: Option<(Vec<Move>, Move)>,
+    reuse: bool,
+    last: Option<BestFirstResult<Move>>,
+}
+
+impl Default for BestFirstEngine {
+    fn default() -> Self {
+        BestFirstEngine::new()
+    }
+}
+
+impl BestFirstEngine {
+    /// Default arena size: 256 MiB (about 15 million nodes).
+    pub const DEFAULT_MEMORY: usize = 256 << 20;
+
+    /// The engine as the classic program plays: score minus 8 per visit, 256 MiB arena.
+    #[must_use]
+    pub fn new() -> BestFirstEngine {
+        BestFirstEngine::with_config(BestFirstConfig {
+            memory_bytes: Self::DEFAULT_MEMORY,
+            policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+        })
+    }
+
+    /// The engine with another arena size or selection policy.
+    #[must_use]
+    pub fn with_config(config: BestFirstConfig) -> BestFirstEngine {
+        let mut search = BestFirst::new(config);
+        // Growing the arena mid-search would copy it on the clock.
+        search.reserve_all();
+        BestFirstEngine {
+            search,
+            tree_line: None,
+            reuse: true,
+            last: None,
+        }
+    }
+
+    /// Whether to keep the tree from one move to the next (on by default).
+    pub fn set_reuse(&mut self, reuse: bool) {
+        self.reuse = reuse;
+        if !reuse {
+            self.search.clear();
+            self.tree_line = None;
+        }
+    }
+
+    /// What the last search did (nodes, depth, score, ...).
+    #[must_use]
+    pub fn last_search(&self) -> Option<&BestFirstResult<Move>> {
+        self.last.as_ref()
+    }
+
+    /// Re-roots the kept tree at `board` when the game went on from the tree's root through the
+    /// move this engine chose; otherwise clears it.
+    fn prepare_tree(&mut self, board: &Board) {
+        let history = board.history();
+        let kept = match &self.tree_line {
+            Some((root, chosen))
+                if self.reuse
+                    && history.len() > root.len() + 1
+                    && history.starts_with(root)
+                    && history[root.len()] == *chosen =>
+            {
+                self.search.advance(&history[root.len()..]) > 0
+            }
+            _ => false,
+        };
+        if !kept {
+            self.search.clear();
+        }
+    }
+}
+
+impl Engine for BestFirstEngine {
+    fn name(&self) -> &str {
+        "bestfirst"
+    }
+
+    fn new_game(&mut self) {
+        self.search.clear();
+        self.tree_line = None;
+        self.last = None;
+    }
+
+    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        if board.is_over() {
+            return Err(GomokuError::GameOver);
+        }
+        let start = Instant::now();
+        self.prepare_tree(board);
+        let mut position = ArenaPosition::from_board(board);
+        // The search checks the clock once an expansion; keep a tenth back for the last one,
+        // for returning the answer and for a busy machine's scheduling.
+        let margin = (time / 10).max(Duration::from_millis(2));
+        let budget = time.saturating_sub(margin).saturating_sub(start.elapsed());
+        let result = self.search.grow(&mut position, &Limits::time(budget));
+        let chosen = result
+            .best_move
+            .filter(|&m| board.is_legal(m))
+            .or_else(|| board.empty_cells().first().copied())
+            .ok_or_else(|| GomokuError::NoMove("the board is full".into()))?;
+        self.tree_line = Some((board.history().to_vec(), chosen));
+        self.last = Some(result);
+        Ok(chosen)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_of_the_classic_program() {
+        // An open three scores 3 x 24 on its line, a closed one nothing.
+        assert_eq!(line_score(&[0, 1, 1, 1, 0], OWN), 72);
+        assert_eq!(line_score(&[2, 1, 1, 1, 2], OWN), 0);
+        assert_eq!(line_score(&[1, 1, 0, 1], OWN), 2 * 4);
+        assert_eq!(line_score(&[0, 1, 1, 1, 1, 1, 0], OWN), 5 * 999);
+    }
+
+    #[test]
+    fn table_matches_direct_computation() {
+        // Centre of an empty window: a lone stone is worth nothing.
+        assert_eq!(window_gain(0), (0, 0));
+        // _ _ _ X [.] X _ _ _ : joining two lone stones into an open three.
+        let idx = window_index([0, 0, 0, 1, 1, 0, 0, 0]);
+        assert_eq!(window_gain(idx), (72, 0));
+        // _ O O O [.] _ _ _ _ : blocking an open three leaves it half-open: 3 x 24 -> 3 x 12.
+        let idx = window_index([0, 2, 2, 2, 0, 0, 0, 0]);
+        assert_eq!(window_gain(idx), (0, 36 - 72));
+        // The window's own ends block: # O O O [.] is already half-open, and becomes closed.
+        let idx = window_index([3, 2, 2, 2, 0, 0, 0, 0]);
+        assert_eq!(window_gain(idx), (0, -36));
+        // Every entry agrees with a direct computation.
+        for idx in (0..1 << 16).step_by(97) {
+            let (a, b) = compute_gain(idx);
+            assert_eq!(window_gain(idx), (i32::from(a), i32::from(b)));
+        }
+    }
+
+    fn random_game(seed: u64, size: usize, plies: usize) -> Board {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut board = Board::new(size, Rule::Freestyle).unwrap();
+        for _ in 0..plies {
+            let empty = board.empty_cells();
+            if board.is_over() || empty.is_empty() {
+                break;
+            }
+            let m = empty[rng.random_range(0..empty.len())];
+            board.play(m).unwrap();
+            if board.winner().is_some() {
+                board.undo();
+                break;
+            }
+        }
+        board
+    }
+
+    proptest::proptest! {
+        /// The incremental score equals a full recount after every move and undo, as long as
+        /// no five is made (a five scores 999 a stone however the window sees it).
+        #[test]
+        fn incremental_score_matches_recount(seed in 0u64..1_000_000, size in 5usize..=19) {
+            let board = random_game(seed, size, 40);
+            let mut p = ArenaPosition::from_board(&Board::new(size, Rule::Freestyle).unwrap());
+            let mut played = Vec::new();
+            for &m in board.history() {
+                p.play(&m);
+                played.push(m);
+                proptest::prop_assert_eq!(p.score(), p.score_from_scratch());
+                proptest::prop_assert_eq!(p.line(), played.clone());
+            }
+            while let Some(m) = played.pop() {
+                p.undo(&m);
+                proptest::prop_assert_eq!(p.score(), p.score_from_scratch());
+            }
+            proptest::prop_assert_eq!(p.score(), 0);
+        }
+
+        /// Candidates are exactly the empty cells near a stone, found by brute force.
+        #[test]
+        fn candidates_are_the_cells_near_stones(seed in 0u64..1_000_000, size in 5usize..=15) {
+            let board = random_game(seed, size, 12);
+            let p = ArenaPosition::from_board(&board);
+            let mut moves = Vec::new();
+            p.generate_moves(&mut moves);
+            let mut expected = Vec::new();
+            for m in board.empty_cells() {
+                let near = NEIGHBOURHOOD.iter().any(|&(dx, dy)| {
+                    let (x, y) = (i32::from(m.x) + dx as i32, i32::from(m.y) + dy as i32);
+                    x >= 0 && y >= 0
+                        && board.get(Move::new(x as u8, y as u8)).is_some()
+                });
+                if near {
+                    expected.push(m);
+                }
+            }
+            if board.history().is_empty() {
+                let c = (size / 2) as u8;
+                expected.push(Move::new(c, c));
+            }
+            expected.sort_by_key(|m| (m.y, m.x));
+            proptest::prop_assert_eq!(moves, expected);
+        }
+    }
+
+    #[test]
+    fn blocks_a_four() {
+        // Black 3..=6 on row 7, blocked on the left by White: White must take 7,7.
+        let mut board = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [(3, 7), (2, 7), (4, 7), (0, 0), (5, 7), (0, 2), (6, 7)] {
+            board.play(Move::new(x, y)).unwrap();
+        }
+        for policy in [
+            Policy::ScoreMinusVisits { visit_weight: 8 },
+            Policy::Principal,
+            Policy::Uct {
+                exploration: 1.0,
+                scale: 100.0,
+            },
+        ] {
+            let mut e = BestFirstEngine::with_config(BestFirstConfig {
+                memory_bytes: 16 << 20,
+                policy,
+            });
+            let m = e.choose_move(&board, Duration::from_millis(100)).unwrap();
+            assert_eq!(m, Move::new(7, 7), "{policy:?}");
+        }
+    }
+
+    #[test]
+    fn exactly_five_ignores_overlines() {
+        let mut board = Board::new(15, Rule::ExactlyFive).unwrap();
+        // Black: 0..=3 and 5 on row 0 (playing 4 makes six); White elsewhere.
+        for (b, w) in [
+            (0, (0, 5)),
+            (1, (2, 5)),
+            (2, (4, 5)),
+            (3, (6, 5)),
+            (5, (8, 5)),
+        ] {
+            board.play(Move::new(b, 0)).unwrap();
+            board.play(Move::new(w.0, w.1)).unwrap();
+        }
+        let mut p = ArenaPosition::from_board(&board);
+        p.play(&Move::new(4, 0));
+        assert_eq!(p.outcome(), None, "six in a row does not win");
+        let mut board = Board::new(15, Rule::Freestyle).unwrap();
+        for (b, w) in [
+            (0, (0, 5)),
+            (1, (2, 5)),
+            (2, (4, 5)),
+            (3, (6, 5)),
+            (5, (8, 5)),
+        ] {
+            board.play(Move::new(b, 0)).unwrap();
+            board.play(Move::new(w.0, w.1)).unwrap();
+        }
+        let mut p = ArenaPosition::from_board(&board);
+        p.play(&Move::new(4, 0));
+        assert_eq!(p.outcome(), Some(Outcome::Loss), "freestyle: six wins");
+    }
+
+    #[test]
+    fn wins_at_once_and_keeps_the_tree() {
+        let mut board = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [
+            (7, 7),
+            (0, 0),
+            (8, 7),
+            (0, 2),
+            (9, 7),
+            (0, 4),
+            (10, 7),
+            (0, 6),
+        ] {
+            board.play(Move::new(x, y)).unwrap();
+        }
+        let mut e = BestFirstEngine::new();
+        let m = e.choose_move(&board, Duration::from_millis(100)).unwrap();
+        assert!(m == Move::new(6, 7) || m == Move::new(11, 7));
+        let r = e.last_search().unwrap();
+        assert!(r.exact, "a win in one is proven");
+
+        // A quiet position: think, then continue along the tree.
+        let mut board = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (6, 8)] {
+            board.play(Move::new(x, y)).unwrap();
+        }
+        let mut e = BestFirstEngine::new();
+        let m = e.choose_move(&board, Duration::from_millis(100)).unwrap();
+        let pv = e.last_search().unwrap().pv.clone();
+        board.play(m).unwrap();
+        let reply = pv.get(1).copied().unwrap();
+        board.play(reply).unwrap();
+        let before = e.search.tree_nodes();
+        e.prepare_tree(&board);
+        let kept = e.search.tree_nodes();
+        assert!(kept > 1 && kept < before, "kept {kept} of {before}");
+        let m2 = e.choose_move(&board, Duration::from_millis(50)).unwrap();
+        assert!(board.is_legal(m2));
+    }
+}

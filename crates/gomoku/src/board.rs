@@ -1,0 +1,477 @@
+//! The game: rules, stones, moves and the board with play/undo and Zobrist keys.
+//!
+//! The board is a padded array: every row is followed by [`PAD`] wall cells (shared with the
+//! start of the next row) and [`PAD`] wall rows lie above and below. A step in any of the four
+//! line directions is one constant index offset, and walking up to five cells past an edge never
+//! leaves the array, so line scans need no bounds checks. The same geometry is used by the
+//! incremental pattern evaluation ([`crate::Position`]).
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::GomokuError;
+
+/// Smallest supported board side.
+pub const MIN_SIZE: usize = 5;
+/// Largest supported board side.
+pub const MAX_SIZE: usize = 32;
+/// Wall cells around the board: line patterns look five cells each way.
+pub const PAD: usize = 5;
+
+/// Which lines win.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Rule {
+    /// Five or more in a row wins.
+    #[default]
+    Freestyle,
+    /// Exactly five in a row wins; six or more (an overline) does not.
+    ExactlyFive,
+}
+
+/// A player's colour. Black moves first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stone {
+    /// The first player.
+    Black,
+    /// The second player.
+    White,
+}
+
+impl Stone {
+    /// The other colour.
+    #[must_use]
+    pub fn other(self) -> Stone {
+        match self {
+            Stone::Black => Stone::White,
+            Stone::White => Stone::Black,
+        }
+    }
+
+    /// 0 for Black, 1 for White: an index into per-colour arrays.
+    #[must_use]
+    pub fn index(self) -> usize {
+        match self {
+            Stone::Black => 0,
+            Stone::White => 1,
+        }
+    }
+
+    /// The cell code of this colour in the padded array (1 Black, 2 White; 0 empty, 3 wall).
+    #[must_use]
+    pub fn code(self) -> u8 {
+        self.index() as u8 + 1
+    }
+}
+
+/// A move: `x` is the column, `y` the row, both zero-based (the Gomocup convention).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Move {
+    /// Column, from 0 at the left.
+    pub x: u8,
+    /// Row, from 0 at the top.
+    pub y: u8,
+}
+
+impl Move {
+    /// The move at column `x`, row `y`.
+    #[must_use]
+    pub fn new(x: u8, y: u8) -> Move {
+        Move { x, y }
+    }
+}
+
+impl fmt::Display for Move {
+    /// `x,y`, as the Gomocup protocol writes moves.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{},{}", self.x, self.y)
+    }
+}
+
+/// Cell codes of the padded array.
+pub(crate) const EMPTY: u8 = 0;
+pub(crate) const WALL: u8 = 3;
+
+/// Index arithmetic of the padded array for one board size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Board side.
+    pub size: usize,
+    /// Distance between vertically adjacent cells: `size + PAD`.
+    pub stride: usize,
+}
+
+impl Geometry {
+    /// The geometry of a `size`x`size` board (the caller checked the size).
+    #[must_use]
+    pub fn new(size: usize) -> Geometry {
+        Geometry {
+            size,
+            stride: size + PAD,
+        }
+    }
+
+    /// Length of the padded array.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        (self.size + 2 * PAD) * self.stride + 2 * PAD
+    }
+
+    /// Always false: there is at least one cell.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Index of an on-board cell.
+    #[must_use]
+    pub fn index(&self, x: usize, y: usize) -> usize {
+        (y + PAD) * self.stride + x + PAD
+    }
+
+    /// The move of an on-board index.
+    #[must_use]
+    pub fn to_move(&self, i: usize) -> Move {
+        let j = i - PAD;
+        Move {
+            x: (j % self.stride) as u8,
+            y: (j / self.stride - PAD) as u8,
+        }
+    }
+
+    /// The index of `m`, if it is on the board.
+    #[must_use]
+    pub fn checked_index(&self, m: Move) -> Option<usize> {
+        let (x, y) = (usize::from(m.x), usize::from(m.y));
+        (x < self.size && y < self.size).then(|| self.index(x, y))
+    }
+
+    /// Index offsets of the four line directions: horizontal, vertical, both diagonals.
+    #[must_use]
+    pub fn directions(&self) -> [usize; 4] {
+        [1, self.stride, self.stride + 1, self.stride - 1]
+    }
+
+    /// Whether index `i` is on the board.
+    #[must_use]
+    pub fn on_board(&self, i: usize) -> bool {
+        let Some(j) = i.checked_sub(PAD) else {
+            return false;
+        };
+        let row = j / self.stride;
+        row >= PAD && row < PAD + self.size && j % self.stride < self.size
+    }
+
+    /// A fresh padded array: empty cells on the board, walls around.
+    #[must_use]
+    pub fn fresh_cells(&self) -> Vec<u8> {
+        (0..self.len())
+            .map(|i| if self.on_board(i) { EMPTY } else { WALL })
+            .collect()
+    }
+
+    /// The Zobrist index of an on-board index (independent of the board size).
+    #[must_use]
+    pub fn zobrist_index(&self, i: usize) -> usize {
+        let m = self.to_move(i);
+        usize::from(m.y) * MAX_SIZE + usize::from(m.x)
+    }
+}
+
+/// Random keys of (colour, cell) and of the side to move, from a fixed seed so that keys are
+/// the same in every run.
+pub(crate) struct Zobrist {
+    pub(crate) cells: [[u64; MAX_SIZE * MAX_SIZE]; 2],
+    pub(crate) white_to_move: u64,
+}
+
+pub(crate) fn zobrist() -> &'static Zobrist {
+    static Z: OnceLock<Box<Zobrist>> = OnceLock::new();
+    Z.get_or_init(|| {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
+        let mut z = Box::new(Zobrist {
+            cells: [[0; MAX_SIZE * MAX_SIZE]; 2],
+            white_to_move: 0,
+        });
+        for c in &mut z.cells {
+            for k in c.iter_mut() {
+                *k = rng.next_u64();
+            }
+        }
+        z.white_to_move = rng.next_u64();
+        z
+    })
+}
+
+/// Length of the run of `code` through `i` along offset `d` (counting `i` itself, which the
+/// caller has set to `code`).
+pub(crate) fn run_length(cells: &[u8], i: usize, d: usize, code: u8) -> usize {
+    let mut n = 1;
+    let mut j = i + d;
+    while cells[j] == code {
+        n += 1;
+        j += d;
+    }
+    let mut j = i - d;
+    while cells[j] == code {
+        n += 1;
+        j -= d;
+    }
+    n
+}
+
+/// Whether a stone of `code` at `i` (already placed) completes a winning line under `rule`.
+pub(crate) fn makes_five(cells: &[u8], geo: &Geometry, i: usize, code: u8, rule: Rule) -> bool {
+    geo.directions().iter().any(|&d| {
+        let n = run_length(cells, i, d, code);
+        match rule {
+            Rule::Freestyle => n >= 5,
+            Rule::ExactlyFive => n == 5,
+        }
+    })
+}
+
+/// A Gomoku game: the stones, the move history, the side to move and the result.
+///
+/// ```
+/// use gomoku::{Board, Move, Rule, Stone};
+/// let mut b = Board::new(15, Rule::Freestyle)?;
+/// for x in 0..4 {
+///     b.play(Move::new(x, 0))?; // Black
+///     b.play(Move::new(x, 1))?; // White
+/// }
+/// b.play(Move::new(4, 0))?;
+/// assert_eq!(b.winner(), Some(Stone::Black));
+/// assert!(b.play(Move::new(9, 9)).is_err()); // the game is over
+/// b.undo();
+/// assert_eq!(b.winner(), None);
+/// # Ok::<(), gomoku::GomokuError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Board {
+    geo: Geometry,
+    rule: Rule,
+    cells: Vec<u8>,
+    history: Vec<Move>,
+    winner: Option<Stone>,
+    key: u64,
+}
+
+impl Board {
+    /// An empty `size`x`size` board (5..=32).
+    ///
+    /// # Errors
+    /// [`GomokuError::BadSize`] outside 5..=32.
+    pub fn new(size: usize, rule: Rule) -> Result<Board, GomokuError> {
+        if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
+            return Err(GomokuError::BadSize(size));
+        }
+        let geo = Geometry::new(size);
+        Ok(Board {
+            geo,
+            rule,
+            cells: geo.fresh_cells(),
+            history: Vec::new(),
+            winner: None,
+            key: 0,
+        })
+    }
+
+    /// Board side.
+    #[must_use]
+    pub fn size(&self) -> usize {
+        self.geo.size
+    }
+
+    /// The winning rule.
+    #[must_use]
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// The padded-array geometry.
+    #[must_use]
+    pub fn geometry(&self) -> Geometry {
+        self.geo
+    }
+
+    /// The colour that plays next.
+    #[must_use]
+    pub fn side_to_move(&self) -> Stone {
+        if self.history.len().is_multiple_of(2) {
+            Stone::Black
+        } else {
+            Stone::White
+        }
+    }
+
+    /// The stone on `m`; `None` for an empty or off-board cell.
+    #[must_use]
+    pub fn get(&self, m: Move) -> Option<Stone> {
+        match self.geo.checked_index(m).map(|i| self.cells[i]) {
+            Some(1) => Some(Stone::Black),
+            Some(2) => Some(Stone::White),
+            _ => None,
+        }
+    }
+
+    /// Whether `m` is a legal move now.
+    #[must_use]
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.winner.is_none()
+            && self
+                .geo
+                .checked_index(m)
+                .is_some_and(|i| self.cells[i] == EMPTY)
+    }
+
+    /// Plays `m` for the side to move.
+    ///
+    /// # Errors
+    /// Off the board, on an occupied cell, or after the game ended.
+    pub fn play(&mut self, m: Move) -> Result<(), GomokuError> {
+        if self.winner.is_some() || self.is_full() {
+            return Err(GomokuError::GameOver);
+        }
+        let Some(i) = self.geo.checked_index(m) else {
+            return Err(GomokuError::OffBoard {
+                x: m.x,
+                y: m.y,
+                size: self.geo.size,
+            });
+        };
+        if self.cells[i] != EMPTY {
+            return Err(GomokuError::Occupied { x: m.x, y: m.y });
+        }
+        let s = self.side_to_move();
+        self.cells[i] = s.code();
+        let z = zobrist();
+        self.key ^= z.cells[s.index()][self.geo.zobrist_index(i)] ^ z.white_to_move;
+        self.history.push(m);
+        if makes_five(&self.cells, &self.geo, i, s.code(), self.rule) {
+            self.winner = Some(s);
+        }
+        Ok(())
+    }
+
+    /// Takes back the last move; `None` if there is none.
+    pub fn undo(&mut self) -> Option<Move> {
+        let m = self.history.pop()?;
+        let i = self.geo.checked_index(m)?;
+        let s = self.side_to_move();
+        self.cells[i] = EMPTY;
+        let z = zobrist();
+        self.key ^= z.cells[s.index()][self.geo.zobrist_index(i)] ^ z.white_to_move;
+        self.winner = None;
+        Some(m)
+    }
+
+    /// The moves played so far, in order.
+    #[must_use]
+    pub fn history(&self) -> &[Move] {
+        &self.history
+    }
+
+    /// The player who just made five (under the rule), if any.
+    #[must_use]
+    pub fn winner(&self) -> Option<Stone> {
+        self.winner
+    }
+
+    /// Whether every cell is taken.
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.history.len() == self.geo.size * self.geo.size
+    }
+
+    /// Whether no more moves can be played (a winner or a full board).
+    #[must_use]
+    pub fn is_over(&self) -> bool {
+        self.winner.is_some() || self.is_full()
+    }
+
+    /// The Zobrist key of the position (stones and side to move).
+    #[must_use]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// The Zobrist key recomputed from the stones, for checking the incremental one.
+    #[must_use]
+    pub fn key_from_scratch(&self) -> u64 {
+        let z = zobrist();
+        let mut k = 0;
+        for y in 0..self.geo.size {
+            for x in 0..self.geo.size {
+                let i = self.geo.index(x, y);
+                if let c @ (1 | 2) = self.cells[i] {
+                    k ^= z.cells[usize::from(c - 1)][self.geo.zobrist_index(i)];
+                }
+            }
+        }
+        if self.side_to_move() == Stone::White {
+            k ^= z.white_to_move;
+        }
+        k
+    }
+
+    /// The padded cell array (codes: 0 empty, 1 Black, 2 White, 3 wall).
+    #[must_use]
+    pub fn cells(&self) -> &[u8] {
+        &self.cells
+    }
+
+    /// Every empty cell, row by row.
+    #[must_use]
+    pub fn empty_cells(&self) -> Vec<Move> {
+        let mut v = Vec::new();
+        for y in 0..self.geo.size {
+            for x in 0..self.geo.size {
+                if self.cells[self.geo.index(x, y)] == EMPTY {
+                    v.push(Move::new(x as u8, y as u8));
+                }
+            }
+        }
+        v
+    }
+}
+
+impl fmt::Display for Board {
+    /// Rows top to bottom, numbered from 0 on the left; columns lettered a, b, ... (a = x 0)
+    /// on top. `X` is Black, `O` White, `.` empty; the last move is marked with brackets.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.geo.size;
+        let letters = "abcdefghijklmnopqrstuvwxyzABCDEF";
+        write!(f, "   ")?;
+        for c in letters.chars().take(n) {
+            write!(f, " {c}")?;
+        }
+        writeln!(f)?;
+        let last = self.history.last().copied();
+        for y in 0..n {
+            write!(f, "{y:>3}")?;
+            for x in 0..n {
+                let m = Move::new(x as u8, y as u8);
+                let ch = match self.get(m) {
+                    Some(Stone::Black) => 'X',
+                    Some(Stone::White) => 'O',
+                    None => '.',
+                };
+                if Some(m) == last {
+                    write!(f, "[{ch}")?;
+                } else if x > 0 && Some(Move::new(x as u8 - 1, y as u8)) == last {
+                    write!(f, "]{ch}")?;
+                } else {
+                    write!(f, " {ch}")?;
+                }
+            }
+            if Some(Move::new(n as u8 - 1, y as u8)) == last {
+                write!(f, "]")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}

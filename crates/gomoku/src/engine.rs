@@ -1,0 +1,356 @@
+//! The engine interface and the main engine: alpha-beta over the pattern evaluation.
+
+use std::time::{Duration, Instant};
+
+use search_core::{Limits, SearchConfig, Searcher, Tuning};
+
+use crate::search::SearchGame;
+use crate::threat::{ThreatLimits, ThreatSolver};
+use crate::{Board, GomokuError, Move, Position, Threat};
+
+/// A Gomoku player.
+pub trait Engine: Send {
+    /// A short name for reports.
+    fn name(&self) -> &str;
+    /// Forget everything about the previous game (memo, killers, ...).
+    fn new_game(&mut self) {}
+    /// A legal move for the side to move on `board` (which is not over), within `time`.
+    ///
+    /// # Errors
+    /// [`GomokuError::GameOver`] if the game is over.
+    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError>;
+}
+
+/// What the main engine found for its last move, for reports and tests.
+#[derive(Debug, Clone, Default)]
+pub struct SearchInfo {
+    /// How the move was chosen.
+    pub reason: &'static str,
+    /// Depth of the last finished alpha-beta iteration (0 if none ran).
+    pub depth: u32,
+    /// Alpha-beta nodes.
+    pub nodes: u64,
+    /// Threat-solver nodes.
+    pub threat_nodes: u64,
+    /// The score of the move (search-core's scale), when alpha-beta chose it.
+    pub score: i32,
+    /// The principal variation or winning line.
+    pub line: Vec<Move>,
+    /// Wall time spent.
+    pub elapsed: Duration,
+}
+
+/// The main engine: threat-space search (VCF, then VCT) for forced wins and forced defences
+/// (against the opponent's VCF and, time permitting, VCT),
+/// then iterative-deepening alpha-beta (search-core's [`Searcher`]: transposition table,
+/// principal variation search, killer moves, aspiration windows) over the incremental pattern
+/// evaluation with threat-first move ordering.
+///
+/// Time control is strict: every phase has its own deadline inside seven eighths of the
+/// budget, the rest being a safety margin for the caller; alpha-beta starts no new iteration
+/// after 55% of the budget.
+///
+/// ```
+/// use std::time::Duration;
+/// use gomoku::{AlphaBetaEngine, Board, Engine, Move, Rule};
+/// let mut b = Board::new(15, Rule::Freestyle)?;
+/// // White threatens nothing; Black has four in a row and must complete the five.
+/// for (x, y) in [(3, 7), (3, 9), (4, 7), (4, 9), (5, 7), (5, 9), (6, 7), (9, 1)] {
+///     b.play(Move::new(x, y))?;
+/// }
+/// let mut e = AlphaBetaEngine::new();
+/// let m = e.choose_move(&b, Duration::from_millis(100))?;
+/// assert!(m == Move::new(2, 7) || m == Move::new(7, 7));
+/// # Ok::<(), gomoku::GomokuError>(())
+/// ```
+#[derive(Debug)]
+pub struct AlphaBetaEngine {
+    searcher: Searcher<SearchGame>,
+    solver: ThreatSolver,
+    info: SearchInfo,
+    width: usize,
+}
+
+impl Default for AlphaBetaEngine {
+    fn default() -> Self {
+        AlphaBetaEngine::new()
+    }
+}
+
+/// The hard limit of a move: the searches abort at seven eighths of the budget. The rest is
+/// kept back: the move must be printed before the clock runs out, searches check the clock only
+/// every few hundred nodes, and on a busy machine the thread may lose the processor for a
+/// scheduler tick or two right before its deadline.
+fn hard_limit(time: Duration) -> Duration {
+    (time * 7 / 8).max(Duration::from_millis(1))
+}
+
+/// No new alpha-beta iteration starts after this share of the budget (eleven twentieths): an
+/// iteration started later would rarely finish before the hard limit.
+fn soft_limit(time: Duration) -> Duration {
+    time * 11 / 20
+}
+
+impl AlphaBetaEngine {
+    /// The alpha-beta enhancements the engine uses. Killers and history are off: the
+    /// threat-first order of the move generator beats both (they add nodes, measured with the
+    /// `tuning` example); principal variation search, a wide aspiration window and late move
+    /// reductions after the fourth move save nodes; fours at the horizon are played out (up to
+    /// eight plies), a quiescence search for Gomoku. Time prediction is off: the growth of
+    /// Gomoku iterations varies too much to predict, so the engine instead starts no iteration
+    /// after a soft limit (55% of the budget) and aborts at a hard one (87.5%), keeping the best
+    /// root move the unfinished iteration had proven.
+    pub const TUNING: Tuning = Tuning {
+        pvs: true,
+        killers: false,
+        history: false,
+        aspiration: Some(300),
+        late_move_reductions: Some((4, 3)),
+        predict_time: false,
+        forcing_extensions: 8,
+    };
+
+    /// An engine with a 64 MiB transposition table.
+    #[must_use]
+    pub fn new() -> AlphaBetaEngine {
+        AlphaBetaEngine::with_memo_bytes(64 << 20)
+    }
+
+    /// An engine whose transposition table takes about `bytes` bytes.
+    #[must_use]
+    pub fn with_memo_bytes(bytes: usize) -> AlphaBetaEngine {
+        // Build the pattern tables now, not on the clock of the first move.
+        let _ = crate::pattern::table(crate::Rule::Freestyle);
+        let _ = crate::pattern::table(crate::Rule::ExactlyFive);
+        AlphaBetaEngine {
+            searcher: Searcher::with_tuning(
+                SearchConfig {
+                    memo_bytes: bytes,
+                    merge_moves: false,
+                },
+                AlphaBetaEngine::TUNING,
+            ),
+            solver: ThreatSolver::new(),
+            info: SearchInfo::default(),
+            width: 20,
+        }
+    }
+
+    /// What the last [`Engine::choose_move`] found.
+    #[must_use]
+    pub fn last_info(&self) -> &SearchInfo {
+        &self.info
+    }
+
+    /// Changes the alpha-beta enhancements (for measurements).
+    pub fn set_tuning(&mut self, tuning: Tuning) {
+        self.searcher.set_tuning(tuning);
+    }
+
+    /// Sets how many candidate moves are searched in quiet positions (default 20).
+    pub fn set_width(&mut self, width: usize) {
+        self.width = width.max(1);
+    }
+
+    fn finish(
+        &mut self,
+        start: Instant,
+        reason: &'static str,
+        pos: &Position,
+        cell: usize,
+    ) -> Move {
+        self.info.reason = reason;
+        self.info.elapsed = start.elapsed();
+        pos.to_move(cell)
+    }
+
+    /// The candidate moves of `game` after which the opponent has no forced win by continuous
+    /// threats (moves that make a four are kept unchecked), or `None` when that restricts
+    /// nothing: no candidate loses, every candidate loses, or `deadline` came first (the
+    /// unchecked moves are then kept).
+    fn safe_moves(&mut self, game: &mut SearchGame, deadline: Instant) -> Option<Vec<u16>> {
+        let mut cands = Vec::new();
+        game.candidates(&mut cands);
+        let me = game.pos.side_to_move();
+        let mut safe = Vec::with_capacity(cands.len());
+        let mut dropped = false;
+        for (i, &(_, q)) in cands.iter().enumerate() {
+            let cell = usize::from(q);
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                safe.extend(cands[i..].iter().map(|&(_, c)| c));
+                break;
+            }
+            if game.pos.threat(me, cell) >= Threat::Four {
+                safe.push(q);
+                continue;
+            }
+            game.pos.play(cell);
+            let loses = self.solver.vct(&mut game.pos, &ThreatLimits::time(left));
+            game.pos.undo();
+            self.info.threat_nodes += self.solver.nodes();
+            if self.solver.aborted() {
+                safe.extend(cands[i..].iter().map(|&(_, c)| c));
+                break;
+            }
+            if loses.is_some() {
+                dropped = true;
+            } else {
+                safe.push(q);
+            }
+        }
+        (dropped && !safe.is_empty()).then_some(safe)
+    }
+
+    /// Chooses a move with an explicit alpha-beta depth limit (and the time budget), for tests
+    /// and fixed-depth benchmarks.
+    ///
+    /// # Errors
+    /// [`GomokuError::GameOver`] if the game is over.
+    pub fn choose_move_limited(
+        &mut self,
+        board: &Board,
+        time: Duration,
+        depth: Option<u32>,
+    ) -> Result<Move, GomokuError> {
+        let start = Instant::now();
+        if board.is_over() {
+            return Err(GomokuError::GameOver);
+        }
+        let budget = hard_limit(time);
+        let deadline = start + budget;
+        let soft_deadline = start + soft_limit(time);
+        self.info = SearchInfo::default();
+        let mut pos = Position::from_board(board);
+        let me = pos.side_to_move();
+        let op = me.other();
+        let mut cells = Vec::new();
+
+        // 1. Five now.
+        if pos.five_cells(me) > 0 {
+            pos.find_five_cells(me, None, &mut cells);
+            if let Some(&q) = cells.first() {
+                return Ok(self.finish(start, "five", &pos, q));
+            }
+        }
+        // 2. Block the opponent's four.
+        if pos.five_cells(op) > 0 {
+            pos.find_five_cells(op, None, &mut cells);
+            if cells.len() == 1 {
+                return Ok(self.finish(start, "block four", &pos, cells[0]));
+            }
+        }
+        // 3. Own forced win by continuous fours.
+        let vcf_budget = budget / 8;
+        let line = self.solver.vcf(
+            &mut pos,
+            &ThreatLimits::time(vcf_budget.min(deadline.saturating_duration_since(Instant::now()))),
+        );
+        self.info.threat_nodes += self.solver.nodes();
+        if let Some(line) = line
+            && let Some(&first) = line.first()
+        {
+            self.info.line = line.iter().map(|&c| pos.to_move(c)).collect();
+            return Ok(self.finish(start, "vcf", &pos, first));
+        }
+        // 4. The opponent's threats: restrict the root to the moves that may defend.
+        let mut root: Option<Vec<u16>> = None;
+        if pos.five_cells(op) == 0 {
+            let t = ThreatLimits::time(budget / 8);
+            if let Some(defences) = self.solver.defences(&mut pos, &t) {
+                root = Some(defences.iter().map(|&c| c as u16).collect());
+            }
+            self.info.threat_nodes += self.solver.nodes();
+        }
+        // 5. Own forced win by continuous threats, when not under threat.
+        if root.is_none() && pos.five_cells(op) == 0 {
+            let t = ThreatLimits::time(budget / 6);
+            let line = self.solver.vct(&mut pos, &t);
+            self.info.threat_nodes += self.solver.nodes();
+            if let Some(line) = line
+                && let Some(&first) = line.first()
+            {
+                self.info.line = line.iter().map(|&c| pos.to_move(c)).collect();
+                return Ok(self.finish(start, "vct", &pos, first));
+            }
+            // 6. The opponent's threat by continuous threats: keep to the moves that stop it.
+            let t = ThreatLimits {
+                vct_depth: 3,
+                ..ThreatLimits::time(budget / 6)
+            };
+            if let Some(defences) = self.solver.vct_defences(&mut pos, &t) {
+                root = Some(defences.iter().map(|&c| c as u16).collect());
+            }
+            self.info.threat_nodes += self.solver.nodes();
+        }
+        // 7. Alpha-beta.
+        let stones = pos.stones();
+        let mut game = SearchGame::new(pos);
+        game.width = self.width;
+        // 6b. In a quiet position, drop the candidate moves after which the opponent has a
+        // forced win by continuous threats: alpha-beta's horizon is too short to see most of
+        // them, and they decide most lost games.
+        if root.is_none() && game.pos.five_cells(op) == 0 {
+            let filter_deadline = start + budget / 3;
+            if let Some(safe) = self.safe_moves(&mut game, filter_deadline) {
+                root = Some(safe);
+            }
+        }
+        if let Some(r) = root {
+            if r.len() == 1 {
+                let q = usize::from(r[0]);
+                return Ok(self.finish(start, "only defence", &game.pos, q));
+            }
+            if !r.is_empty() {
+                game.root_moves = Some((stones, r));
+            }
+        }
+        let now = Instant::now();
+        let remaining = deadline.saturating_duration_since(now);
+        let limits = Limits {
+            depth,
+            time: Some(remaining.max(Duration::from_millis(1))),
+            soft_time: Some(soft_deadline.saturating_duration_since(now)),
+            ..Limits::default()
+        };
+        let r = self.searcher.search(&mut game, &limits);
+        self.info.depth = r.depth;
+        self.info.nodes = r.stats.nodes;
+        self.info.score = r.score.0;
+        self.info.line =
+            r.pv.iter()
+                .map(|&c| game.pos.to_move(usize::from(c)))
+                .collect();
+        let cell = match r.best_move {
+            Some(c) => usize::from(c),
+            None => {
+                let mut c = Vec::new();
+                game.candidates(&mut c);
+                match c.first() {
+                    Some(&(_, q)) => usize::from(q),
+                    None => game
+                        .pos
+                        .on_board_cells()
+                        .find(|&q| game.pos.is_empty_cell(q))
+                        .ok_or_else(|| GomokuError::NoMove("the board is full".into()))?,
+                }
+            }
+        };
+        Ok(self.finish(start, "alpha-beta", &game.pos, cell))
+    }
+}
+
+impl Engine for AlphaBetaEngine {
+    fn name(&self) -> &str {
+        "alphabeta"
+    }
+
+    fn new_game(&mut self) {
+        self.searcher.clear_memo();
+        self.solver.clear();
+    }
+
+    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        self.choose_move_limited(board, time, None)
+    }
+}

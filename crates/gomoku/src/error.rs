@@ -1,0 +1,38 @@
+//! The crate's error type.
+
+use thiserror::Error;
+
+/// What can go wrong with a Gomoku board or engine.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum GomokuError {
+    /// The board side is outside the supported range.
+    #[error("board size {0} is not supported (must be 5..=32)")]
+    BadSize(usize),
+    /// A move outside the board.
+    #[error("move {x},{y} is off the {size}x{size} board")]
+    OffBoard {
+        /// Column.
+        x: u8,
+        /// Row.
+        y: u8,
+        /// Board side.
+        size: usize,
+    },
+    /// A move on an occupied cell.
+    #[error("cell {x},{y} is already occupied")]
+    Occupied {
+        /// Column.
+        x: u8,
+        /// Row.
+        y: u8,
+    },
+    /// A move after the game ended (a five was made or the board is full).
+    #[error("the game is over")]
+    GameOver,
+    /// An engine was asked for a move it cannot give (no legal move).
+    #[error("no legal move: {0}")]
+    NoMove(String),
+    /// Text that does not describe a move or a position.
+    #[error("cannot parse {0:?}")]
+    Parse(String),
+}

@@ -1,0 +1,588 @@
+//! The search position: the board plus everything the engines read in O(1), kept up to date
+//! incrementally by [`Position::play`] and [`Position::undo`].
+//!
+//! Every empty cell carries, for each of the four directions, the 20-bit key of its ten line
+//! neighbours (see [`crate::pattern`]). A stone changes the keys of at most forty cells (five
+//! each way along four lines): the move updates exactly those, reads their old and new
+//! patterns from the table, and adjusts running totals: per colour, how many (cell, direction)
+//! pairs show each [`Pattern`], a weighted pattern score, and the number of cells where that
+//! colour would make five. Evaluation and threat queries are then table reads, never board
+//! scans.
+
+use crate::board::{EMPTY, Geometry, WALL, makes_five, zobrist};
+use std::sync::OnceLock;
+
+use crate::pattern::{Pattern, slot_shift, table, table_index};
+use crate::{Board, Move, Rule, Stone};
+
+/// What a move on a cell makes for one colour, combining its four lines. Ordered by strength.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Threat {
+    /// Nothing better than an open two.
+    Quiet,
+    /// A (closed) three or an open two somewhere.
+    Minor,
+    /// One open three: a threat to make an open four.
+    OpenThree,
+    /// Two open threes at once (a winning double threat unless the opponent has fours).
+    ThreeThree,
+    /// One four: the opponent must answer on one cell.
+    Four,
+    /// A four and an open three (wins unless the answer to the four also defends).
+    FourThree,
+    /// An open four or two fours: cannot be stopped by one move.
+    FourFour,
+    /// Five: the game is won.
+    Five,
+}
+
+/// Per-direction weights of the pattern score, indexed by [`Pattern`]. They value the cells
+/// where a colour could play, so a position scores its potential, not its past.
+pub(crate) const PATTERN_WEIGHT: [i32; 8] = [0, 2, 6, 8, 24, 26, 90, 300];
+
+/// The board with incrementally maintained line patterns, for the engines.
+#[derive(Debug, Clone)]
+pub struct Position {
+    geo: Geometry,
+    rule: Rule,
+    table: &'static [u8],
+    combine: &'static [Threat; 4096],
+    /// How far along a line a stone changes keys: 4 under freestyle (the table ignores the
+    /// fifth cell), 5 under exactly five.
+    reach: usize,
+
+    cells: Vec<u8>,
+    keys: Vec<[u32; 4]>,
+    /// The table entry of each empty cell's four keys (stale on occupied cells).
+    pats: Vec<[u8; 4]>,
+    /// The combined threat of each empty cell for Black and White.
+    threats: Vec<[Threat; 2]>,
+    near: Vec<u8>,
+    history: Vec<u16>,
+    stm: Stone,
+    winner: Option<Stone>,
+    zkey: u64,
+    counts: [[u32; 8]; 2],
+    score: [i32; 2],
+    fives: Vec<[u8; 2]>,
+    five_cells: [u32; 2],
+    /// Bounding boxes of the stones after each move, `[x0, x1, y0, y1]`, inclusive.
+    bbox: Vec<[u8; 4]>,
+}
+
+impl Position {
+    /// An empty position.
+    #[must_use]
+    pub fn new(geo: Geometry, rule: Rule) -> Position {
+        let cells = geo.fresh_cells();
+        let n = cells.len();
+        let mut p = Position {
+            geo,
+            rule,
+            table: table(rule),
+            combine: combine_table(),
+            reach: match rule {
+                Rule::Freestyle => 4,
+                Rule::ExactlyFive => 5,
+            },
+
+            cells,
+            keys: vec![[0; 4]; n],
+            pats: vec![[0; 4]; n],
+            threats: vec![[Threat::Quiet; 2]; n],
+            near: vec![0; n],
+            history: Vec::new(),
+            stm: Stone::Black,
+            winner: None,
+            zkey: 0,
+            counts: [[0; 8]; 2],
+            score: [0; 2],
+            fives: vec![[0; 2]; n],
+            five_cells: [0; 2],
+            bbox: Vec::new(),
+        };
+        p.recompute();
+        p
+    }
+
+    /// The position of `board` (its moves replayed).
+    #[must_use]
+    pub fn from_board(board: &Board) -> Position {
+        let mut p = Position::new(board.geometry(), board.rule());
+        for &m in board.history() {
+            if let Some(i) = p.geo.checked_index(m) {
+                p.play(i);
+            }
+        }
+        p
+    }
+
+    /// Recomputes every key, pattern and total from the cells: what the incremental updates
+    /// avoid (used on creation, by tests as their reference, and by the benchmarks).
+    pub fn recount(&mut self) {
+        self.recompute();
+    }
+
+    fn recompute(&mut self) {
+        let dirs = self.geo.directions();
+        self.counts = [[0; 8]; 2];
+        self.score = [0; 2];
+        self.five_cells = [0; 2];
+        for i in 0..self.cells.len() {
+            self.fives[i] = [0; 2];
+            if self.cells[i] == WALL {
+                continue;
+            }
+            for (d, &o) in dirs.iter().enumerate() {
+                let mut key = 0u32;
+                for k in 1..=self.reach {
+                    key |= u32::from(self.cells[i + k * o]) << slot_shift(k as isize);
+                    key |= u32::from(self.cells[i - k * o]) << slot_shift(-(k as isize));
+                }
+                self.keys[i][d] = key;
+            }
+            if self.cells[i] == EMPTY {
+                for d in 0..4 {
+                    let b = self.lookup(self.keys[i][d]);
+                    self.pats[i][d] = b;
+                    self.apply(i, b, 1);
+                }
+                self.set_threats(i);
+            }
+        }
+    }
+
+    /// A fresh recount of the totals, compared with the incremental ones: `true` if equal.
+    #[must_use]
+    pub fn check_incremental(&self) -> bool {
+        let mut fresh = self.clone();
+        fresh.recompute();
+        let empty_agree = (0..self.cells.len())
+            .filter(|&i| self.cells[i] == EMPTY)
+            .all(|i| fresh.pats[i] == self.pats[i] && fresh.threats[i] == self.threats[i]);
+        empty_agree
+            && fresh.keys == self.keys
+            && fresh.counts == self.counts
+            && fresh.score == self.score
+            && fresh.five_cells == self.five_cells
+            && fresh.fives == self.fives
+    }
+
+    #[inline]
+    fn lookup(&self, key: u32) -> u8 {
+        self.table[table_index(self.rule, key)]
+    }
+
+    #[inline]
+    fn set_threats(&mut self, i: usize) {
+        let b = self.pats[i];
+        let t = self.combine;
+        for c in 0..2 {
+            let sh = 4 * c;
+            let idx = usize::from((b[0] >> sh) & 7)
+                | usize::from((b[1] >> sh) & 7) << 3
+                | usize::from((b[2] >> sh) & 7) << 6
+                | usize::from((b[3] >> sh) & 7) << 9;
+            self.threats[i][c] = t[idx];
+        }
+    }
+
+    #[inline]
+    fn apply(&mut self, i: usize, b: u8, sign: i32) {
+        for c in 0..2 {
+            let pat = usize::from((b >> (4 * c)) & 7);
+            self.counts[c][pat] = self.counts[c][pat].wrapping_add_signed(sign);
+            self.score[c] += sign * PATTERN_WEIGHT[pat];
+            if pat == Pattern::Five as usize {
+                let f = &mut self.fives[i][c];
+                if sign > 0 {
+                    *f += 1;
+                    if *f == 1 {
+                        self.five_cells[c] += 1;
+                    }
+                } else {
+                    *f -= 1;
+                    if *f == 0 {
+                        self.five_cells[c] -= 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Moves the (empty) cell `i` from table entry `ob` to `nb` in the totals.
+    #[inline]
+    fn change(&mut self, i: usize, ob: u8, nb: u8) {
+        for c in 0..2 {
+            let o = usize::from((ob >> (4 * c)) & 7);
+            let n = usize::from((nb >> (4 * c)) & 7);
+            if o == n {
+                continue;
+            }
+            self.counts[c][o] -= 1;
+            self.counts[c][n] += 1;
+            self.score[c] += PATTERN_WEIGHT[n] - PATTERN_WEIGHT[o];
+            const FIVE: usize = Pattern::Five as usize;
+            if n == FIVE {
+                let f = &mut self.fives[i][c];
+                *f += 1;
+                if *f == 1 {
+                    self.five_cells[c] += 1;
+                }
+            } else if o == FIVE {
+                let f = &mut self.fives[i][c];
+                *f -= 1;
+                if *f == 0 {
+                    self.five_cells[c] -= 1;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn update_neighbours(&mut self, p: usize, code: u8) {
+        let dirs = self.geo.directions();
+        let code = u32::from(code);
+        for (d, &o) in dirs.iter().enumerate() {
+            // Outwards on each side; past the edge there are only walls, so stop there.
+            for forward in [true, false] {
+                for k in 1..=self.reach {
+                    let (q, shift) = if forward {
+                        (p + k * o, slot_shift(-(k as isize)))
+                    } else {
+                        (p - k * o, slot_shift(k as isize))
+                    };
+                    let cell = self.cells[q];
+                    if cell == WALL {
+                        break;
+                    }
+                    let new = self.keys[q][d] ^ (code << shift);
+                    self.keys[q][d] = new;
+                    if cell == EMPTY {
+                        let (ob, nb) = (self.pats[q][d], self.lookup(new));
+                        if ob != nb {
+                            self.change(q, ob, nb);
+                            self.pats[q][d] = nb;
+                            self.set_threats(q);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Plays the side to move on the empty on-board cell `p` (the caller checked it).
+    pub fn play(&mut self, p: usize) {
+        let s = self.stm;
+        let code = s.code();
+        let mut wins = false;
+        for d in 0..4 {
+            let b = self.pats[p][d];
+            wins |= (b >> (4 * s.index())) & 7 == Pattern::Five as u8;
+            self.apply(p, b, -1);
+        }
+        self.cells[p] = code;
+        self.update_neighbours(p, code);
+        let stride = self.geo.stride;
+        for dy in 0..5 {
+            let row = p + dy * stride - 2 * stride;
+            for q in row - 2..=row + 2 {
+                self.near[q] += 1;
+            }
+        }
+        let z = zobrist();
+        self.zkey ^= z.cells[s.index()][self.geo.zobrist_index(p)] ^ z.white_to_move;
+        self.history.push(p as u16);
+        let m = self.geo.to_move(p);
+        let b = match self.bbox.last() {
+            Some(&[x0, x1, y0, y1]) => [x0.min(m.x), x1.max(m.x), y0.min(m.y), y1.max(m.y)],
+            None => [m.x, m.x, m.y, m.y],
+        };
+        self.bbox.push(b);
+        if wins {
+            self.winner = Some(s);
+        }
+        self.stm = s.other();
+    }
+
+    /// Takes back the last move; returns its cell.
+    pub fn undo(&mut self) -> Option<usize> {
+        let p = usize::from(self.history.pop()?);
+        self.bbox.pop();
+        let s = self.stm.other();
+        let code = s.code();
+        self.cells[p] = EMPTY;
+        self.update_neighbours(p, code);
+        for d in 0..4 {
+            let b = self.lookup(self.keys[p][d]);
+            self.pats[p][d] = b;
+            self.apply(p, b, 1);
+        }
+        self.set_threats(p);
+        let stride = self.geo.stride;
+        for dy in 0..5 {
+            let row = p + dy * stride - 2 * stride;
+            for q in row - 2..=row + 2 {
+                self.near[q] -= 1;
+            }
+        }
+        let z = zobrist();
+        self.zkey ^= z.cells[s.index()][self.geo.zobrist_index(p)] ^ z.white_to_move;
+        self.winner = None;
+        self.stm = s;
+        Some(p)
+    }
+
+    /// Passes: the other side moves next (a null move, for threat detection). Undo with
+    /// another `pass`.
+    pub fn pass(&mut self) {
+        self.stm = self.stm.other();
+        self.zkey ^= zobrist().white_to_move;
+    }
+
+    /// The geometry of the padded array.
+    #[must_use]
+    pub fn geometry(&self) -> Geometry {
+        self.geo
+    }
+
+    /// The winning rule.
+    #[must_use]
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// The side to move.
+    #[must_use]
+    pub fn side_to_move(&self) -> Stone {
+        self.stm
+    }
+
+    /// Who just made five, if anyone.
+    #[must_use]
+    pub fn winner(&self) -> Option<Stone> {
+        self.winner
+    }
+
+    /// Number of stones on the board.
+    #[must_use]
+    pub fn stones(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Whether every cell is taken.
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.history.len() == self.geo.size * self.geo.size
+    }
+
+    /// Cells played so far, in order.
+    #[must_use]
+    pub fn history(&self) -> &[u16] {
+        &self.history
+    }
+
+    /// The last move's cell.
+    #[must_use]
+    pub fn last(&self) -> Option<usize> {
+        self.history.last().map(|&p| usize::from(p))
+    }
+
+    /// The Zobrist key (the same as [`Board::key`] for the same stones).
+    #[must_use]
+    pub fn key(&self) -> u64 {
+        self.zkey
+    }
+
+    /// The padded cell array (0 empty, 1 Black, 2 White, 3 wall).
+    #[must_use]
+    pub fn cells(&self) -> &[u8] {
+        &self.cells
+    }
+
+    /// Whether cell `p` is empty and on the board.
+    #[must_use]
+    pub fn is_empty_cell(&self, p: usize) -> bool {
+        self.cells.get(p) == Some(&EMPTY)
+    }
+
+    /// Whether a stone lies within two cells (in both coordinates) of `p`.
+    #[must_use]
+    pub fn has_neighbour(&self, p: usize) -> bool {
+        self.near[p] > 0
+    }
+
+    /// The pattern `s` would make on cell `p` along direction `d` (0..4).
+    #[must_use]
+    pub fn pattern(&self, s: Stone, p: usize, d: usize) -> Pattern {
+        let b = if self.cells[p] == EMPTY {
+            self.pats[p][d]
+        } else {
+            self.lookup(self.keys[p][d])
+        };
+        Pattern::from_bits(b >> (4 * s.index()))
+    }
+
+    /// The four patterns `s` would make on `p`.
+    #[must_use]
+    pub fn patterns(&self, s: Stone, p: usize) -> [Pattern; 4] {
+        std::array::from_fn(|d| self.pattern(s, p, d))
+    }
+
+    /// What a stone of `s` on the empty cell `p` would make, all lines together.
+    #[must_use]
+    pub fn threat(&self, s: Stone, p: usize) -> Threat {
+        if self.cells[p] == EMPTY {
+            self.threats[p][s.index()]
+        } else {
+            combine(self.patterns(s, p))
+        }
+    }
+
+    /// The summed [`PATTERN_WEIGHT`] of both colours' four patterns on the empty cell `p`: how
+    /// much a stone there matters to the lines through it.
+    #[must_use]
+    pub fn cell_weight(&self, p: usize) -> i32 {
+        self.pats[p]
+            .iter()
+            .map(|&b| {
+                PATTERN_WEIGHT[usize::from(b & 7)] + PATTERN_WEIGHT[usize::from((b >> 4) & 7)]
+            })
+            .sum()
+    }
+
+    /// Number of empty cells where `s` would make five.
+    #[must_use]
+    pub fn five_cells(&self, s: Stone) -> u32 {
+        self.five_cells[s.index()]
+    }
+
+    /// Number of (empty cell, direction) pairs where `s` would make `pattern`.
+    #[must_use]
+    pub fn pattern_count(&self, s: Stone, pattern: Pattern) -> u32 {
+        self.counts[s.index()][pattern as usize]
+    }
+
+    /// The weighted pattern score of `s` (sum over empty cells and directions).
+    #[must_use]
+    pub fn pattern_score(&self, s: Stone) -> i32 {
+        self.score[s.index()]
+    }
+
+    /// Whether `s` making five on `p` is recorded (a direction with [`Pattern::Five`]).
+    #[must_use]
+    pub fn is_five_cell(&self, s: Stone, p: usize) -> bool {
+        self.fives[p][s.index()] > 0
+    }
+
+    /// Appends the cells where `s` would make five. Looks along the lines through `around`
+    /// first (a new four's completion is always there) and scans the board only if some are
+    /// still missing.
+    pub fn find_five_cells(&self, s: Stone, around: Option<usize>, out: &mut Vec<usize>) {
+        let want = self.five_cells[s.index()] as usize;
+        let start = out.len();
+        if want == 0 {
+            return;
+        }
+        if let Some(p) = around {
+            for o in self.geo.directions() {
+                for k in 1..=4usize {
+                    for q in [p + k * o, p - k * o] {
+                        if self.cells[q] == EMPTY
+                            && self.is_five_cell(s, q)
+                            && !out[start..].contains(&q)
+                        {
+                            out.push(q);
+                        }
+                    }
+                }
+            }
+            if out.len() - start >= want {
+                return;
+            }
+            out.truncate(start);
+        }
+        for q in self.on_board_cells() {
+            if self.cells[q] == EMPTY && self.is_five_cell(s, q) {
+                out.push(q);
+            }
+        }
+    }
+
+    /// The on-board cells within `margin` of the stones' bounding box, row by row (every cell
+    /// when the board is empty).
+    pub fn cells_near_stones(&self, margin: usize) -> impl Iterator<Item = usize> + '_ {
+        let g = self.geo;
+        let last = g.size - 1;
+        let [x0, x1, y0, y1] = match self.bbox.last() {
+            Some(&[x0, x1, y0, y1]) => [
+                usize::from(x0).saturating_sub(margin),
+                (usize::from(x1) + margin).min(last),
+                usize::from(y0).saturating_sub(margin),
+                (usize::from(y1) + margin).min(last),
+            ],
+            None => [0, last, 0, last],
+        };
+        (y0..=y1).flat_map(move |y| (x0..=x1).map(move |x| g.index(x, y)))
+    }
+
+    /// All on-board indices, row by row.
+    pub fn on_board_cells(&self) -> impl Iterator<Item = usize> + '_ {
+        let g = self.geo;
+        (0..g.size).flat_map(move |y| (0..g.size).map(move |x| g.index(x, y)))
+    }
+
+    /// The move of cell `p`.
+    #[must_use]
+    pub fn to_move(&self, p: usize) -> Move {
+        self.geo.to_move(p)
+    }
+
+    /// Whether a five made by a stone of `code` just placed on `p` is on the board, checked by
+    /// scanning the lines (the reference for the pattern tables' five detection).
+    #[must_use]
+    pub fn scan_five(&self, p: usize, code: u8) -> bool {
+        makes_five(&self.cells, &self.geo, p, code, self.rule)
+    }
+}
+
+/// [`combine`] for every four patterns (3 bits each, direction 0 lowest).
+fn combine_table() -> &'static [Threat; 4096] {
+    static T: OnceLock<Box<[Threat; 4096]>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = Box::new([Threat::Quiet; 4096]);
+        for (i, e) in t.iter_mut().enumerate() {
+            *e = combine(std::array::from_fn(|d| {
+                Pattern::from_bits((i >> (3 * d)) as u8)
+            }));
+        }
+        t
+    })
+}
+
+/// Combines the four line patterns of a cell into one [`Threat`].
+#[must_use]
+pub fn combine(p: [Pattern; 4]) -> Threat {
+    let mut fours = 0;
+    let mut threes = 0;
+    let mut minor = false;
+    for &x in &p {
+        match x {
+            Pattern::Five => return Threat::Five,
+            Pattern::OpenFour => fours += 2,
+            Pattern::Four => fours += 1,
+            Pattern::OpenThree => threes += 1,
+            Pattern::Three | Pattern::OpenTwo => minor = true,
+            _ => {}
+        }
+    }
+    match (fours, threes) {
+        (f, _) if f >= 2 => Threat::FourFour,
+        (1, t) if t >= 1 => Threat::FourThree,
+        (1, _) => Threat::Four,
+        (_, t) if t >= 2 => Threat::ThreeThree,
+        (_, 1) => Threat::OpenThree,
+        _ if minor => Threat::Minor,
+        _ => Threat::Quiet,
+    }
+}

@@ -1,0 +1,1077 @@
+//! The Gomocup (piskvork) protocol: both sides of it.
+//!
+//! A tournament manager talks to a *brain* one line at a time on its standard input and output.
+//! This module has the pieces a brain needs, independent of any I/O, so that they can be tested
+//! and fuzzed line by line:
+//!
+//! - [`LineSplitter`] cuts a byte stream into lines at CR, LF or CR LF;
+//! - [`parse_line`] turns a line into a [`Command`] and never panics: malformed commands become
+//!   [`Command::Malformed`] (answered `ERROR`), unknown ones [`Command::Unknown`] (`UNKNOWN`);
+//! - [`Brain`] is the state machine of a brain around any [`Engine`]: board set-up, turns,
+//!   takebacks, settings, and the time it may think for each move ([`TimeControl`]).
+//!
+//! It also has the manager's side, [`ExternalEngine`]: an [`Engine`] that runs a brain program
+//! and asks it for moves, so that matches can pit the built-in engines against any Gomocup
+//! brain.
+//!
+//! ```
+//! use gomoku::protocol::Brain;
+//! use gomoku::{Board, Engine, GomokuError, Move};
+//! use std::time::Duration;
+//!
+//! /// Plays the first empty cell, row by row.
+//! struct FirstEmpty;
+//! impl Engine for FirstEmpty {
+//!     fn name(&self) -> &str { "first-empty" }
+//!     fn choose_move(&mut self, board: &Board, _: Duration) -> Result<Move, GomokuError> {
+//!         board.empty_cells().first().copied().ok_or(GomokuError::GameOver)
+//!     }
+//! }
+//!
+//! let mut brain = Brain::new(FirstEmpty);
+//! assert_eq!(brain.handle_line("START 15").lines, ["OK"]);
+//! assert_eq!(brain.handle_line("turn 0,0").lines, ["1,0"]);
+//! assert_eq!(brain.handle_line("TURN 7,x").lines[0].split(' ').next(), Some("ERROR"));
+//! assert_eq!(brain.handle_line("SWAP2BOARD").lines[0].split(' ').next(), Some("UNKNOWN"));
+//! assert!(brain.handle_line("INFO timeout_turn 1000").lines.is_empty());
+//! assert!(brain.handle_line("END").quit);
+//! ```
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command as Process, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::{Board, Engine, GomokuError, Move, Rule, Stone};
+
+/// Longest line a [`LineSplitter`] keeps; the rest of a longer line is dropped (no command is
+/// anywhere near this long, and a bound keeps garbage input from eating memory).
+pub const MAX_LINE: usize = 4096;
+
+/// Cuts a byte stream into lines at CR, LF or CR LF, whichever the sender uses.
+///
+/// Bytes may arrive in any chunks; a line is complete when its terminator arrives. Empty lines
+/// (including the one between the CR and LF of a CR LF pair) are skipped. Invalid UTF-8 is
+/// replaced, never rejected.
+#[derive(Debug, Default, Clone)]
+pub struct LineSplitter {
+    current: Vec<u8>,
+    overflow: bool,
+}
+
+impl LineSplitter {
+    /// An empty splitter.
+    #[must_use]
+    pub fn new() -> LineSplitter {
+        LineSplitter::default()
+    }
+
+    /// Feeds `bytes`, appending every line they complete to `lines`.
+    pub fn push(&mut self, bytes: &[u8], lines: &mut Vec<String>) {
+        for &b in bytes {
+            if b == b'\n' || b == b'\r' {
+                self.flush_into(lines);
+            } else if self.current.len() < MAX_LINE {
+                self.current.push(b);
+            } else {
+                self.overflow = true;
+            }
+        }
+    }
+
+    /// The unterminated last line, if any (at the end of the stream).
+    pub fn finish(&mut self, lines: &mut Vec<String>) {
+        self.flush_into(lines);
+    }
+
+    fn flush_into(&mut self, lines: &mut Vec<String>) {
+        if !self.current.is_empty() {
+            lines.push(String::from_utf8_lossy(&self.current).into_owned());
+        }
+        self.current.clear();
+        self.overflow = false;
+    }
+}
+
+/// A setting sent with `INFO key value`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Info {
+    /// Milliseconds allowed per move; 0 means "as fast as possible".
+    TimeoutTurn(u64),
+    /// Milliseconds for the whole match; 0 means no limit.
+    TimeoutMatch(u64),
+    /// Milliseconds left for the rest of the match.
+    TimeLeft(u64),
+    /// Memory limit in bytes; 0 means no limit.
+    MaxMemory(u64),
+    /// Rule bit mask: 1 exactly five, 2 continuous game, 4 renju, 8 caro.
+    Rule(u32),
+    /// 0 human opponent, 1 brain opponent, 2 tournament, 3 network tournament.
+    GameType(u32),
+    /// A folder the brain may keep files in.
+    Folder(String),
+    /// A key this brain does not know (ignored, as the protocol asks).
+    Other(String),
+}
+
+/// One line from the manager.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `START n`: a new game on an `n`x`n` board.
+    Start(usize),
+    /// `RECTSTART w,h`: a new game on a `w`x`h` board.
+    RectStart(usize, usize),
+    /// `BEGIN`: play the first move.
+    Begin,
+    /// `TURN x,y`: the opponent played there; answer with a move.
+    Turn(Move),
+    /// `BOARD`: a position follows, one stone a line, until `DONE`.
+    Board,
+    /// `x,y,f` inside a `BOARD` block: `f` is 1 for an own stone, 2 for the opponent's, 3 for
+    /// a continuous-game marker.
+    Stone(Move, u8),
+    /// `DONE`: end of a `BOARD` block; answer with a move.
+    Done,
+    /// `INFO key value`: a setting; no answer.
+    Info(Info),
+    /// `END`: exit at once.
+    End,
+    /// `ABOUT`: describe the brain.
+    About,
+    /// `RESTART`: a new game on the same board; answer `OK`.
+    Restart,
+    /// `TAKEBACK x,y`: take back the last move, which was there; answer `OK`.
+    Takeback(Move),
+    /// A blank line: ignored.
+    Empty,
+    /// A known command with bad arguments, with the reason.
+    Malformed(String),
+    /// A command this brain does not know, as received.
+    Unknown(String),
+}
+
+fn parse_number<T: std::str::FromStr>(s: &str) -> Option<T> {
+    s.trim().parse().ok()
+}
+
+/// `x,y` (spaces around the parts allowed) into a move; coordinates above 255 are refused.
+fn parse_move(s: &str) -> Option<Move> {
+    let mut parts = s.split(',');
+    let x = parse_number(parts.next()?)?;
+    let y = parse_number(parts.next()?)?;
+    parts.next().is_none().then_some(Move::new(x, y))
+}
+
+/// Reads one line from the manager. Never panics: anything it cannot read is
+/// [`Command::Malformed`] or [`Command::Unknown`]. Command words are case-insensitive; a
+/// trailing CR or surrounding spaces are ignored.
+#[must_use]
+pub fn parse_line(line: &str) -> Command {
+    let line = line.trim();
+    if line.is_empty() {
+        return Command::Empty;
+    }
+    let (word, rest) = match line.find(char::is_whitespace) {
+        Some(i) => (&line[..i], line[i..].trim()),
+        None => (line, ""),
+    };
+    let bad = |what: &str| Command::Malformed(format!("{what}: {line:?}"));
+    match word.to_ascii_uppercase().as_str() {
+        "START" => match parse_number::<usize>(rest) {
+            Some(n) => Command::Start(n),
+            None => bad("START needs a board size"),
+        },
+        "RECTSTART" => {
+            let mut p = rest.split(',');
+            match (
+                p.next().and_then(parse_number::<usize>),
+                p.next().and_then(parse_number::<usize>),
+                p.next(),
+            ) {
+                (Some(w), Some(h), None) => Command::RectStart(w, h),
+                _ => bad("RECTSTART needs width,height"),
+            }
+        }
+        "BEGIN" if rest.is_empty() => Command::Begin,
+        "TURN" => match parse_move(rest) {
+            Some(m) => Command::Turn(m),
+            None => bad("TURN needs x,y"),
+        },
+        "BOARD" if rest.is_empty() => Command::Board,
+        "DONE" if rest.is_empty() => Command::Done,
+        "END" => Command::End,
+        "ABOUT" => Command::About,
+        "RESTART" => Command::Restart,
+        "TAKEBACK" => match parse_move(rest) {
+            Some(m) => Command::Takeback(m),
+            None => bad("TAKEBACK needs x,y"),
+        },
+        "INFO" => parse_info(rest).unwrap_or_else(|| bad("INFO needs a key and a value")),
+        "BEGIN" | "BOARD" | "DONE" => bad("no arguments expected"),
+        _ => {
+            // A stone line of a BOARD block: x,y,f.
+            let mut p = line.split(',');
+            let stone = (|| {
+                let x = parse_number(p.next()?)?;
+                let y = parse_number(p.next()?)?;
+                let f = parse_number(p.next()?)?;
+                p.next()
+                    .is_none()
+                    .then_some(Command::Stone(Move::new(x, y), f))
+            })();
+            match stone {
+                Some(s) => s,
+                None if line.contains(',') && line.starts_with(|c: char| c.is_ascii_digit()) => {
+                    bad("a stone line is x,y,field")
+                }
+                None => Command::Unknown(line.to_string()),
+            }
+        }
+    }
+}
+
+fn parse_info(rest: &str) -> Option<Command> {
+    let (key, value) = match rest.find(char::is_whitespace) {
+        Some(i) => (&rest[..i], rest[i..].trim()),
+        None => (rest, ""),
+    };
+    if key.is_empty() {
+        return None;
+    }
+    let info = match key.to_ascii_lowercase().as_str() {
+        "timeout_turn" => Info::TimeoutTurn(parse_number(value)?),
+        "timeout_match" => Info::TimeoutMatch(parse_number(value)?),
+        "time_left" => Info::TimeLeft(parse_number(value)?),
+        "max_memory" => Info::MaxMemory(parse_number(value)?),
+        "rule" => Info::Rule(parse_number(value)?),
+        "game_type" => Info::GameType(parse_number(value)?),
+        "folder" => Info::Folder(value.to_string()),
+        other => Info::Other(other.to_string()),
+    };
+    Some(Command::Info(info))
+}
+
+/// The time settings a manager sends, and the thinking time they allow for one move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Milliseconds per move (0: as fast as possible). Gomocup's default is 30 s.
+    pub timeout_turn: u64,
+    /// Milliseconds for the whole match (0: no limit).
+    pub timeout_match: u64,
+    /// Milliseconds left in the match, when the manager said.
+    pub time_left: Option<u64>,
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl {
+            timeout_turn: 30_000,
+            timeout_match: 0,
+            time_left: None,
+        }
+    }
+}
+
+impl TimeControl {
+    /// Thinking time when the manager asks for speed (`timeout_turn 0`).
+    pub const FASTEST: Duration = Duration::from_millis(20);
+
+    /// How long to think about the next move.
+    ///
+    /// The per-move limit and, under a match limit, a share of the time left (a twelfth: a
+    /// game rarely needs more than a dozen hard moves per side, and the share shrinks as the
+    /// clock runs down). A safety margin of a tenth plus 30 ms is kept back for the process
+    /// to print its move and for the manager's clock; the result is never below 5 ms.
+    #[must_use]
+    pub fn think_time(&self) -> Duration {
+        if self.timeout_turn == 0 {
+            return Self::FASTEST;
+        }
+        let mut ms = self.timeout_turn;
+        if self.timeout_match > 0 {
+            let left = self.time_left.unwrap_or(self.timeout_match);
+            ms = ms.min(left / 12);
+        }
+        let ms = ms.saturating_sub(ms / 10 + 30).max(5);
+        Duration::from_millis(ms)
+    }
+}
+
+/// What the brain answers to one line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Output {
+    /// Lines to print, in order (print and flush each).
+    pub lines: Vec<String>,
+    /// Whether the brain must exit now (`END`).
+    pub quit: bool,
+}
+
+impl Output {
+    fn line(s: impl Into<String>) -> Output {
+        Output {
+            lines: vec![s.into()],
+            quit: false,
+        }
+    }
+    fn none() -> Output {
+        Output::default()
+    }
+}
+
+/// Builds a replacement engine when the manager announces a memory limit, so the engine can
+/// size its tables (the argument is the limit in bytes, 0 for none).
+pub type MemoryHook<E> = Box<dyn FnMut(u64) -> E + Send>;
+
+/// A Gomocup brain around an [`Engine`]: feed it the manager's lines with
+/// [`Brain::handle_line`] and print what it returns.
+///
+/// Only square boards are supported (`RECTSTART` with unequal sides answers `ERROR`). Rules:
+/// bit 1 of `INFO rule` selects exactly five; renju (bit 4) is played as exactly five without
+/// forbidden moves; other bits are ignored.
+pub struct Brain<E: Engine> {
+    engine: E,
+    board: Option<Board>,
+    rule: Rule,
+    time: TimeControl,
+    max_memory: u64,
+    /// The `BOARD` block being read: (move, field) in the order given.
+    pending: Option<Vec<(Move, u8)>>,
+    memory_hook: Option<MemoryHook<E>>,
+    about: String,
+}
+
+impl<E: Engine> std::fmt::Debug for Brain<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Brain")
+            .field("engine", &self.engine.name())
+            .field("board", &self.board)
+            .field("rule", &self.rule)
+            .field("time", &self.time)
+            .field("max_memory", &self.max_memory)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<E: Engine> Brain<E> {
+    /// A brain playing with `engine`, waiting for `START`.
+    #[must_use]
+    pub fn new(engine: E) -> Brain<E> {
+        let about = format!(
+            "name=\"gameai-{}\", version=\"{}\", author=\"The gameai developers\", country=\"-\"",
+            engine.name(),
+            env!("CARGO_PKG_VERSION")
+        );
+        Brain {
+            engine,
+            board: None,
+            rule: Rule::Freestyle,
+            time: TimeControl::default(),
+            max_memory: 0,
+            pending: None,
+            memory_hook: None,
+            about,
+        }
+    }
+
+    /// Calls `hook` with the limit whenever `INFO max_memory` arrives and plays with the
+    /// engine it returns from then on.
+    #[must_use]
+    pub fn with_memory_hook(mut self, hook: MemoryHook<E>) -> Brain<E> {
+        self.memory_hook = Some(hook);
+        self
+    }
+
+    /// The current game, once started.
+    #[must_use]
+    pub fn board(&self) -> Option<&Board> {
+        self.board.as_ref()
+    }
+
+    /// The time settings received so far.
+    #[must_use]
+    pub fn time_control(&self) -> TimeControl {
+        self.time
+    }
+
+    /// The rule in force.
+    #[must_use]
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// The memory limit received (0: none).
+    #[must_use]
+    pub fn max_memory(&self) -> u64 {
+        self.max_memory
+    }
+
+    /// The engine.
+    #[must_use]
+    pub fn engine(&self) -> &E {
+        &self.engine
+    }
+
+    /// Handles one line from the manager.
+    pub fn handle_line(&mut self, line: &str) -> Output {
+        self.handle(parse_line(line))
+    }
+
+    /// Handles one command.
+    pub fn handle(&mut self, command: Command) -> Output {
+        if self.pending.is_some() {
+            return self.handle_board_block(command);
+        }
+        match command {
+            Command::Empty => Output::none(),
+            Command::Info(info) => {
+                self.info(info);
+                Output::none()
+            }
+            Command::Start(n) => self.start(n),
+            Command::RectStart(w, h) if w == h => self.start(w),
+            Command::RectStart(..) => {
+                self.board = None;
+                Output::line("ERROR only square boards are supported")
+            }
+            Command::Restart => match self.board.as_ref().map(Board::size) {
+                Some(n) => self.start(n),
+                None => Output::line("ERROR RESTART before START"),
+            },
+            Command::Begin => match &self.board {
+                None => Output::line("ERROR BEGIN before START"),
+                Some(b) if !b.history().is_empty() => {
+                    Output::line("ERROR BEGIN on a board that is not empty")
+                }
+                Some(_) => self.reply_move(),
+            },
+            Command::Turn(m) => {
+                let Some(board) = &mut self.board else {
+                    return Output::line("ERROR TURN before START");
+                };
+                match board.play(m) {
+                    Ok(()) => self.reply_move(),
+                    Err(e) => Output::line(format!("ERROR TURN {m}: {e}")),
+                }
+            }
+            Command::Board => {
+                if self.board.is_none() {
+                    return Output::line("ERROR BOARD before START");
+                }
+                self.pending = Some(Vec::new());
+                Output::none()
+            }
+            Command::Stone(..) => Output::line("ERROR a stone line outside a BOARD block"),
+            Command::Done => Output::line("ERROR DONE without BOARD"),
+            Command::Takeback(m) => {
+                let Some(board) = &mut self.board else {
+                    return Output::line("ERROR TAKEBACK before START");
+                };
+                if board.history().last() == Some(&m) {
+                    board.undo();
+                    Output::line("OK")
+                } else {
+                    Output::line(format!("ERROR TAKEBACK {m} is not the last move"))
+                }
+            }
+            Command::About => Output::line(self.about.clone()),
+            Command::End => Output {
+                lines: Vec::new(),
+                quit: true,
+            },
+            Command::Malformed(why) => Output::line(format!("ERROR {why}")),
+            Command::Unknown(what) => Output::line(format!("UNKNOWN {what}")),
+        }
+    }
+
+    fn info(&mut self, info: Info) {
+        match info {
+            Info::TimeoutTurn(ms) => self.time.timeout_turn = ms,
+            Info::TimeoutMatch(ms) => self.time.timeout_match = ms,
+            Info::TimeLeft(ms) => self.time.time_left = Some(ms),
+            Info::MaxMemory(bytes) => {
+                self.max_memory = bytes;
+                if let Some(hook) = &mut self.memory_hook {
+                    self.engine = hook(bytes);
+                }
+            }
+            Info::Rule(mask) => {
+                let rule = if mask & (1 | 4) != 0 {
+                    Rule::ExactlyFive
+                } else {
+                    Rule::Freestyle
+                };
+                if rule != self.rule {
+                    self.rule = rule;
+                    if let Some(b) = &self.board {
+                        // Same stones, new rule (the manager sends the rule before play).
+                        if let Ok(nb) = replay(b.size(), rule, b.history()) {
+                            self.board = Some(nb);
+                        }
+                    }
+                }
+            }
+            Info::GameType(_) | Info::Folder(_) | Info::Other(_) => {}
+        }
+    }
+
+    fn start(&mut self, n: usize) -> Output {
+        match Board::new(n, self.rule) {
+            Ok(b) => {
+                self.board = Some(b);
+                self.engine.new_game();
+                Output::line("OK")
+            }
+            Err(e) => {
+                self.board = None;
+                Output::line(format!("ERROR {e}"))
+            }
+        }
+    }
+
+    fn handle_board_block(&mut self, command: Command) -> Output {
+        match command {
+            Command::Stone(m, f) => {
+                if let Some(p) = &mut self.pending {
+                    p.push((m, f));
+                }
+                Output::none()
+            }
+            Command::Empty => Output::none(),
+            Command::Info(info) => {
+                self.info(info);
+                Output::none()
+            }
+            Command::Done => {
+                let stones = self.pending.take().unwrap_or_default();
+                match self.set_position(&stones) {
+                    Ok(()) => self.reply_move(),
+                    Err(e) => Output::line(format!("ERROR BOARD: {e}")),
+                }
+            }
+            Command::End => Output {
+                lines: Vec::new(),
+                quit: true,
+            },
+            other => {
+                // Anything else ends the block unread: report it rather than guess.
+                self.pending = None;
+                let mut out = Output::line("ERROR BOARD block interrupted");
+                out.lines.extend(self.handle(other).lines);
+                out
+            }
+        }
+    }
+
+    /// Rebuilds the board from a `BOARD` block: own stones (field 1) and the opponent's (2),
+    /// each in the order given, alternate from the colour that moved first. Field 3 (markers
+    /// of continuous games) is ignored.
+    fn set_position(&mut self, stones: &[(Move, u8)]) -> Result<(), GomokuError> {
+        let size = self.board.as_ref().map_or(0, Board::size);
+        let own: Vec<Move> = stones.iter().filter(|s| s.1 == 1).map(|s| s.0).collect();
+        let theirs: Vec<Move> = stones.iter().filter(|s| s.1 == 2).map(|s| s.0).collect();
+        if let Some(&(_, f)) = stones.iter().find(|s| !(1..=3).contains(&s.1)) {
+            return Err(GomokuError::Parse(format!(
+                "field {f} (expected 1, 2 or 3)"
+            )));
+        }
+        // We are to move: equal counts mean we are Black, one opponent stone more White.
+        let (black, white) = if own.len() == theirs.len() {
+            (own, theirs)
+        } else if theirs.len() == own.len() + 1 {
+            (theirs, own)
+        } else {
+            return Err(GomokuError::Parse(format!(
+                "{} own and {} opponent stones cannot be our turn",
+                own.len(),
+                theirs.len()
+            )));
+        };
+        let mut order = Vec::with_capacity(black.len() + white.len());
+        for (i, b) in black.iter().enumerate() {
+            order.push(*b);
+            if let Some(w) = white.get(i) {
+                order.push(*w);
+            }
+        }
+        let board = replay(size, self.rule, &order)?;
+        if board.is_over() {
+            return Err(GomokuError::GameOver);
+        }
+        self.board = Some(board);
+        Ok(())
+    }
+
+    /// Thinks, plays the move on the board and prints it.
+    fn reply_move(&mut self) -> Output {
+        let think = self.time.think_time();
+        let Some(board) = &mut self.board else {
+            return Output::line("ERROR no game");
+        };
+        if board.is_over() {
+            return Output::line("ERROR the game is over");
+        }
+        match self.engine.choose_move(board, think) {
+            Ok(m) => match board.play(m) {
+                Ok(()) => Output::line(m.to_string()),
+                Err(e) => Output::line(format!("ERROR engine chose {m}: {e}")),
+            },
+            Err(e) => Output::line(format!("ERROR {e}")),
+        }
+    }
+}
+
+/// A board of `size` with `moves` played in order.
+fn replay(size: usize, rule: Rule, moves: &[Move]) -> Result<Board, GomokuError> {
+    let mut b = Board::new(size, rule)?;
+    for &m in moves {
+        b.play(m)?;
+    }
+    Ok(b)
+}
+
+/// An [`Engine`] that runs an external Gomocup brain and asks it for moves.
+///
+/// Each move is asked for with a complete `BOARD` block, so the brain never has to follow
+/// takebacks or new games; `START` is sent again when the board size changes, and
+/// `INFO timeout_turn` when the time per move does. A brain that does not answer within the
+/// time plus a grace period, or answers with anything but a legal move, makes `choose_move`
+/// fail (a match counts that as a loss).
+pub struct ExternalEngine {
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    size: Option<usize>,
+    rule: Option<Rule>,
+    timeout_ms: Option<u64>,
+    /// Added to the time per move before giving up on the brain.
+    pub grace: Duration,
+}
+
+impl std::fmt::Debug for ExternalEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExternalEngine")
+            .field("name", &self.name)
+            .field("pid", &self.child.id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ExternalEngine {
+    /// Starts `program` with `args` and names the engine by its `ABOUT` answer (or the
+    /// program's name if it gives none within a second).
+    ///
+    /// # Errors
+    /// [`GomokuError::NoMove`] when the program cannot be started.
+    pub fn spawn(program: &str, args: &[String]) -> Result<ExternalEngine, GomokuError> {
+        let io_error =
+            |e: std::io::Error| GomokuError::NoMove(format!("cannot run {program}: {e}"));
+        let mut child = Process::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(io_error)?;
+        let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+            (Some(i), Some(o)) => (i, o),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(GomokuError::NoMove(format!("no pipes to {program}")));
+            }
+        };
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut splitter = LineSplitter::new();
+            let mut buf = Vec::new();
+            let mut lines = Vec::new();
+            loop {
+                buf.clear();
+                match reader.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        splitter.push(&buf, &mut lines);
+                        for l in lines.drain(..) {
+                            if tx.send(l).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            splitter.finish(&mut lines);
+            for l in lines {
+                let _ = tx.send(l);
+            }
+        });
+        let mut engine = ExternalEngine {
+            name: program.to_string(),
+            child,
+            stdin,
+            lines: rx,
+            size: None,
+            rule: None,
+            timeout_ms: None,
+            grace: Duration::from_millis(1000),
+        };
+        // A brain that does not even take ABOUT fails later, on its first move, where a match
+        // can count it as a forfeit.
+        let deadline = Instant::now() + Duration::from_secs(1);
+        if engine.send("ABOUT").is_ok()
+            && let Ok(line) = engine.next_line(deadline)
+            && let Some(name) = about_field(&line, "name")
+        {
+            engine.name = name;
+        }
+        Ok(engine)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), GomokuError> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| GomokuError::NoMove(format!("{} stopped reading: {e}", self.name)))
+    }
+
+    fn next_line(&mut self, deadline: Instant) -> Result<String, GomokuError> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(l) => Ok(l),
+            Err(RecvTimeoutError::Timeout) => {
+                Err(GomokuError::NoMove(format!("{} timed out", self.name)))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(GomokuError::NoMove(format!("{} exited", self.name)))
+            }
+        }
+    }
+
+    /// Reads lines until one that is not a `MESSAGE`/`DEBUG` comment.
+    fn answer(&mut self, deadline: Instant) -> Result<String, GomokuError> {
+        loop {
+            let line = self.next_line(deadline)?;
+            let word = line
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_ascii_uppercase();
+            if word != "MESSAGE" && word != "DEBUG" && !line.trim().is_empty() {
+                return Ok(line.trim().to_string());
+            }
+        }
+    }
+}
+
+/// The value of `key="value"` in an `ABOUT` answer.
+fn about_field(line: &str, key: &str) -> Option<String> {
+    let start = line.find(&format!("{key}=\""))? + key.len() + 2;
+    let len = line[start..].find('"')?;
+    Some(line[start..start + len].to_string())
+}
+
+impl Engine for ExternalEngine {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self) {}
+
+    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        if board.is_over() {
+            return Err(GomokuError::GameOver);
+        }
+        let deadline_for = |t: Duration, grace: Duration| Instant::now() + t + grace;
+        if self.rule != Some(board.rule()) {
+            let mask = match board.rule() {
+                Rule::Freestyle => 0,
+                Rule::ExactlyFive => 1,
+            };
+            self.send(&format!("INFO rule {mask}"))?;
+            self.rule = Some(board.rule());
+        }
+        if self.size != Some(board.size()) {
+            self.send(&format!("START {}", board.size()))?;
+            let line = self.answer(deadline_for(Duration::from_secs(5), self.grace))?;
+            if line != "OK" {
+                return Err(GomokuError::NoMove(format!(
+                    "{} refused START {}: {line}",
+                    self.name,
+                    board.size()
+                )));
+            }
+            self.size = Some(board.size());
+        }
+        let ms = time.as_millis().min(u128::from(u64::MAX)) as u64;
+        if self.timeout_ms != Some(ms) {
+            self.send(&format!("INFO timeout_turn {}", ms.max(1)))?;
+            self.send("INFO timeout_match 0")?;
+            self.timeout_ms = Some(ms);
+        }
+        let me = board.side_to_move();
+        let mut block = String::from("BOARD\n");
+        for (i, m) in board.history().iter().enumerate() {
+            let mover = if i % 2 == 0 {
+                Stone::Black
+            } else {
+                Stone::White
+            };
+            let field = if mover == me { 1 } else { 2 };
+            block.push_str(&format!("{},{},{field}\n", m.x, m.y));
+        }
+        block.push_str("DONE");
+        self.send(&block)?;
+        let line = self.answer(deadline_for(time, self.grace))?;
+        match parse_move(&line) {
+            Some(m) if board.is_legal(m) => Ok(m),
+            Some(m) => Err(GomokuError::NoMove(format!(
+                "{} played the illegal move {m}",
+                self.name
+            ))),
+            None => Err(GomokuError::NoMove(format!(
+                "{} answered {line:?}",
+                self.name
+            ))),
+        }
+    }
+}
+
+impl Drop for ExternalEngine {
+    fn drop(&mut self) {
+        let _ = self.send("END");
+        // Give the brain a moment to exit by itself, then make sure it is gone.
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitter_accepts_every_line_ending() {
+        let mut s = LineSplitter::new();
+        let mut lines = Vec::new();
+        s.push(b"START 15\r\nBEGIN\rTURN 1,", &mut lines);
+        s.push(b"2\nINFO rule 1", &mut lines);
+        assert_eq!(lines, ["START 15", "BEGIN", "TURN 1,2"]);
+        s.finish(&mut lines);
+        assert_eq!(lines.last().map(String::as_str), Some("INFO rule 1"));
+    }
+
+    #[test]
+    fn splitter_bounds_long_lines() {
+        let mut s = LineSplitter::new();
+        let mut lines = Vec::new();
+        s.push(&vec![b'x'; 3 * MAX_LINE], &mut lines);
+        s.push(b"\nEND\n", &mut lines);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].len(), MAX_LINE);
+        assert_eq!(lines[1], "END");
+    }
+
+    #[test]
+    fn parses_commands() {
+        assert_eq!(parse_line("start 20\r"), Command::Start(20));
+        assert_eq!(
+            parse_line("  RectStart 20, 15 "),
+            Command::RectStart(20, 15)
+        );
+        assert_eq!(parse_line("TURN 3, 4"), Command::Turn(Move::new(3, 4)));
+        assert_eq!(parse_line("10,11,2"), Command::Stone(Move::new(10, 11), 2));
+        assert_eq!(
+            parse_line("INFO timeout_turn 5000"),
+            Command::Info(Info::TimeoutTurn(5000))
+        );
+        assert_eq!(
+            parse_line("INFO Folder C:\\my dir"),
+            Command::Info(Info::Folder("C:\\my dir".into()))
+        );
+        assert_eq!(
+            parse_line("INFO evaluate 1,2"),
+            Command::Info(Info::Other("evaluate".into()))
+        );
+        assert_eq!(parse_line(""), Command::Empty);
+        assert!(matches!(parse_line("START"), Command::Malformed(_)));
+        assert!(matches!(parse_line("START -1"), Command::Malformed(_)));
+        assert!(matches!(parse_line("TURN 300,1"), Command::Malformed(_)));
+        assert!(matches!(parse_line("TURN 1,2,3"), Command::Malformed(_)));
+        assert!(matches!(
+            parse_line("INFO timeout_turn lots"),
+            Command::Malformed(_)
+        ));
+        assert!(matches!(parse_line("1,2"), Command::Malformed(_)));
+        assert!(matches!(parse_line("SWAP2BOARD"), Command::Unknown(_)));
+        assert!(matches!(parse_line("ÿÿ,é"), Command::Unknown(_)));
+    }
+
+    #[test]
+    fn think_time_keeps_a_margin() {
+        let mut t = TimeControl {
+            timeout_turn: 1000,
+            ..TimeControl::default()
+        };
+        assert_eq!(t.think_time(), Duration::from_millis(870));
+        t.timeout_match = 60_000;
+        t.time_left = Some(6_000);
+        assert_eq!(t.think_time(), Duration::from_millis(500 - 80));
+        t.time_left = Some(10);
+        assert_eq!(t.think_time(), Duration::from_millis(5));
+        t.timeout_turn = 0;
+        assert_eq!(t.think_time(), TimeControl::FASTEST);
+    }
+
+    /// Plays the first empty cell, row by row.
+    struct FirstEmpty;
+    impl Engine for FirstEmpty {
+        fn name(&self) -> &str {
+            "first-empty"
+        }
+        fn choose_move(&mut self, board: &Board, _: Duration) -> Result<Move, GomokuError> {
+            board
+                .empty_cells()
+                .first()
+                .copied()
+                .ok_or(GomokuError::GameOver)
+        }
+    }
+
+    fn say(brain: &mut Brain<FirstEmpty>, line: &str) -> Vec<String> {
+        brain.handle_line(line).lines
+    }
+
+    fn first_word(lines: &[String]) -> &str {
+        lines
+            .first()
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or("")
+    }
+
+    #[test]
+    fn brain_session() {
+        let mut b = Brain::new(FirstEmpty);
+        assert_eq!(first_word(&say(&mut b, "BEGIN")), "ERROR");
+        assert_eq!(first_word(&say(&mut b, "START 4")), "ERROR");
+        assert_eq!(first_word(&say(&mut b, "RECTSTART 20,15")), "ERROR");
+        assert_eq!(say(&mut b, "RECTSTART 10,10"), ["OK"]);
+        assert_eq!(b.board().map(Board::size), Some(10));
+        assert_eq!(say(&mut b, "START 15"), ["OK"]);
+        assert_eq!(say(&mut b, "BEGIN"), ["0,0"]);
+        assert_eq!(first_word(&say(&mut b, "BEGIN")), "ERROR");
+        assert_eq!(say(&mut b, "TURN 5,5"), ["1,0"]);
+        assert_eq!(first_word(&say(&mut b, "TURN 5,5")), "ERROR", "occupied");
+        assert_eq!(
+            first_word(&say(&mut b, "TURN 15,0")),
+            "ERROR",
+            "off the board"
+        );
+        assert_eq!(
+            first_word(&say(&mut b, "TAKEBACK 5,5")),
+            "ERROR",
+            "not the last"
+        );
+        assert_eq!(say(&mut b, "TAKEBACK 1,0"), ["OK"]);
+        assert_eq!(say(&mut b, "TAKEBACK 5,5"), ["OK"]);
+        assert_eq!(b.board().map(|b| b.history().len()), Some(1));
+        // A BOARD block: we (1) are White with one stone, the opponent has two.
+        assert!(say(&mut b, "BOARD").is_empty());
+        assert!(say(&mut b, "7,7,2").is_empty());
+        assert!(say(&mut b, "8,8,1").is_empty());
+        assert!(say(&mut b, "INFO time_left 1000").is_empty());
+        assert!(say(&mut b, "7,8,2").is_empty());
+        assert_eq!(say(&mut b, "DONE"), ["0,0"]);
+        let board = b.board().unwrap();
+        assert_eq!(
+            board.history(),
+            [
+                Move::new(7, 7),
+                Move::new(8, 8),
+                Move::new(7, 8),
+                Move::new(0, 0)
+            ]
+        );
+        assert_eq!(board.get(Move::new(8, 8)), Some(Stone::White));
+        // Impossible counts, and a block interrupted by another command.
+        for l in ["BOARD", "1,1,1", "2,2,1"] {
+            assert!(say(&mut b, l).is_empty());
+        }
+        assert_eq!(first_word(&say(&mut b, "DONE")), "ERROR");
+        assert!(say(&mut b, "BOARD").is_empty());
+        let out = say(&mut b, "TURN 3,3");
+        assert_eq!(first_word(&out), "ERROR");
+        assert_eq!(
+            out.len(),
+            2,
+            "the interrupting command is still answered: {out:?}"
+        );
+        // Settings.
+        assert!(say(&mut b, "INFO rule 1").is_empty());
+        assert_eq!(b.rule(), Rule::ExactlyFive);
+        assert_eq!(b.board().map(Board::rule), Some(Rule::ExactlyFive));
+        assert!(say(&mut b, "INFO max_memory 83886080").is_empty());
+        assert_eq!(b.max_memory(), 83_886_080);
+        assert!(say(&mut b, "INFO timeout_turn 2000").is_empty());
+        assert!(say(&mut b, "INFO some_new_key 7").is_empty());
+        assert_eq!(b.time_control().timeout_turn, 2000);
+        assert_eq!(say(&mut b, "RESTART"), ["OK"]);
+        assert_eq!(b.board().map(|b| b.history().len()), Some(0));
+        assert!(say(&mut b, "ABOUT")[0].starts_with("name=\"gameai-first-empty\""));
+        assert_eq!(first_word(&say(&mut b, "PLAY 1,1")), "UNKNOWN");
+        assert_eq!(first_word(&say(&mut b, "TURN")), "ERROR");
+        assert!(b.handle_line("end").quit);
+    }
+
+    #[test]
+    fn memory_hook_rebuilds_the_engine() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let mut b = Brain::new(FirstEmpty).with_memory_hook(Box::new(move |bytes| {
+            if let Ok(mut v) = log.lock() {
+                v.push(bytes);
+            }
+            FirstEmpty
+        }));
+        assert!(say(&mut b, "INFO max_memory 1000").is_empty());
+        assert_eq!(*seen.lock().unwrap(), [1000]);
+    }
+
+    proptest::proptest! {
+        /// Any text, cut into lines any way: nothing panics, and every answer is one the
+        /// protocol allows.
+        #[test]
+        fn brain_never_panics(text in "(START 9|BEGIN|BOARD|DONE|TURN [0-9],[0-9]|[0-9],[0-9],[0-3]|TAKEBACK [0-9],[0-9]|RESTART|INFO rule [0-9]|\\PC{0,12})([\r\n]{1,2}(START 9|BEGIN|BOARD|DONE|TURN [0-9],[0-9]|[0-9],[0-9],[0-3]|TAKEBACK [0-9],[0-9]|RESTART|INFO rule [0-9]|\\PC{0,12})){0,30}") {
+            let mut lines = Vec::new();
+            let mut s = LineSplitter::new();
+            s.push(text.as_bytes(), &mut lines);
+            s.finish(&mut lines);
+            let mut b = Brain::new(FirstEmpty);
+            for line in &lines {
+                let out = b.handle_line(line);
+                for reply in &out.lines {
+                    let ok = matches!(first_word(std::slice::from_ref(reply)), "OK" | "ERROR" | "UNKNOWN")
+                        || reply.starts_with("name=")
+                        || reply.split_once(',').is_some_and(|(x, y)| {
+                            x.parse::<u8>().is_ok() && y.parse::<u8>().is_ok()
+                        });
+                    proptest::prop_assert!(ok, "{line:?} -> {reply:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn about_fields() {
+        let line = r#"name="pbrain-x", version="1.0", author="A""#;
+        assert_eq!(about_field(line, "name").as_deref(), Some("pbrain-x"));
+        assert_eq!(about_field(line, "country"), None);
+    }
+}

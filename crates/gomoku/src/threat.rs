@@ -1,0 +1,455 @@
+//! Threat-space search: forced wins by continuous fours (VCF) and by continuous threats (VCT).
+//!
+//! **VCF.** The attacker plays only fours; the defender's answer to a four is forced (block the
+//! completion cell), unless the defender can make five first, which refutes the four. The search
+//! is therefore narrow, and a win it finds is a proof: no defender move was left out.
+//!
+//! **VCT.** The attacker may also play moves that threaten a VCF (open threes and the like). The
+//! defender's answers to such a threat are not forced, and a solver that tries only the "usual"
+//! defences can claim wins that do not exist. This solver stays sound with a locality argument:
+//! the threat is a VCF line `L` the attacker would play if the defender passed. A defender move
+//! that is not within five cells along a line of any cell of `L`, and is not a four, leaves every
+//! pattern along `L` unchanged, so `L` still wins against it. Only the moves near `L` and the
+//! defender's fours need searching; each of them gets the full recursive treatment.
+//!
+//! Failures are memoised by Zobrist key and remaining depth (a position that has no win within
+//! `d` moves has none within fewer). Lines are sequences of cell indices, attacker first,
+//! alternating colours, ending with the five.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::time::{Duration, Instant};
+
+use search_core::FxHasher;
+
+use crate::position::{Position, Threat};
+
+/// Budget and depth of one threat search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreatLimits {
+    /// Stop (answering "no win found") after this long.
+    pub time: Option<Duration>,
+    /// Stop after about this many nodes.
+    pub nodes: Option<u64>,
+    /// Most attacker fours in a VCF.
+    pub vcf_depth: u32,
+    /// Most attacker threats (threes or fours) in a VCT; each may be followed by a VCF.
+    pub vct_depth: u32,
+}
+
+impl Default for ThreatLimits {
+    /// No time or node limit, VCF up to 15 fours (31 plies), VCT up to 4 threats.
+    fn default() -> Self {
+        ThreatLimits {
+            time: None,
+            nodes: None,
+            vcf_depth: 15,
+            vct_depth: 4,
+        }
+    }
+}
+
+impl ThreatLimits {
+    /// Default depths under a time limit.
+    #[must_use]
+    pub fn time(t: Duration) -> ThreatLimits {
+        ThreatLimits {
+            time: Some(t),
+            ..ThreatLimits::default()
+        }
+    }
+}
+
+type FailMemo = HashMap<u64, u8, BuildHasherDefault<FxHasher>>;
+
+/// A VCF/VCT solver with its failure memo.
+///
+/// ```
+/// use gomoku::{Board, Move, Position, Rule, ThreatLimits, ThreatSolver};
+/// let mut b = Board::new(15, Rule::Freestyle)?;
+/// // Black: an open three on row 7 (5..=7); White somewhere else.
+/// for (x, y) in [(5, 7), (0, 0), (6, 7), (0, 2), (7, 7), (0, 4)] {
+///     b.play(Move::new(x, y))?;
+/// }
+/// let mut pos = Position::from_board(&b);
+/// let mut solver = ThreatSolver::new();
+/// // Black to move makes an open four: a win by continuous fours in 3 plies.
+/// let line = solver.vcf(&mut pos, &ThreatLimits::default()).expect("a forced win");
+/// assert_eq!(line.len(), 3);
+/// # Ok::<(), gomoku::GomokuError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct ThreatSolver {
+    vcf_fail: FailMemo,
+    vct_fail: FailMemo,
+    nodes: u64,
+    start: Option<Instant>,
+    deadline: Option<Instant>,
+    node_limit: Option<u64>,
+    aborted: bool,
+    vcf_depth: u32,
+    mark: Vec<u32>,
+    stamp: u32,
+}
+
+impl ThreatSolver {
+    /// A solver with empty memos.
+    #[must_use]
+    pub fn new() -> ThreatSolver {
+        ThreatSolver::default()
+    }
+
+    /// Forgets the memos (they are valid across searches of one game).
+    pub fn clear(&mut self) {
+        self.vcf_fail.clear();
+        self.vct_fail.clear();
+    }
+
+    /// Nodes of the last search.
+    #[must_use]
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the last search ran out of budget.
+    #[must_use]
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    fn begin(&mut self, limits: &ThreatLimits) {
+        let now = Instant::now();
+        self.start = Some(now);
+        self.deadline = limits.time.map(|t| now + t);
+        self.node_limit = limits.nodes;
+        self.nodes = 0;
+        self.aborted = false;
+        self.vcf_depth = limits.vcf_depth;
+        // Bound the memos: they are a cache, not a store.
+        if self.vcf_fail.len() > 1 << 20 {
+            self.vcf_fail.clear();
+        }
+        if self.vct_fail.len() > 1 << 18 {
+            self.vct_fail.clear();
+        }
+    }
+
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.aborted {
+            return true;
+        }
+        if self.nodes.is_multiple_of(256) {
+            let over_time = self.deadline.is_some_and(|d| Instant::now() >= d);
+            let over_nodes = self.node_limit.is_some_and(|n| self.nodes >= n);
+            self.aborted = over_time || over_nodes;
+        }
+        self.aborted
+    }
+
+    /// A forced win of the side to move by continuous fours: the line (attacker's moves and
+    /// the forced answers, ending with the five), or `None` if there is none within the limits.
+    /// `pos` is left as it was.
+    pub fn vcf(&mut self, pos: &mut Position, limits: &ThreatLimits) -> Option<Vec<usize>> {
+        self.begin(limits);
+        if pos.winner().is_some() {
+            return None;
+        }
+        let mut line = Vec::new();
+        self.attack(pos, limits.vcf_depth, false, &mut line)
+            .then_some(line)
+    }
+
+    /// A forced win of the side to move by continuous threats (threes and fours), or `None`.
+    /// The line follows the first defence tried at each threat. `pos` is left as it was.
+    pub fn vct(&mut self, pos: &mut Position, limits: &ThreatLimits) -> Option<Vec<usize>> {
+        self.begin(limits);
+        if pos.winner().is_some() {
+            return None;
+        }
+        let mut line = Vec::new();
+        self.attack(pos, limits.vct_depth, true, &mut line)
+            .then_some(line)
+    }
+
+    /// If the opponent of the side to move would have a VCF were it their turn, the moves that
+    /// may still save the side to move: its own fours and the cells near the threatening line,
+    /// keeping those after which the opponent has no VCF (all of them if every one loses).
+    /// `None` if there is no such threat (or the budget ran out).
+    pub fn defences(&mut self, pos: &mut Position, limits: &ThreatLimits) -> Option<Vec<usize>> {
+        self.defences_against(pos, limits, false)
+    }
+
+    /// Like [`ThreatSolver::defences`] against a VCT threat: the candidates also include the
+    /// side to move's own threes (counter-threats), and only the moves after which the
+    /// opponent has no VCT are returned. `None` if there is no threat, no move survives, or
+    /// the budget ran out: the caller then has nothing reliable to restrict its search to.
+    pub fn vct_defences(
+        &mut self,
+        pos: &mut Position,
+        limits: &ThreatLimits,
+    ) -> Option<Vec<usize>> {
+        self.defences_against(pos, limits, true)
+    }
+
+    fn defences_against(
+        &mut self,
+        pos: &mut Position,
+        limits: &ThreatLimits,
+        threes: bool,
+    ) -> Option<Vec<usize>> {
+        self.begin(limits);
+        if pos.winner().is_some() {
+            return None;
+        }
+        let depth = if threes {
+            limits.vct_depth
+        } else {
+            limits.vcf_depth
+        };
+        pos.pass();
+        let mut threat = Vec::new();
+        let found = self.attack(pos, depth, threes, &mut threat);
+        pos.pass();
+        if !found || self.aborted {
+            return None;
+        }
+        let mut all = self.relevant(pos, &threat);
+        let me = pos.side_to_move();
+        if threes {
+            for q in pos.cells_near_stones(4) {
+                if pos.is_empty_cell(q)
+                    && pos.threat(me, q) >= Threat::OpenThree
+                    && !all.contains(&q)
+                {
+                    all.push(q);
+                }
+            }
+        }
+        let mut saving = Vec::new();
+        for &r in &all {
+            if pos.threat(me, r) >= Threat::Four {
+                saving.push(r);
+                continue;
+            }
+            pos.play(r);
+            let mut l = Vec::new();
+            let loses = self.attack(pos, depth, threes, &mut l);
+            pos.undo();
+            if self.aborted {
+                return if threes { None } else { Some(all) };
+            }
+            if !loses {
+                saving.push(r);
+            }
+        }
+        if saving.is_empty() {
+            return if threes { None } else { Some(all) };
+        }
+        Some(saving)
+    }
+
+    /// The defender's moves that can matter against the threat line `line` (see the module
+    /// docs): cells within five along a line of a cell of `line`, and the defender's fours.
+    /// The defender is the side to move. Cells of the line come first.
+    fn relevant(&mut self, pos: &Position, line: &[usize]) -> Vec<usize> {
+        let n = pos.cells().len();
+        if self.mark.len() != n {
+            self.mark = vec![0; n];
+            self.stamp = 0;
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.fill(0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        let mut out = Vec::new();
+        let add = |q: usize, out: &mut Vec<usize>, mark: &mut Vec<u32>| {
+            if pos.is_empty_cell(q) && mark[q] != stamp {
+                mark[q] = stamp;
+                out.push(q);
+            }
+        };
+        for &c in line {
+            add(c, &mut out, &mut self.mark);
+        }
+        let dirs = pos.geometry().directions();
+        for &c in line {
+            for o in dirs {
+                for k in 1..=5usize {
+                    add(c + k * o, &mut out, &mut self.mark);
+                    add(c - k * o, &mut out, &mut self.mark);
+                }
+            }
+        }
+        let d = pos.side_to_move();
+        for q in pos.on_board_cells() {
+            if pos.is_empty_cell(q) && pos.threat(d, q) >= Threat::Four {
+                add(q, &mut out, &mut self.mark);
+            }
+        }
+        out
+    }
+
+    /// The attacker (side to move) looks for a win within `depth` threats.
+    fn attack(
+        &mut self,
+        pos: &mut Position,
+        depth: u32,
+        threes: bool,
+        line: &mut Vec<usize>,
+    ) -> bool {
+        if self.tick() {
+            return false;
+        }
+        let a = pos.side_to_move();
+        let d = a.other();
+        let mut cells = Vec::new();
+        if pos.five_cells(a) > 0 {
+            let mine = pos.history().iter().rev().nth(1).map(|&p| usize::from(p));
+            pos.find_five_cells(a, mine, &mut cells);
+            if let Some(&q) = cells.first() {
+                line.push(q);
+                return true;
+            }
+            return false;
+        }
+        if depth == 0 {
+            return false;
+        }
+        let key = pos.key();
+        let memo = if threes {
+            &self.vct_fail
+        } else {
+            &self.vcf_fail
+        };
+        if memo.get(&key).is_some_and(|&f| u32::from(f) >= depth) {
+            return false;
+        }
+        if threes {
+            // Continuous fours first: cheaper, and a win is a win.
+            let before = line.len();
+            let vcf_depth = self.vcf_depth;
+            if self.attack(pos, vcf_depth, false, line) {
+                return true;
+            }
+            line.truncate(before);
+            if self.aborted {
+                return false;
+            }
+        }
+        let mut moves: Vec<(Threat, usize)> = Vec::new();
+        if pos.five_cells(d) > 0 {
+            // The defender has a four: block it, if the block is itself a threat.
+            pos.find_five_cells(d, pos.last(), &mut cells);
+            if cells.len() == 1 {
+                let t = pos.threat(a, cells[0]);
+                if t >= Threat::Four || (threes && t >= Threat::OpenThree) {
+                    moves.push((t, cells[0]));
+                }
+            }
+        } else {
+            let min = if threes {
+                Threat::OpenThree
+            } else {
+                Threat::Four
+            };
+            for q in pos.on_board_cells() {
+                if pos.is_empty_cell(q) {
+                    let t = pos.threat(a, q);
+                    if t >= min && (threes || t != Threat::ThreeThree) {
+                        moves.push((t, q));
+                    }
+                }
+            }
+            moves.sort_by_key(|x| std::cmp::Reverse(x.0));
+        }
+        for &(_, q) in &moves {
+            let before = line.len();
+            pos.play(q);
+            line.push(q);
+            let ok = self.defend(pos, depth - 1, threes, line);
+            pos.undo();
+            if ok {
+                return true;
+            }
+            line.truncate(before);
+            if self.aborted {
+                return false;
+            }
+        }
+        if !self.aborted {
+            let memo = if threes {
+                &mut self.vct_fail
+            } else {
+                &mut self.vcf_fail
+            };
+            let e = memo.entry(key).or_insert(0);
+            *e = (*e).max(depth.min(255) as u8);
+        }
+        false
+    }
+
+    /// The defender (side to move) answers the attacker's last move; true if the attacker
+    /// still wins within `depth` more threats.
+    fn defend(
+        &mut self,
+        pos: &mut Position,
+        depth: u32,
+        threes: bool,
+        line: &mut Vec<usize>,
+    ) -> bool {
+        if self.tick() {
+            return false;
+        }
+        let d = pos.side_to_move();
+        let a = d.other();
+        if pos.five_cells(d) > 0 {
+            return false;
+        }
+        if pos.five_cells(a) > 0 {
+            let mut cells = Vec::new();
+            pos.find_five_cells(a, pos.last(), &mut cells);
+            let Some(&b) = cells.first() else {
+                return false;
+            };
+            pos.play(b);
+            line.push(b);
+            let ok = self.attack(pos, depth, threes, line);
+            pos.undo();
+            if !ok {
+                line.pop();
+            }
+            return ok;
+        }
+        if !threes {
+            return false;
+        }
+        // A threat that is not a four: it must be a VCF if the defender passed.
+        pos.pass();
+        let mut threat = Vec::new();
+        let vcf_depth = self.vcf_depth;
+        let real = self.attack(pos, vcf_depth, false, &mut threat);
+        pos.pass();
+        if !real || self.aborted {
+            return false;
+        }
+        let defences = self.relevant(pos, &threat);
+        let mut first: Option<Vec<usize>> = None;
+        for r in defences {
+            pos.play(r);
+            let mut sub = vec![r];
+            let ok = self.attack(pos, depth, true, &mut sub);
+            pos.undo();
+            if !ok {
+                return false;
+            }
+            if first.is_none() {
+                first = Some(sub);
+            }
+        }
+        line.extend(first.unwrap_or_default());
+        true
+    }
+}

@@ -1,0 +1,320 @@
+//! The threat-space solver: known forced wins are found, and every claimed win survives a
+//! replay against every defence (checked with the board's rules only).
+#![allow(clippy::unwrap_used)]
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use gomoku::{Board, Move, Position, Rule, Stone, ThreatLimits, ThreatSolver};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+fn parse_moves(s: &str) -> Vec<Move> {
+    s.split_whitespace()
+        .map(|t| {
+            let (x, y) = t.split_once(',').unwrap();
+            Move::new(x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect()
+}
+
+fn board_of(size: usize, rule: Rule, moves: &[Move]) -> Board {
+    let mut b = Board::new(size, rule).unwrap();
+    for &m in moves {
+        b.play(m).unwrap();
+    }
+    b
+}
+
+/// Whether the side to move can make five at once (by trying every cell).
+fn has_five_now(board: &mut Board) -> bool {
+    let me = board.side_to_move();
+    for m in board.empty_cells() {
+        board.play(m).unwrap();
+        let won = board.winner() == Some(me);
+        board.undo();
+        if won {
+            return true;
+        }
+    }
+    false
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Vcf,
+    Vct,
+}
+
+/// Proves that the side to move wins, using the solver only to propose attacking moves: each
+/// proposed move is played, then every legal defence is tried (a defence that makes five
+/// refutes the claim), and the attacker must win again from each position the defence leaves,
+/// down to a five on the board. `budget` bounds the attacker's moves (the solver may pick a
+/// different, longer line at each step, so it is generous). `proven` remembers positions
+/// already proved (by Zobrist key), as defences often transpose.
+fn proves_win(board: &mut Board, solver: &mut ThreatSolver, kind: Kind, budget: u32) -> bool {
+    proves_memo(board, solver, kind, budget, &mut HashSet::new())
+}
+
+fn proves_memo(
+    board: &mut Board,
+    solver: &mut ThreatSolver,
+    kind: Kind,
+    budget: u32,
+    proven: &mut HashSet<u64>,
+) -> bool {
+    let attacker = board.side_to_move();
+    if proven.contains(&board.key()) || has_five_now(board) {
+        return true;
+    }
+    if budget == 0 {
+        return false;
+    }
+    let mut pos = Position::from_board(board);
+    let limits = ThreatLimits::default();
+    let line = match kind {
+        Kind::Vcf => solver.vcf(&mut pos, &limits),
+        Kind::Vct => solver.vct(&mut pos, &limits),
+    };
+    let Some(line) = line else {
+        return false;
+    };
+    let first = pos.to_move(line[0]);
+    board.play(first).unwrap();
+    let mut ok = board.winner() == Some(attacker);
+    if !ok && !board.is_over() {
+        ok = true;
+        for d in board.empty_cells() {
+            board.play(d).unwrap();
+            let refuted = board.winner() == Some(attacker.other())
+                || !proves_memo(board, solver, kind, budget - 1, proven);
+            board.undo();
+            if refuted {
+                ok = false;
+                break;
+            }
+        }
+    }
+    board.undo();
+    if ok {
+        proven.insert(board.key());
+    }
+    ok
+}
+
+/// Replays a VCF line: each attacker move is a four whose only answer is the line's next move.
+fn check_vcf_line(board: &Board, cells: &[usize]) {
+    let mut b = board.clone();
+    let pos = Position::from_board(board);
+    let attacker = b.side_to_move();
+    for (i, &c) in cells.iter().enumerate() {
+        let m = pos.to_move(c);
+        b.play(m).unwrap();
+        if i + 1 == cells.len() {
+            assert_eq!(b.winner(), Some(attacker), "the line ends with a five");
+        } else {
+            assert_eq!(b.winner(), None);
+        }
+        if i % 2 == 0 && i + 1 < cells.len() {
+            // Defender to move: every move but the line's block lets the attacker make five.
+            let block = pos.to_move(cells[i + 1]);
+            for d in b.empty_cells() {
+                if d == block {
+                    continue;
+                }
+                let mut t = b.clone();
+                t.play(d).unwrap();
+                assert_ne!(t.winner(), Some(attacker.other()), "defence {d} makes five");
+                assert!(has_five_now(&mut t), "{d} defends the four at move {i}");
+            }
+        }
+    }
+}
+
+/// Positions (freestyle, 15x15, move lists) whose side to move wins by continuous fours, and
+/// the length in plies of the line the solver found when the set was made (with
+/// `cargo run --release -p gomoku --example find_vcf -- 15 4000`). Every line is checked
+/// below by replaying it against every defence.
+const VCF_SET: &[(&str, usize)] = &[
+    // An open three becomes an open four.
+    ("7,7 0,0 8,7 0,2 9,7 0,4", 3),
+    (
+        "7,7 7,5 6,6 4,4 8,8 9,9 6,4 6,5 5,5 8,2 8,5 3,7 7,4 8,6 9,4 5,4 9,6 6,3 7,6 6,7 9,3 9,7",
+        19,
+    ),
+    (
+        "7,7 6,6 6,8 5,9 8,6 10,4 5,7 7,9 4,7 6,7 6,9 3,6 7,6 7,8 4,5 4,8 3,7 9,10 1,7 2,7 5,6 6,5 5,5 5,4 8,9 6,3 6,4 4,6 8,8 8,5 8,11 8,12 7,5 5,3",
+        15,
+    ),
+    (
+        "7,7 8,7 8,6 6,8 7,6 7,8 10,6 11,6 8,8 9,6 10,5 5,10 6,9 10,7 9,9 6,6 9,7 7,9 7,5 10,8",
+        19,
+    ),
+    (
+        "7,7 8,7 8,6 5,9 7,6 6,6 7,5 7,8 9,7 10,8 9,5 10,4 9,4 9,8",
+        15,
+    ),
+    (
+        "7,7 9,5 9,9 10,10 11,7 9,7 8,10 10,8 11,9 9,4 9,3 10,11 10,12 9,6 9,8 11,6 7,9 10,9 10,7 9,11 7,10 7,6",
+        15,
+    ),
+    (
+        "7,7 8,7 8,6 5,9 9,5 11,3 10,4 6,8 11,4 13,4 9,8 9,4 9,6 7,6 9,7 9,9 11,9 7,5 8,5 10,7 10,5 10,2 12,5 11,5 13,6 10,3 13,2 12,3 9,3 13,5 12,4 13,3 14,3 10,1 10,8 12,10 9,0 8,8 11,2 12,7 7,4 12,8 6,3 5,2 12,6 10,6 12,11 5,4 5,5 6,5 4,3 6,6 6,9 5,7 4,8 4,6 3,5",
+        15,
+    ),
+    (
+        "7,7 7,5 5,5 4,4 6,4 8,2 5,7 4,7 5,4 5,3 5,8 5,6 6,5 4,6 4,8 7,6 6,6 6,7 4,5 6,3",
+        19,
+    ),
+    (
+        "7,7 9,5 7,3 9,3 9,2 7,4 8,2 6,2 5,5 9,1 8,8 4,4 10,10 6,6 11,2 10,2 9,9 11,11 11,1",
+        15,
+    ),
+    (
+        "7,7 7,5 6,6 8,8 5,5 6,4 4,4 3,3 4,2 4,5 6,2 8,6 5,3 7,1 5,6 10,8 9,7 5,2",
+        15,
+    ),
+    (
+        "7,7 9,5 7,3 9,3 9,2 7,4 10,4 10,7 8,5 8,4 10,2 8,2 10,5 10,1 10,6 10,3 5,4 8,3 12,3 8,0 8,1 9,6 9,8 9,4 9,7 12,4 7,9 8,8 6,3 9,0 7,10 7,6 7,12 7,8 4,5 7,2 7,13 7,11 3,6 2,7 7,0 6,1 5,0 5,7 7,5 6,4 5,5 6,5 5,2 5,6 4,7 4,6",
+        15,
+    ),
+    (
+        "7,7 9,5 9,9 6,6 9,6 7,6 8,5 4,6 3,6 5,6 8,6 7,4 8,8 8,4 10,10 11,11 5,4 10,6 7,3 4,7 8,9 8,7 8,3 6,3 6,5 9,3 5,7 9,4 6,4",
+        15,
+    ),
+    (
+        "7,7 9,5 7,5 9,7 7,6 7,4 9,4 10,3 7,9 7,8 10,5 12,7 7,2 11,6 6,1 8,3 11,3 10,7 13,7 8,5 11,8",
+        15,
+    ),
+    (
+        "7,7 9,5 9,9 6,6 9,7 8,7 8,6 7,5 6,5 5,7 4,8 8,4 9,3 7,3 10,6 5,1 6,2 7,4 7,2 10,4 11,4 9,4 6,4 9,6 6,3 6,1 8,1 9,0 7,9 11,5 7,8 8,5 10,5 7,10",
+        17,
+    ),
+    (
+        "7,7 9,5 7,5 9,7 7,4 7,8 7,6 7,3 10,6 8,6 9,4 8,5 6,4 8,4 8,3 8,7 8,8 10,5 11,4 11,5 12,5 9,6 6,9 9,9 9,8 9,2 6,2 6,1 11,6 10,7 11,7 10,8 11,9 11,10 4,4 5,3",
+        25,
+    ),
+];
+
+#[test]
+fn finds_known_vcf_wins_quickly() {
+    let mut solver = ThreatSolver::new();
+    let mut slowest = Duration::ZERO;
+    let mut long = 0;
+    for &(moves, plies) in VCF_SET {
+        let board = board_of(15, Rule::Freestyle, &parse_moves(moves));
+        let mut pos = Position::from_board(&board);
+        solver.clear();
+        let t = Instant::now();
+        let line = solver
+            .vcf(&mut pos, &ThreatLimits::default())
+            .unwrap_or_else(|| panic!("no VCF found in {moves}"));
+        slowest = slowest.max(t.elapsed());
+        assert!(line.len() % 2 == 1);
+        assert!(line.len() <= plies, "{} plies for {moves}", line.len());
+        long = long.max(line.len());
+        check_vcf_line(&board, &line);
+        // The depth limit counts attacker fours: exactly enough fours still finds a win,
+        // and whatever is found never has more fours than allowed.
+        let fours = (plies as u32 - 1) / 2;
+        for depth in [fours, fours.saturating_sub(2)] {
+            let limits = ThreatLimits {
+                vcf_depth: depth,
+                ..ThreatLimits::default()
+            };
+            solver.clear();
+            match solver.vcf(&mut pos, &limits) {
+                Some(l) => assert!(l.len() <= 2 * depth as usize + 1),
+                None => assert!(depth < fours),
+            }
+        }
+    }
+    assert!(long >= 25);
+    println!(
+        "{} positions, longest line {long} plies, slowest solve {slowest:?}",
+        VCF_SET.len()
+    );
+    assert!(slowest < Duration::from_millis(500), "{slowest:?}");
+}
+
+#[test]
+fn no_vcf_where_none_exists() {
+    // A lone open two has no forced win by fours.
+    let board = board_of(15, Rule::Freestyle, &parse_moves("7,7 0,0 8,7 0,3"));
+    let mut pos = Position::from_board(&board);
+    let mut solver = ThreatSolver::new();
+    assert!(solver.vcf(&mut pos, &ThreatLimits::default()).is_none());
+    // Nor by threats: an open three alone is answered.
+    assert!(solver.vct(&mut pos, &ThreatLimits::default()).is_none());
+    // Two open twos that cross at an empty cell make a double three there: a VCT, not a VCF.
+    let board = board_of(
+        15,
+        Rule::Freestyle,
+        &parse_moves("7,7 0,0 8,7 0,3 9,9 0,6 9,10 0,9"),
+    );
+    let mut pos = Position::from_board(&board);
+    assert!(solver.vcf(&mut pos, &ThreatLimits::default()).is_none());
+    let line = solver.vct(&mut pos, &ThreatLimits::default()).unwrap();
+    assert_eq!(pos.to_move(line[0]), Move::new(9, 7));
+    let mut b = board.clone();
+    assert!(proves_win(&mut b, &mut solver, Kind::Vct, 6));
+}
+
+/// Random positions on small boards: every VCF and VCT the solver claims is proved by the
+/// replay against every defence, and positions leave the solver unchanged.
+#[test]
+fn claimed_wins_survive_every_defence() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let mut solver = ThreatSolver::new();
+    let mut claims = [0u32; 2];
+    for game in 0..400 {
+        let size = 8 + game % 3;
+        let rule = if game % 2 == 0 {
+            Rule::Freestyle
+        } else {
+            Rule::ExactlyFive
+        };
+        let mut board = Board::new(size, rule).unwrap();
+        let stones = rng.random_range(6..20);
+        // Stones near the centre so that lines form.
+        let lo = (size / 2 - 3) as u8;
+        let hi = (size / 2 + 3) as u8;
+        while board.history().len() < stones && !board.is_over() {
+            let m = Move::new(rng.random_range(lo..=hi), rng.random_range(lo..=hi));
+            if board.is_legal(m) {
+                board.play(m).unwrap();
+            }
+        }
+        if board.is_over() {
+            continue;
+        }
+        let before = board.key();
+        for (k, kind) in [Kind::Vcf, Kind::Vct].into_iter().enumerate() {
+            let mut pos = Position::from_board(&board);
+            let limits = ThreatLimits {
+                vct_depth: 3,
+                ..ThreatLimits::default()
+            };
+            let line = match kind {
+                Kind::Vcf => solver.vcf(&mut pos, &limits),
+                Kind::Vct => solver.vct(&mut pos, &limits),
+            };
+            assert_eq!(pos.key(), before, "the solver restores the position");
+            if let Some(line) = line {
+                claims[k] += 1;
+                let mut b = board.clone();
+                assert!(
+                    proves_win(&mut b, &mut solver, kind, 40),
+                    "{kind:?} claim refuted in\n{board}{:?} {:?}\n{:?}",
+                    board.rule(),
+                    board.side_to_move(),
+                    line.iter().map(|&c| pos.to_move(c)).collect::<Vec<_>>(),
+                    kind = if kind == Kind::Vcf { "VCF" } else { "VCT" }
+                );
+            }
+        }
+    }
+    // The test is only meaningful if claims were made.
+    assert!(claims[0] > 20 && claims[1] > claims[0], "{claims:?}");
+    let _ = Stone::Black;
+}

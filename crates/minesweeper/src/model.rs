@@ -1,0 +1,873 @@
+//! A small trained local-pattern model: a mine-probability estimate from a cell's 5x5
+//! neighbourhood, for positions too large for exact counting.
+//!
+//! Exact counting ([`crate::Solver`]) is the teacher. [`collect_samples`] plays seeded games with
+//! the exact solver and records, for cells that propagation leaves undecided, the neighbourhood
+//! as the model sees it and the exact mine probability. [`train`] fits a one-hidden-layer network
+//! to those probabilities (cross-entropy against the soft targets, plain SGD, seeded), and
+//! [`calibrate`] measures on other games how far the model is from the exact probabilities,
+//! next to the simple local estimate it replaces ([`local_estimates`]).
+//!
+//! What the model sees of a cell: each of the 24 other cells of its 5x5 neighbourhood as one of
+//! [`CATEGORIES`] (off the board; hidden and undecided; a mine, known or proven by propagation;
+//! hidden but proven safe; revealed 0 to 8), and the density of the mines not yet accounted for
+//! among the undecided cells, and the simple local estimate of the cell (so the network starts
+//! from what the numbers around the cell say and learns what they miss). The 24 one-hot inputs make the first layer a sum of 24 learned
+//! vectors, so a prediction costs a few hundred additions. Training augments every sample with a
+//! random one of the 8 symmetries of the square, so the model learns no orientation.
+//!
+//! The crate ships a model trained by the command in `docs/MINESWEEPER.md`
+//! ([`PatternModel::builtin`]); the solver uses it when exact counting exceeds its budget.
+//!
+//! ```
+//! use minesweeper::{PatternModel, text};
+//!
+//! let pos = text::read("3x3x1\n1HH\nHHH\nHHH\n")?;
+//! let model = PatternModel::builtin();
+//! let p = model.probabilities(&pos)?;
+//! assert!(p.mine[0].is_none()); // revealed
+//! assert!(p.mine.iter().flatten().all(|&q| (0.0..=1.0).contains(&q)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use thiserror::Error;
+
+use crate::board::FirstClick;
+use crate::game::{Game, GameState};
+use crate::level::Level;
+use crate::position::{CellView, Position};
+use crate::sim::seeded_board;
+use crate::solver::{Decision, Probabilities, SolveError, Solver, constraint_problem};
+
+/// Cells of the neighbourhood the model sees (5x5 minus the cell itself).
+pub const NEIGHBOURHOOD: usize = 24;
+/// What a neighbourhood cell can be: off the board, hidden and undecided, a mine, hidden and
+/// proven safe, or revealed with 0 to 8 adjacent mines.
+pub const CATEGORIES: usize = 13;
+
+const OFF: u8 = 0;
+const UNDECIDED: u8 = 1;
+const MINE: u8 = 2;
+const SAFE: u8 = 3;
+const REVEALED_0: u8 = 4;
+
+/// The (dx, dy) offsets of the neighbourhood, row by row.
+fn offsets() -> [(i32, i32); NEIGHBOURHOOD] {
+    let mut out = [(0, 0); NEIGHBOURHOOD];
+    let mut k = 0;
+    for dy in -2..=2 {
+        for dx in -2..=2 {
+            if (dx, dy) != (0, 0) {
+                out[k] = (dx, dy);
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
+/// For each of the 8 symmetries of the square, where each neighbourhood slot goes.
+fn symmetries() -> [[usize; NEIGHBOURHOOD]; 8] {
+    let offs = offsets();
+    let mut out = [[0; NEIGHBOURHOOD]; 8];
+    for (s, table) in out.iter_mut().enumerate() {
+        for (i, &(dx, dy)) in offs.iter().enumerate() {
+            let (mut x, mut y) = (dx, dy);
+            if s & 1 == 1 {
+                x = -x;
+            }
+            if s & 2 == 2 {
+                y = -y;
+            }
+            if s & 4 == 4 {
+                std::mem::swap(&mut x, &mut y);
+            }
+            table[i] = offs.iter().position(|&o| o == (x, y)).unwrap_or(i);
+        }
+    }
+    out
+}
+
+/// One training or calibration example: a cell as the model sees it, and its exact mine
+/// probability.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// The category of each neighbourhood cell (row by row, the cell itself left out).
+    pub features: [u8; NEIGHBOURHOOD],
+    /// Mines not accounted for, per undecided cell.
+    pub density: f32,
+    /// The exact mine probability (the teacher's answer).
+    pub target: f32,
+    /// The simple local estimate of the same cell, for comparison.
+    pub local: f32,
+}
+
+/// Why a model file does not load.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ModelError {
+    /// The first line is not the model header.
+    #[error("not a pattern-model file (expected the header `{HEADER}`)")]
+    Header,
+    /// A line is malformed.
+    #[error("line {line}: {message}")]
+    Line {
+        /// One-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+const HEADER: &str = "gameai-minesweeper-pattern-model 1";
+
+/// The trained network: 24 one-hot neighbourhood inputs and the density, one hidden layer of
+/// rectified units, a logistic output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternModel {
+    hidden: usize,
+    /// `[slot][category][unit]`, flattened.
+    embed: Vec<f32>,
+    density: Vec<f32>,
+    local: Vec<f32>,
+    bias: Vec<f32>,
+    out: Vec<f32>,
+    out_bias: f32,
+}
+
+/// The features of every undecided cell of a position, with propagation's verdicts.
+struct View {
+    /// Per cell: `Some(features, density)` for undecided cells.
+    cells: Vec<Option<([u8; NEIGHBOURHOOD], f32)>>,
+    /// Per cell: propagation's verdict (`Some(true)` mine, `Some(false)` safe) for unrevealed
+    /// cells; `None` for undecided and revealed cells.
+    forced: Vec<Option<bool>>,
+    /// Per cell: the local estimate of undecided cells.
+    local: Vec<f32>,
+}
+
+fn view(pos: &Position) -> Result<View, SolveError> {
+    let (csp, cell_of) = constraint_problem(pos)?;
+    let values = csp_core::propagate(&csp)?;
+    let n = pos.len();
+    let mut forced = vec![None; n];
+    let mut unrevealed = vec![false; n];
+    for (v, &cell) in cell_of.iter().enumerate() {
+        unrevealed[cell] = true;
+        forced[cell] = values[v];
+    }
+    let mines = forced.iter().filter(|f| **f == Some(true)).count();
+    let undecided = (0..n)
+        .filter(|&c| unrevealed[c] && forced[c].is_none())
+        .count();
+    let density = if undecided == 0 {
+        0.0
+    } else {
+        (pos.mines().saturating_sub(mines) as f32 / undecided as f32).min(1.0)
+    };
+    let (w, h) = (pos.width() as i32, pos.height() as i32);
+    let offs = offsets();
+    let category = |cell: usize| -> u8 {
+        match pos.cells()[cell] {
+            CellView::Revealed(k) => REVEALED_0 + k.min(8),
+            CellView::Mine => MINE,
+            CellView::Hidden | CellView::Flagged => match forced[cell] {
+                Some(true) => MINE,
+                Some(false) => SAFE,
+                None => UNDECIDED,
+            },
+        }
+    };
+    let mut cells = vec![None; n];
+    let mut local = vec![density; n];
+    for cell in 0..n {
+        if !unrevealed[cell] || forced[cell].is_some() {
+            continue;
+        }
+        let (x, y) = pos.xy(cell);
+        let mut f = [OFF; NEIGHBOURHOOD];
+        for (slot, &(dx, dy)) in offs.iter().enumerate() {
+            let (nx, ny) = (x as i32 + dx, y as i32 + dy);
+            if nx >= 0 && ny >= 0 && nx < w && ny < h {
+                f[slot] = category(pos.cell(nx as usize, ny as usize));
+            }
+        }
+        cells[cell] = Some((f, density));
+        // The local estimate: the highest "mines still missing / undecided cells around" ratio
+        // among the numbers next to the cell, or the density away from numbers.
+        let ratio = pos
+            .neighbours(cell)
+            .filter_map(|m| match pos.cells()[m] {
+                CellView::Revealed(k) => {
+                    let mut missing = i32::from(k);
+                    let mut open = 0;
+                    for c in pos.neighbours(m) {
+                        match category(c) {
+                            MINE => missing -= 1,
+                            UNDECIDED => open += 1,
+                            _ => {}
+                        }
+                    }
+                    (open > 0).then(|| missing.max(0) as f32 / open as f32)
+                }
+                _ => None,
+            })
+            .reduce(f32::max);
+        local[cell] = ratio.unwrap_or(density).clamp(0.0, 1.0);
+    }
+    Ok(View {
+        cells,
+        forced,
+        local,
+    })
+}
+
+/// The simple local estimate of each unrevealed cell's mine probability, after propagation:
+/// 0 or 1 for cells propagation decides; for a cell next to numbers, the highest ratio of mines
+/// still missing to undecided cells among those numbers; elsewhere, the density of the mines not
+/// accounted for. This is the estimate the model is measured against.
+///
+/// # Errors
+/// When propagation finds the position inconsistent.
+pub fn local_estimates(pos: &Position) -> Result<Probabilities, SolveError> {
+    let v = view(pos)?;
+    Ok(Probabilities {
+        mine: (0..pos.len())
+            .map(|c| match (pos.cells()[c], v.forced[c]) {
+                (CellView::Revealed(_), _) => None,
+                (CellView::Mine, _) | (_, Some(true)) => Some(1.0),
+                (_, Some(false)) => Some(0.0),
+                _ => Some(f64::from(v.local[c])),
+            })
+            .collect(),
+    })
+}
+
+/// What the solver guesses with when exact counting exceeds its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fallback {
+    /// The trained pattern model ([`PatternModel::builtin`]): the cheapest.
+    PatternModel,
+    /// The simple local estimate ([`local_estimates`]).
+    Local,
+    /// Marginals estimated by `csp_core::estimate` (block Gibbs sampling over whole layouts),
+    /// seeded from the position so the same position gets the same decision. The default: it
+    /// plays best of the three (see `docs/MINESWEEPER.md`), at a few milliseconds a move.
+    #[default]
+    Sampling,
+}
+
+/// The solver's decision without exact counting: every cell propagation proves safe, else the
+/// undecided cell with the lowest estimate (the first in cell order among equals).
+pub(crate) fn fallback_decision(pos: &Position, how: Fallback) -> Result<Decision, SolveError> {
+    let v = view(pos)?;
+    let safe: Vec<usize> = (0..pos.len())
+        .filter(|&c| v.forced[c] == Some(false) && !matches!(pos.cells()[c], CellView::Mine))
+        .collect();
+    if !safe.is_empty() {
+        return Ok(Decision::Safe(safe));
+    }
+    let sampled = match how {
+        Fallback::Sampling => {
+            let (csp, cell_of) = constraint_problem(pos)?;
+            let mut seed = 0xcbf2_9ce4_8422_2325u64;
+            for c in pos.cells() {
+                seed = (seed ^ u64::from(c.to_char() as u32)).wrapping_mul(0x100_0000_01b3);
+            }
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let e = csp_core::estimate(&csp, &csp_core::McmcConfig::default(), &mut rng)?;
+            let mut p = vec![0.0f32; pos.len()];
+            for (var, &cell) in cell_of.iter().enumerate() {
+                p[cell] = e.probabilities[var] as f32;
+            }
+            p
+        }
+        _ => Vec::new(),
+    };
+    let model = PatternModel::builtin();
+    let best = (0..pos.len())
+        .filter_map(|c| {
+            let (f, d) = v.cells[c]?;
+            let e = match how {
+                Fallback::PatternModel => model.predict(&f, d, v.local[c]),
+                Fallback::Local => v.local[c],
+                Fallback::Sampling => sampled[c],
+            };
+            Some((e, c))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .ok_or(SolveError::NothingToDo)?;
+    Ok(Decision::Guess {
+        cell: best.1,
+        mine_probability: f64::from(best.0),
+        exact: false,
+    })
+}
+
+impl PatternModel {
+    /// The model shipped with the crate (trained by the command in `docs/MINESWEEPER.md`).
+    #[must_use]
+    pub fn builtin() -> &'static PatternModel {
+        static MODEL: OnceLock<PatternModel> = OnceLock::new();
+        MODEL.get_or_init(|| {
+            // The shipped weights are checked by a test; should they ever fail to load, an
+            // untrained model (the density for every cell) keeps the solver working.
+            PatternModel::parse(include_str!("model.weights"))
+                .unwrap_or_else(|_| PatternModel::zeros(1))
+        })
+    }
+
+    /// A model with all weights zero: it predicts 1/2 everywhere.
+    fn zeros(hidden: usize) -> PatternModel {
+        PatternModel {
+            hidden,
+            embed: vec![0.0; NEIGHBOURHOOD * CATEGORIES * hidden],
+            density: vec![0.0; hidden],
+            local: vec![0.0; hidden],
+            bias: vec![0.0; hidden],
+            out: vec![0.0; hidden],
+            out_bias: 0.0,
+        }
+    }
+
+    /// Hidden units.
+    #[must_use]
+    pub fn hidden_units(&self) -> usize {
+        self.hidden
+    }
+
+    fn hidden_layer(
+        &self,
+        features: &[u8; NEIGHBOURHOOD],
+        density: f32,
+        local: f32,
+        h: &mut [f32],
+    ) {
+        for (u, x) in h.iter_mut().enumerate() {
+            *x = self.bias[u] + self.density[u] * density + self.local[u] * local;
+        }
+        for (slot, &cat) in features.iter().enumerate() {
+            let row = (slot * CATEGORIES + usize::from(cat).min(CATEGORIES - 1)) * self.hidden;
+            for (x, w) in h.iter_mut().zip(&self.embed[row..row + self.hidden]) {
+                *x += w;
+            }
+        }
+        for x in h.iter_mut() {
+            *x = x.max(0.0);
+        }
+    }
+
+    /// The model's mine probability for one cell as the model sees it: its neighbourhood, the
+    /// density of unaccounted mines and the cell's local estimate.
+    #[must_use]
+    pub fn predict(&self, features: &[u8; NEIGHBOURHOOD], density: f32, local: f32) -> f32 {
+        let mut h = vec![0.0; self.hidden];
+        self.hidden_layer(features, density, local, &mut h);
+        let z = self.out_bias + h.iter().zip(&self.out).map(|(a, b)| a * b).sum::<f32>();
+        sigmoid(z)
+    }
+
+    /// Mine probabilities of every unrevealed cell: 0 or 1 where propagation decides the cell,
+    /// the model's estimate elsewhere. Costs one propagation and a few hundred additions per
+    /// cell, whatever the size of the board.
+    ///
+    /// # Errors
+    /// When propagation finds the position inconsistent.
+    pub fn probabilities(&self, pos: &Position) -> Result<Probabilities, SolveError> {
+        let v = view(pos)?;
+        Ok(Probabilities {
+            mine: (0..pos.len())
+                .map(|c| match (pos.cells()[c], v.forced[c], &v.cells[c]) {
+                    (CellView::Revealed(_), _, _) => None,
+                    (CellView::Mine, _, _) | (_, Some(true), _) => Some(1.0),
+                    (_, Some(false), _) => Some(0.0),
+                    (_, None, Some((f, d))) => Some(f64::from(self.predict(f, *d, v.local[c]))),
+                    (_, None, None) => Some(0.5),
+                })
+                .collect(),
+        })
+    }
+
+    /// The model as text (the format [`PatternModel::parse`] reads).
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "{HEADER}\nhidden {} neighbourhood {NEIGHBOURHOOD} categories {CATEGORIES}\n",
+            self.hidden
+        );
+        let line = |s: &mut String, name: &str, v: &[f32]| {
+            s.push_str(name);
+            for x in v {
+                let _ = write!(s, " {x}");
+            }
+            s.push('\n');
+        };
+        for slot in 0..NEIGHBOURHOOD {
+            for cat in 0..CATEGORIES {
+                let row = (slot * CATEGORIES + cat) * self.hidden;
+                line(&mut s, "embed", &self.embed[row..row + self.hidden]);
+            }
+        }
+        line(&mut s, "density", &self.density);
+        line(&mut s, "local", &self.local);
+        line(&mut s, "bias", &self.bias);
+        line(&mut s, "out", &self.out);
+        line(&mut s, "out_bias", &[self.out_bias]);
+        s
+    }
+
+    /// Reads a model written by [`PatternModel::to_text`].
+    ///
+    /// # Errors
+    /// [`ModelError`] naming the first bad line.
+    pub fn parse(text: &str) -> Result<PatternModel, ModelError> {
+        let mut lines = text.lines().enumerate();
+        match lines.next() {
+            Some((_, l)) if l.trim() == HEADER => {}
+            _ => return Err(ModelError::Header),
+        }
+        let bad = |line: usize, message: &str| ModelError::Line {
+            line: line + 1,
+            message: message.to_owned(),
+        };
+        let (i, shape) = lines.next().ok_or_else(|| bad(1, "missing shape line"))?;
+        let words: Vec<&str> = shape.split_whitespace().collect();
+        let hidden = match words.as_slice() {
+            ["hidden", h, "neighbourhood", n, "categories", c]
+                if n.parse() == Ok(NEIGHBOURHOOD) && c.parse() == Ok(CATEGORIES) =>
+            {
+                h.parse::<usize>()
+                    .ok()
+                    .filter(|&h| (1..=1024).contains(&h))
+                    .ok_or_else(|| bad(i, "hidden units must be 1 to 1024"))?
+            }
+            _ => {
+                return Err(bad(
+                    i,
+                    &format!(
+                        "expected `hidden H neighbourhood {NEIGHBOURHOOD} categories {CATEGORIES}`"
+                    ),
+                ));
+            }
+        };
+        let mut m = PatternModel::zeros(hidden);
+        let mut read = |name: &str, want: usize| -> Result<Vec<f32>, ModelError> {
+            let (i, l) = lines
+                .next()
+                .ok_or_else(|| bad(usize::MAX - 1, &format!("missing `{name}` line")))?;
+            let mut words = l.split_whitespace();
+            if words.next() != Some(name) {
+                return Err(bad(i, &format!("expected `{name}`")));
+            }
+            let v = words
+                .map(|w| w.parse::<f32>().ok().filter(|x| x.is_finite()))
+                .collect::<Option<Vec<f32>>>()
+                .ok_or_else(|| bad(i, "expected finite numbers"))?;
+            if v.len() != want {
+                return Err(bad(i, &format!("expected {want} numbers, got {}", v.len())));
+            }
+            Ok(v)
+        };
+        for row in 0..NEIGHBOURHOOD * CATEGORIES {
+            let v = read("embed", hidden)?;
+            m.embed[row * hidden..(row + 1) * hidden].copy_from_slice(&v);
+        }
+        m.density = read("density", hidden)?;
+        m.local = read("local", hidden)?;
+        m.bias = read("bias", hidden)?;
+        m.out = read("out", hidden)?;
+        m.out_bias = read("out_bias", 1)?[0];
+        Ok(m)
+    }
+}
+
+fn sigmoid(z: f32) -> f32 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// Plays `games` seeded games of `level` with the exact `solver` and records samples: at every
+/// decision, up to `per_position` undecided cells (chosen at random) with their exact mine
+/// probabilities. Game `i` uses the board [`seeded_board`]`(level, rule, start, seed, i)`.
+///
+/// # Errors
+/// When a board cannot be drawn (e.g. too many mines for the first-click rule).
+pub fn collect_samples(
+    level: &Level,
+    rule: FirstClick,
+    start: usize,
+    games: u64,
+    seed: u64,
+    per_position: usize,
+    solver: &Solver,
+) -> Result<Vec<Sample>, crate::BoardError> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed.wrapping_add(0x9e37_79b9_7f4a_7c15));
+    let mut out = Vec::new();
+    for i in 0..games {
+        let mut game = Game::new(seeded_board(level, rule, start, seed, i)?);
+        if game.reveal(start).is_err() {
+            continue;
+        }
+        while game.state() == GameState::Playing {
+            let pos = game.view();
+            let Ok(exact) = solver.probabilities(&pos) else {
+                break;
+            };
+            if let Ok(v) = view(&pos) {
+                let mut cells: Vec<usize> =
+                    (0..pos.len()).filter(|&c| v.cells[c].is_some()).collect();
+                // A partial shuffle picks `per_position` of them.
+                for k in 0..cells.len().min(per_position) {
+                    let j = rng.random_range(k..cells.len());
+                    cells.swap(k, j);
+                }
+                for &c in cells.iter().take(per_position) {
+                    if let (Some((features, density)), Some(p)) = (v.cells[c], exact.mine[c]) {
+                        out.push(Sample {
+                            features,
+                            density,
+                            target: p as f32,
+                            local: v.local[c],
+                        });
+                    }
+                }
+            }
+            let step = match solver.decide(&pos) {
+                Ok(Decision::Safe(cells)) => cells,
+                Ok(Decision::Guess { cell, .. }) => vec![cell],
+                Err(_) => break,
+            };
+            for c in step {
+                if !game.is_revealed(c) && game.state() == GameState::Playing {
+                    let _ = game.reveal(c);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Training options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainConfig {
+    /// Hidden units.
+    pub hidden: usize,
+    /// Passes over the samples.
+    pub epochs: usize,
+    /// SGD step size at the start; it decays linearly to a tenth by the end.
+    pub learning_rate: f32,
+    /// Seed of the initial weights, the sample order and the symmetry of each presentation.
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            hidden: 16,
+            epochs: 8,
+            learning_rate: 0.02,
+            seed: 1,
+        }
+    }
+}
+
+/// Fits a model to the samples' exact probabilities (cross-entropy against the soft targets),
+/// by stochastic gradient descent, every presentation in a random one of the 8 symmetries.
+/// The same samples and options give the same model.
+#[must_use]
+pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
+    let hidden = config.hidden.max(1);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
+    let mut m = PatternModel::zeros(hidden);
+    let scale = 1.0 / (NEIGHBOURHOOD as f32).sqrt();
+    for w in m
+        .embed
+        .iter_mut()
+        .chain(m.density.iter_mut())
+        .chain(m.local.iter_mut())
+    {
+        *w = (rng.random::<f32>() * 2.0 - 1.0) * scale;
+    }
+    for w in &mut m.out {
+        *w = (rng.random::<f32>() * 2.0 - 1.0) / (hidden as f32).sqrt();
+    }
+    m.bias.fill(0.1);
+    // Start the output at the average target, so early steps learn patterns, not the mean.
+    let mean =
+        samples.iter().map(|s| f64::from(s.target)).sum::<f64>() / samples.len().max(1) as f64;
+    let mean = mean.clamp(0.01, 0.99) as f32;
+    m.out_bias = (mean / (1.0 - mean)).ln();
+    let sym = symmetries();
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    let mut h = vec![0.0f32; hidden];
+    let steps = (config.epochs * samples.len()).max(1) as f32;
+    let mut step = 0.0f32;
+    let mut features = [0u8; NEIGHBOURHOOD];
+    for _ in 0..config.epochs {
+        for k in (1..order.len()).rev() {
+            let j = rng.random_range(0..=k);
+            order.swap(k, j);
+        }
+        for &i in &order {
+            let s = &samples[i];
+            let t = &sym[rng.random_range(0..8usize)];
+            for (slot, &cat) in s.features.iter().enumerate() {
+                features[t[slot]] = cat;
+            }
+            let lr = config.learning_rate * (1.0 - 0.9 * step / steps);
+            step += 1.0;
+            m.hidden_layer(&features, s.density, s.local, &mut h);
+            let z = m.out_bias + h.iter().zip(&m.out).map(|(a, b)| a * b).sum::<f32>();
+            // d(cross-entropy)/dz for a soft target.
+            let g = sigmoid(z) - s.target;
+            m.out_bias -= lr * g;
+            for (u, &hu) in h.iter().enumerate() {
+                let gh = if hu > 0.0 { g * m.out[u] } else { 0.0 };
+                m.out[u] -= lr * g * hu;
+                if gh != 0.0 {
+                    m.bias[u] -= lr * gh;
+                    m.density[u] -= lr * gh * s.density;
+                    m.local[u] -= lr * gh * s.local;
+                    for (slot, &cat) in features.iter().enumerate() {
+                        m.embed[(slot * CATEGORIES + usize::from(cat)) * hidden + u] -= lr * gh;
+                    }
+                }
+            }
+        }
+    }
+    m
+}
+
+/// One bin of a reliability table: samples whose estimate fell in `[low, high)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalibrationBin {
+    /// Lower end of the estimate range.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// Samples in the bin.
+    pub count: usize,
+    /// Mean estimate in the bin.
+    pub mean_estimate: f64,
+    /// Mean exact probability in the bin (equal to the mean estimate when calibrated).
+    pub mean_exact: f64,
+}
+
+/// How close an estimate is to the exact probabilities on a set of samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    /// Samples measured.
+    pub samples: usize,
+    /// Mean absolute difference from the exact probability.
+    pub mean_abs_error: f64,
+    /// Mean squared difference from the exact probability.
+    pub mean_sq_error: f64,
+    /// Expected calibration error: the bins' mean |estimate - exact|, weighted by size.
+    pub calibration_error: f64,
+    /// Ten bins of the estimate, 0.1 wide.
+    pub bins: Vec<CalibrationBin>,
+}
+
+/// Measures an estimate (`estimate(sample)`) against the exact probabilities of the samples.
+pub fn calibration(samples: &[Sample], estimate: impl Fn(&Sample) -> f64) -> Calibration {
+    let mut bins: Vec<CalibrationBin> = (0..10)
+        .map(|b| CalibrationBin {
+            low: f64::from(b) / 10.0,
+            high: f64::from(b + 1) / 10.0,
+            count: 0,
+            mean_estimate: 0.0,
+            mean_exact: 0.0,
+        })
+        .collect();
+    let (mut abs, mut sq) = (0.0, 0.0);
+    for s in samples {
+        let e = estimate(s).clamp(0.0, 1.0);
+        let t = f64::from(s.target);
+        abs += (e - t).abs();
+        sq += (e - t) * (e - t);
+        let b = ((e * 10.0) as usize).min(9);
+        bins[b].count += 1;
+        bins[b].mean_estimate += e;
+        bins[b].mean_exact += t;
+    }
+    let n = samples.len().max(1) as f64;
+    let mut ece = 0.0;
+    for b in &mut bins {
+        if b.count > 0 {
+            b.mean_estimate /= b.count as f64;
+            b.mean_exact /= b.count as f64;
+            ece += b.count as f64 / n * (b.mean_estimate - b.mean_exact).abs();
+        }
+    }
+    Calibration {
+        samples: samples.len(),
+        mean_abs_error: abs / n,
+        mean_sq_error: sq / n,
+        calibration_error: ece,
+        bins,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::text;
+
+    #[test]
+    fn the_shipped_model_loads_and_round_trips() {
+        let m = PatternModel::parse(include_str!("model.weights")).unwrap();
+        assert!(m.hidden_units() >= 1);
+        assert_eq!(PatternModel::parse(&m.to_text()).unwrap(), m);
+        assert_eq!(PatternModel::builtin(), &m);
+    }
+
+    #[test]
+    fn malformed_model_files_are_errors() {
+        assert_eq!(PatternModel::parse(""), Err(ModelError::Header));
+        let good = PatternModel::zeros(2).to_text();
+        assert!(PatternModel::parse(&good).is_ok());
+        let cut: String = good.lines().take(10).map(|l| format!("{l}\n")).collect();
+        assert!(matches!(
+            PatternModel::parse(&cut),
+            Err(ModelError::Line { .. })
+        ));
+        let nan = good.replacen("embed 0 0", "embed NaN 0", 1);
+        assert!(matches!(
+            PatternModel::parse(&nan),
+            Err(ModelError::Line { line: 3, .. })
+        ));
+        let shape = good.replacen("hidden 2", "hidden 0", 1);
+        assert!(matches!(
+            PatternModel::parse(&shape),
+            Err(ModelError::Line { line: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn symmetries_are_permutations_and_include_identity() {
+        let sym = symmetries();
+        assert_eq!(sym[0], core::array::from_fn(|i| i));
+        for t in &sym {
+            let mut seen = [false; NEIGHBOURHOOD];
+            for &j in t {
+                seen[j] = true;
+            }
+            assert!(seen.iter().all(|&s| s));
+        }
+    }
+
+    #[test]
+    fn features_see_numbers_mines_and_the_edge() {
+        // The top-left corner cell: the edge to its left, a revealed 1 to its right, an
+        // undecided cell diagonally below.
+        let pos = text::read("3x2x1\nH1H\nHHH\n").unwrap();
+        let v = view(&pos).unwrap();
+        let (f, density) = v.cells[0].unwrap();
+        let offs = offsets();
+        let slot = |dx, dy| offs.iter().position(|&o| o == (dx, dy)).unwrap();
+        assert_eq!(f[slot(-1, 0)], OFF);
+        assert_eq!(f[slot(1, 0)], REVEALED_0 + 1);
+        assert_eq!(f[slot(1, 1)], UNDECIDED);
+        assert!(density > 0.0 && density <= 1.0);
+        assert!(v.cells[1].is_none(), "revealed cells have no features");
+    }
+
+    #[test]
+    fn training_learns_a_simple_rule_and_is_reproducible() {
+        // Teacher: probability 0.9 when the right neighbour is a revealed 8 (a made-up rule),
+        // else 0.1. The model must learn it from either orientation.
+        let mut samples = Vec::new();
+        let offs = offsets();
+        let right = offs.iter().position(|&o| o == (1, 0)).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for _ in 0..2000 {
+            let mut f = [UNDECIDED; NEIGHBOURHOOD];
+            let hot = rng.random::<bool>();
+            if hot {
+                f[right] = REVEALED_0 + 8;
+            }
+            samples.push(Sample {
+                features: f,
+                density: 0.2,
+                target: if hot { 0.9 } else { 0.1 },
+                local: 0.2,
+            });
+        }
+        let config = TrainConfig {
+            epochs: 4,
+            ..TrainConfig::default()
+        };
+        let m = train(&samples, &config);
+        assert_eq!(m, train(&samples, &config));
+        let mut hot = [UNDECIDED; NEIGHBOURHOOD];
+        hot[right] = REVEALED_0 + 8;
+        let cold = [UNDECIDED; NEIGHBOURHOOD];
+        assert!(
+            (m.predict(&hot, 0.2, 0.2) - 0.9).abs() < 0.1,
+            "{}",
+            m.predict(&hot, 0.2, 0.2)
+        );
+        assert!(
+            (m.predict(&cold, 0.2, 0.2) - 0.1).abs() < 0.1,
+            "{}",
+            m.predict(&cold, 0.2, 0.2)
+        );
+        // The mirror image (the 8 on the left) was learned through the symmetries.
+        let left = offs.iter().position(|&o| o == (-1, 0)).unwrap();
+        let mut mirrored = [UNDECIDED; NEIGHBOURHOOD];
+        mirrored[left] = REVEALED_0 + 8;
+        assert!(m.predict(&mirrored, 0.2, 0.2) > 0.7);
+    }
+
+    #[test]
+    fn fallbacks_reveal_proven_cells_then_guess_an_undecided_one() {
+        // The 0 at (0, 1) proves the two cells below it safe.
+        let pos = text::read("4x3x2\n01HH\n01HH\nHHHH\n").unwrap();
+        for how in [Fallback::PatternModel, Fallback::Local, Fallback::Sampling] {
+            match fallback_decision(&pos, how).unwrap() {
+                Decision::Safe(cells) => assert!(cells.contains(&8) && cells.contains(&9)),
+                d => panic!("{how:?}: expected the cells below the 0s, got {d:?}"),
+            }
+        }
+        // Nothing proven: a guess, flagged as not exact, on a hidden cell.
+        let pos = text::read("3x3x2\n1HH\nHHH\nHHH\n").unwrap();
+        for how in [Fallback::PatternModel, Fallback::Local, Fallback::Sampling] {
+            match fallback_decision(&pos, how).unwrap() {
+                Decision::Guess {
+                    cell,
+                    exact,
+                    mine_probability,
+                } => {
+                    assert!(!exact && cell != 0);
+                    assert!((0.0..=1.0).contains(&mine_probability));
+                }
+                d => panic!("{how:?}: expected a guess, got {d:?}"),
+            }
+        }
+        // The same position gets the same decision.
+        assert_eq!(
+            fallback_decision(&pos, Fallback::Sampling),
+            fallback_decision(&pos, Fallback::Sampling)
+        );
+    }
+
+    #[test]
+    fn calibration_of_the_exact_answer_is_perfect() {
+        let samples: Vec<Sample> = (0..100)
+            .map(|i| Sample {
+                features: [UNDECIDED; NEIGHBOURHOOD],
+                density: 0.2,
+                target: (i as f32) / 100.0,
+                local: 0.2,
+            })
+            .collect();
+        let c = calibration(&samples, |s| f64::from(s.target));
+        assert!(c.mean_abs_error < 1e-7 && c.calibration_error < 1e-7);
+        let c = calibration(&samples, |_| 0.5);
+        assert!((c.mean_abs_error - 0.25).abs() < 0.01);
+        assert_eq!(c.bins.iter().map(|b| b.count).sum::<usize>(), 100);
+    }
+}

@@ -1,0 +1,372 @@
+//! Long-term risk: how often a cell would end up in a forced 50/50 if it is left for later.
+//!
+//! Two hidden cells side by side whose outer neighbours (the three cells beyond each end) are
+//! all mines or off the board can never be told apart by any number: if exactly one of them
+//! is a mine, the game ends with a coin flip. The same holds for a 2x2 block with mines on
+//! its two diagonals and all four outer corners mined or off the board. When such a pattern
+//! is still *possible* (its outer cells are hidden, not revealed), the layouts in which it
+//! forms are layouts in which clicking one of its cells now settles what would later be a
+//! coin flip. A guess candidate in such a pattern is therefore worth more than its safety
+//! alone: the share of layouts in which it forms is its "influence", used by the solver as
+//! a bonus on the look-ahead score.
+
+use std::collections::HashMap;
+
+use csp_core::{BoolCsp, Budget, CspError};
+
+use crate::position::{CellView, Position};
+
+/// Counts of the potential 50/50 patterns of one position, shared by all candidates.
+pub(crate) struct Risk<'a> {
+    pos: &'a Position,
+    csp: &'a BoolCsp,
+    var_of: &'a [Option<usize>],
+    forced: &'a [Option<bool>],
+    budget: &'a Budget,
+    /// Total number of layouts.
+    total: f64,
+    /// Mines not yet known.
+    mines_left: usize,
+    /// Layouts in which the pattern forms, by (kind, x, y).
+    memo: HashMap<(u8, usize, usize), f64>,
+}
+
+/// Board coordinates (x, y), possibly off the board.
+type Cells = Vec<(i64, i64)>;
+
+const HORIZONTAL: u8 = 0;
+const VERTICAL: u8 = 1;
+const BLOCK: u8 = 2;
+
+impl<'a> Risk<'a> {
+    /// The patterns of `pos`, whose constraint problem is `csp` (variable of each cell in
+    /// `var_of`), with `forced` values and `total` layouts.
+    pub(crate) fn new(
+        pos: &'a Position,
+        csp: &'a BoolCsp,
+        var_of: &'a [Option<usize>],
+        forced: &'a [Option<bool>],
+        budget: &'a Budget,
+        total: f64,
+    ) -> Risk<'a> {
+        let known = var_of
+            .iter()
+            .enumerate()
+            .filter(|&(c, v)| {
+                matches!(pos.cells()[c], CellView::Mine)
+                    || v.is_some_and(|v| forced[v] == Some(true))
+            })
+            .count();
+        Risk {
+            pos,
+            csp,
+            var_of,
+            forced,
+            budget,
+            total,
+            mines_left: pos.mines().saturating_sub(known),
+            memo: HashMap::new(),
+        }
+    }
+
+    /// The cell at (x, y) when it is on the board.
+    fn at(&self, x: i64, y: i64) -> Option<usize> {
+        let (w, h) = (self.pos.width() as i64, self.pos.height() as i64);
+        (x >= 0 && y >= 0 && x < w && y < h).then(|| (y * w + x) as usize)
+    }
+
+    /// The variable of a hidden cell that is not a known mine.
+    fn open_var(&self, cell: usize) -> Option<usize> {
+        if matches!(self.pos.cells()[cell], CellView::Mine) {
+            return None;
+        }
+        self.var_of[cell].filter(|&v| self.forced[v] != Some(true))
+    }
+
+    /// Share of the layouts in which the pattern `kind` anchored at (x, y) (its top-left
+    /// cell) forms, with its first cell a mine; 0 when it cannot form.
+    fn pattern(&mut self, kind: u8, x: i64, y: i64) -> Result<f64, CspError> {
+        if x < 0 || y < 0 {
+            return Ok(0.0);
+        }
+        let key = (kind, x as usize, y as usize);
+        if let Some(&r) = self.memo.get(&key) {
+            return Ok(r);
+        }
+        let r = self.count(kind, x, y)? / self.total;
+        self.memo.insert(key, r);
+        Ok(r)
+    }
+
+    fn count(&self, kind: u8, x: i64, y: i64) -> Result<f64, CspError> {
+        // (cells that must be mines, cells that must be safe, outer cells).
+        let (mines, safe, outer): (Cells, Cells, Cells) = match kind {
+            HORIZONTAL => (
+                vec![(x, y)],
+                vec![(x + 1, y)],
+                (-1..=1)
+                    .flat_map(|d| [(x - 1, y + d), (x + 2, y + d)])
+                    .collect(),
+            ),
+            VERTICAL => (
+                vec![(x, y)],
+                vec![(x, y + 1)],
+                (-1..=1)
+                    .flat_map(|d| [(x + d, y - 1), (x + d, y + 2)])
+                    .collect(),
+            ),
+            _ => (
+                vec![(x, y), (x + 1, y + 1)],
+                vec![(x + 1, y), (x, y + 1)],
+                vec![
+                    (x - 1, y - 1),
+                    (x + 2, y - 1),
+                    (x - 1, y + 2),
+                    (x + 2, y + 2),
+                ],
+            ),
+        };
+        let mut mine_vars = Vec::new();
+        let mut safe_vars = Vec::new();
+        for &(a, b) in &mines {
+            match self.at(a, b).and_then(|c| self.open_var(c)) {
+                Some(v) => mine_vars.push(v),
+                None => return Ok(0.0),
+            }
+        }
+        for &(a, b) in &safe {
+            match self.at(a, b).and_then(|c| self.open_var(c)) {
+                Some(v) => safe_vars.push(v),
+                None => return Ok(0.0),
+            }
+        }
+        let mut missing = 0;
+        for &(a, b) in &outer {
+            let Some(c) = self.at(a, b) else { continue };
+            if matches!(self.pos.cells()[c], CellView::Revealed(_)) {
+                return Ok(0.0);
+            }
+            if let Some(v) = self.open_var(c) {
+                if self.forced[v] == Some(false) {
+                    return Ok(0.0);
+                }
+                mine_vars.push(v);
+                missing += 1;
+            }
+        }
+        // Only patterns close to forming: at most one outer mine still missing for a pair,
+        // none for a block.
+        if missing + mines.len() > 2 || missing + mines.len() > self.mines_left {
+            return Ok(0.0);
+        }
+        let mut csp = self.csp.clone();
+        let fixed = mine_vars
+            .iter()
+            .map(|&v| (v, true))
+            .chain(safe_vars.iter().map(|&v| (v, false)))
+            .try_for_each(|(v, value)| csp.fix(v, value));
+        match fixed.and_then(|()| csp_core::count(&csp, self.budget)) {
+            Ok(n) => Ok(n.to_f64()),
+            Err(CspError::Inconsistent) => Ok(0.0),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The influence of `cell` (mine probability `p`): the share of the layouts in which it
+    /// lies in a 50/50 that could still form, at most `min(p, 1 - p)`.
+    pub(crate) fn influence(&mut self, cell: usize, p: f64) -> Result<f64, CspError> {
+        let (x, y) = self.pos.xy(cell);
+        let (x, y) = (x as i64, y as i64);
+        let pairs = self.pattern(HORIZONTAL, x, y)?
+            + self.pattern(HORIZONTAL, x - 1, y)?
+            + self.pattern(VERTICAL, x, y)?
+            + self.pattern(VERTICAL, x, y - 1)?;
+        let mut block: f64 = 0.0;
+        for (a, b) in [(x, y), (x - 1, y), (x, y - 1), (x - 1, y - 1)] {
+            block = block.max(self.pattern(BLOCK, a, b)?);
+        }
+        Ok((pairs + block).min(p).min(1.0 - p).max(0.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::text;
+    use crate::solver::constraint_problem;
+
+    /// Every mine layout of the hidden cells that agrees with the numbers and the mine count,
+    /// by brute force over the position itself (not the constraint problem).
+    fn layouts(pos: &Position) -> Vec<Vec<bool>> {
+        let hidden: Vec<usize> = (0..pos.len())
+            .filter(|&c| !pos.cells()[c].is_revealed())
+            .collect();
+        let mut out = Vec::new();
+        for bits in 0u32..1 << hidden.len() {
+            if bits.count_ones() as usize != pos.mines() {
+                continue;
+            }
+            let mut mine = vec![false; pos.len()];
+            for (i, &c) in hidden.iter().enumerate() {
+                mine[c] = bits >> i & 1 == 1;
+            }
+            let agrees = (0..pos.len()).all(|c| match pos.cells()[c] {
+                CellView::Revealed(k) => {
+                    !mine[c] && pos.neighbours(c).filter(|&n| mine[n]).count() == usize::from(k)
+                }
+                CellView::Mine => mine[c],
+                _ => true,
+            });
+            if agrees {
+                out.push(mine);
+            }
+        }
+        out
+    }
+
+    /// The share of layouts in which the pattern forms, counted directly.
+    fn share(
+        pos: &Position,
+        all: &[Vec<bool>],
+        mines: &[(i64, i64)],
+        safe: &[(i64, i64)],
+        outer: &[(i64, i64)],
+        max_missing: usize,
+    ) -> f64 {
+        let (w, h) = (pos.width() as i64, pos.height() as i64);
+        let on = |&(x, y): &(i64, i64)| {
+            (x >= 0 && y >= 0 && x < w && y < h).then(|| (y * w + x) as usize)
+        };
+        let certain = |c: usize| all.iter().all(|l| l[c]);
+        let inside: Option<Vec<usize>> = mines.iter().chain(safe).map(on).collect();
+        let Some(inside) = inside else { return 0.0 };
+        if inside
+            .iter()
+            .any(|&c| pos.cells()[c].is_revealed() || certain(c))
+        {
+            return 0.0;
+        }
+        let outer: Vec<usize> = outer.iter().filter_map(on).collect();
+        if outer.iter().any(|&c| pos.cells()[c].is_revealed()) {
+            return 0.0;
+        }
+        if outer.iter().any(|&c| all.iter().all(|l| !l[c])) {
+            return 0.0;
+        }
+        let missing = outer.iter().filter(|&&c| !certain(c)).count();
+        let known = (0..pos.len()).filter(|&c| certain(c)).count();
+        if missing > max_missing || missing + mines.len() > pos.mines() - known {
+            return 0.0;
+        }
+        let n = all
+            .iter()
+            .filter(|l| {
+                mines.iter().all(|m| l[on(m).unwrap()])
+                    && safe.iter().all(|s| !l[on(s).unwrap()])
+                    && outer.iter().all(|&c| l[c])
+            })
+            .count();
+        n as f64 / all.len() as f64
+    }
+
+    fn reference(pos: &Position, all: &[Vec<bool>], cell: usize, p: f64) -> f64 {
+        let (x, y) = pos.xy(cell);
+        let (x, y) = (x as i64, y as i64);
+        let h = |x: i64, y: i64| {
+            let outer: Vec<_> = (-1..=1)
+                .flat_map(|d| [(x - 1, y + d), (x + 2, y + d)])
+                .collect();
+            share(pos, all, &[(x, y)], &[(x + 1, y)], &outer, 1)
+        };
+        let v = |x: i64, y: i64| {
+            let outer: Vec<_> = (-1..=1)
+                .flat_map(|d| [(x + d, y - 1), (x + d, y + 2)])
+                .collect();
+            share(pos, all, &[(x, y)], &[(x, y + 1)], &outer, 1)
+        };
+        let b = |x: i64, y: i64| {
+            let outer = [
+                (x - 1, y - 1),
+                (x + 2, y - 1),
+                (x - 1, y + 2),
+                (x + 2, y + 2),
+            ];
+            share(
+                pos,
+                all,
+                &[(x, y), (x + 1, y + 1)],
+                &[(x + 1, y), (x, y + 1)],
+                &outer,
+                0,
+            )
+        };
+        let pairs = h(x, y) + h(x - 1, y) + v(x, y) + v(x, y - 1);
+        let block = [b(x, y), b(x - 1, y), b(x, y - 1), b(x - 1, y - 1)]
+            .into_iter()
+            .fold(0.0, f64::max);
+        (pairs + block).min(p).min(1.0 - p).max(0.0)
+    }
+
+    #[test]
+    fn influence_matches_brute_force_counts() {
+        // Positions from seeded games on a small board: the start and a few other safe
+        // cells revealed.
+        let level = crate::level::Level {
+            width: 5,
+            height: 4,
+            mines: 4,
+        };
+        let mut positions = Vec::new();
+        for seed in 0..40u64 {
+            let board =
+                crate::sim::seeded_board(&level, crate::board::FirstClick::Safe, 0, seed, 0)
+                    .unwrap();
+            let mut game = crate::game::Game::new(board.clone());
+            game.reveal(0).unwrap();
+            for k in 0..(seed % 3) {
+                let c = ((seed * 7 + k * 11) % 20) as usize;
+                if !board.is_mine(c) && !game.is_revealed(c) {
+                    game.reveal(c).unwrap();
+                }
+            }
+            if game.state() == crate::game::GameState::Playing {
+                positions.push(text::write(&game.view()));
+            }
+        }
+        let mut any = false;
+        for t in &positions {
+            let pos = text::read(t).unwrap();
+            let (csp, cell_of) = constraint_problem(&pos).unwrap();
+            let mut var_of = vec![None; pos.len()];
+            for (v, &c) in cell_of.iter().enumerate() {
+                var_of[c] = Some(v);
+            }
+            let budget = Budget::default();
+            let a = csp_core::analyze(&csp, &budget).unwrap();
+            let all = layouts(&pos);
+            assert_eq!(a.solutions.to_f64(), all.len() as f64, "{t}");
+            let mut risk = Risk::new(
+                &pos,
+                &csp,
+                &var_of,
+                &a.forced,
+                &budget,
+                a.solutions.to_f64(),
+            );
+            for (v, &c) in cell_of.iter().enumerate() {
+                if a.forced[v].is_some() {
+                    continue;
+                }
+                let p = a.probabilities[v];
+                let got = risk.influence(c, p).unwrap();
+                let expected = reference(&pos, &all, c, p);
+                assert!(
+                    (got - expected).abs() < 1e-12,
+                    "{t} cell {c}: {got} vs {expected}"
+                );
+                any |= got > 0.0;
+            }
+        }
+        assert!(any, "no pattern found in any position");
+    }
+}

@@ -1,0 +1,669 @@
+//! Best-first search over a tree grown in a flat arena.
+//!
+//! Alpha-beta searches the whole tree to a uniform depth, again at every iteration. A best-first
+//! search instead keeps the tree it has grown in memory and, at each step, walks from the root
+//! to the one leaf that looks most worth looking at, expands it (creates and evaluates all its
+//! children at once) and backs the new values up to the root by negamax. Time goes where the
+//! game is decided, lines grow as deep as they need, and the work of one move can be kept for
+//! the next (see [`BestFirst::advance`]).
+//!
+//! # Layout
+//!
+//! The tree lives in two parallel vectors indexed by `u32`: a 16-byte header per node (score,
+//! visit count, first child, child count, best child) and the node's move. The children of a
+//! node are allocated together when it is expanded, so they are contiguous and the header only
+//! needs the index of the first one; a node never stores its parent or its position, because
+//! the walk from the root replays the moves on the caller's game. The caller chooses the memory
+//! bound in bytes; when an expansion would cross it the search stops and says so
+//! ([`BestFirstResult::arena_full`]).
+//!
+//! # Values
+//!
+//! Each node's score is its negamax value for its own side to move, with proven results counted
+//! in plies from that node ([`Score`]). Leaves score by [`Evaluate::evaluate`] or by their
+//! outcome; an interior node takes the best of its negated children. A node is *exact* when its
+//! outcome is the game's (a finished game, a child proven lost for its mover, or all children
+//! exact); exact nodes are never selected again, and when the root is exact the search stops.
+//! Stopping at the first proven win is what makes best-first search a good solver, at a price:
+//! the distance of a proven win is that of the win found, which may not be the quickest one
+//! (it is never claimed quicker than it is).
+//!
+//! # Selection policies
+//!
+//! [`Policy`] says which child to descend into: the rule of the classic Gomoku arena programs
+//! (score minus a multiple of the visits), the principal variation (best-first minimax), or UCT
+//! on a squashed score.
+//!
+//! ```
+//! use search_core::best_first::{BestFirst, BestFirstConfig, Policy};
+//! use search_core::{Evaluate, Game, Limits, Outcome, Score};
+//!
+//! /// Take 1, 2 or 3 from a pile; whoever takes the last stone wins.
+//! struct Nim(u32);
+//! impl Game for Nim {
+//!     type Move = u32;
+//!     fn generate_moves(&self, m: &mut Vec<u32>) { m.extend((1..=3).filter(|&k| k <= self.0)) }
+//!     fn play(&mut self, k: &u32) { self.0 -= k }
+//!     fn undo(&mut self, k: &u32) { self.0 += k }
+//!     fn outcome(&self) -> Option<Outcome> { (self.0 == 0).then_some(Outcome::Loss) }
+//! }
+//! impl Evaluate for Nim {
+//!     fn evaluate(&self) -> i32 { 0 }
+//! }
+//!
+//! let config = BestFirstConfig { memory_bytes: 1 << 20, policy: Policy::Principal };
+//! let mut search = BestFirst::new(config);
+//! let mut game = Nim(10);
+//! let r = search.search(&mut game, &Limits::default());
+//! assert!(r.exact);
+//! assert_eq!(r.best_move, Some(2)); // leave a multiple of 4
+//! assert_eq!(r.score, Score::win_in(5));
+//! assert_eq!(game.0, 10); // the game is left as it was
+//! assert!(search.arena_bytes() <= 1 << 20);
+//! ```
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use crate::{Evaluate, Limits, Score, Stats};
+
+/// Which child a [`BestFirst`] search descends into on its way to the next leaf.
+///
+/// Whatever the policy, exact children are skipped and the values backed up are plain negamax
+/// values, so on a tree small enough to expand completely every policy finds the same,
+/// minimax-optimal answer; policies differ only in what they look at first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Policy {
+    /// The highest child value minus `visit_weight` per visit of the child: the rule of the
+    /// classic arena Gomoku programs. The visit penalty lets a child that keeps being chosen
+    /// give way to its siblings now and then, so the search widens as it deepens.
+    ScoreMinusVisits {
+        /// Score units subtracted per visit (8 in the classic programs, whose scores run in
+        /// the tens to hundreds).
+        visit_weight: i32,
+    },
+    /// Always the best child (fewest visits on ties): best-first minimax, which expands the
+    /// leaf at the end of the principal variation. It looks only where the current answer
+    /// could change.
+    Principal,
+    /// UCT: the child value squashed into `-1..1` by `v / (scale + |v|)`, plus
+    /// `exploration * sqrt(ln(parent visits) / (child visits + 1))`.
+    Uct {
+        /// Weight of the exploration term (about 0.5 to 1.5).
+        exploration: f64,
+        /// Score magnitude that counts as "half decided" (a typical evaluation difference).
+        scale: f64,
+    },
+}
+
+impl Default for Policy {
+    /// [`Policy::Principal`].
+    fn default() -> Self {
+        Policy::Principal
+    }
+}
+
+/// Options of a [`BestFirst`] search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BestFirstConfig {
+    /// Upper bound on the memory of the tree, in bytes. The arena holds
+    /// `memory_bytes / BestFirst::node_bytes()` nodes (at least one, the root).
+    pub memory_bytes: usize,
+    /// How the next leaf is chosen.
+    pub policy: Policy,
+}
+
+impl Default for BestFirstConfig {
+    /// 64 MiB, [`Policy::Principal`].
+    fn default() -> Self {
+        BestFirstConfig {
+            memory_bytes: 64 << 20,
+            policy: Policy::Principal,
+        }
+    }
+}
+
+/// The answer of a [`BestFirst`] search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BestFirstResult<M> {
+    /// The move to play: the root child with the best backed-up value. `None` only when the
+    /// game is over or has no move.
+    pub best_move: Option<M>,
+    /// The root's backed-up value for the side to move.
+    pub score: Score,
+    /// The line of best children from the root, starting with `best_move`.
+    pub pv: Vec<M>,
+    /// Whether the outcome of `score` (win, draw or loss) is the game's: every line that
+    /// matters reached its end. A proven win's distance is that of the win found.
+    pub exact: bool,
+    /// Whether a node, time or stop limit ended the search.
+    pub stopped: bool,
+    /// Whether the search ended because the next expansion would not fit in the memory bound.
+    pub arena_full: bool,
+    /// Nodes in the tree (including the root and any kept from earlier searches).
+    pub tree_nodes: usize,
+    /// Leaves expanded by this search.
+    pub expansions: u64,
+    /// Deepest leaf expanded, in plies from the root.
+    pub max_depth: u32,
+    /// Nodes created (`nodes`) and finished positions met (`terminals`) by this search.
+    pub stats: Stats,
+    /// Wall time spent.
+    pub elapsed: Duration,
+}
+
+/// Set in [`Header::best`] when the node's value is exact.
+const EXACT: u16 = 0x8000;
+/// [`Header::best`] value of a node without a best child.
+const NO_BEST: u16 = 0x7fff;
+/// Children kept per node (the game's first ones in its move order).
+const MAX_CHILDREN: usize = 0x7fff;
+
+/// Everything but the move of a node: 16 bytes.
+#[derive(Debug, Clone, Copy)]
+struct Header {
+    /// Arena index of the first child (children are contiguous); 0 when unexpanded.
+    first_child: u32,
+    /// Times a selection walk passed through this node.
+    visits: u32,
+    /// Negamax value for this node's side to move (proven results counted from this node).
+    score: i32,
+    /// Number of children; 0 for a leaf.
+    children: u16,
+    /// Offset of the best child in the low 15 bits, [`EXACT`] in the top bit.
+    best: u16,
+}
+
+impl Header {
+    fn leaf(score: Score, exact: bool) -> Header {
+        Header {
+            first_child: 0,
+            visits: 0,
+            score: score.0,
+            children: 0,
+            best: NO_BEST | if exact { EXACT } else { 0 },
+        }
+    }
+    fn exact(&self) -> bool {
+        self.best & EXACT != 0
+    }
+    fn best_offset(&self) -> Option<u32> {
+        let b = self.best & !EXACT;
+        (b != NO_BEST).then_some(u32::from(b))
+    }
+    /// Neither expanded nor exact: the only kind of node a search expands.
+    fn open_leaf(&self) -> bool {
+        self.children == 0 && !self.exact()
+    }
+}
+
+/// A child's value seen from its parent: negated, and one ply further from a proven end.
+fn up(child: i32) -> Score {
+    let s = -child;
+    if s > Score::MAX_HEURISTIC {
+        Score((s - 1).max(Score::MAX_HEURISTIC + 1))
+    } else if s < -Score::MAX_HEURISTIC {
+        Score((s + 1).min(-Score::MAX_HEURISTIC - 1))
+    } else {
+        Score(s)
+    }
+}
+
+/// A best-first search with its tree; see the [module documentation](self).
+///
+/// The tree survives between calls: [`BestFirst::search`] starts from scratch,
+/// [`BestFirst::advance`] keeps the subtree below the moves actually played, and
+/// [`BestFirst::grow`] continues growing the kept tree.
+#[derive(Debug)]
+pub struct BestFirst<G: Evaluate> {
+    config: BestFirstConfig,
+    /// Node headers; index 0 is the root.
+    headers: Vec<Header>,
+    /// `moves[i - 1]` is the move into node `i` (the root has none).
+    moves: Vec<G::Move>,
+    /// Nodes the memory bound allows.
+    capacity: usize,
+    /// The selection walk: arena indices, root first.
+    path: Vec<u32>,
+    scratch: Vec<G::Move>,
+}
+
+impl<G: Evaluate> BestFirst<G> {
+    /// An empty search with the given options.
+    #[must_use]
+    pub fn new(config: BestFirstConfig) -> Self {
+        let capacity = (config.memory_bytes / Self::node_bytes()).clamp(1, u32::MAX as usize);
+        BestFirst {
+            config,
+            headers: Vec::new(),
+            moves: Vec::new(),
+            capacity,
+            path: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Bytes one node takes in the arena (header plus move).
+    #[must_use]
+    pub fn node_bytes() -> usize {
+        std::mem::size_of::<Header>() + std::mem::size_of::<G::Move>()
+    }
+
+    /// Most nodes the tree may hold under the memory bound.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Nodes in the tree now (0 before the first search).
+    #[must_use]
+    pub fn tree_nodes(&self) -> usize {
+        self.headers.len()
+    }
+
+    /// Bytes reserved by the arena: never more than the configured bound.
+    #[must_use]
+    pub fn arena_bytes(&self) -> usize {
+        self.headers.capacity() * std::mem::size_of::<Header>()
+            + self.moves.capacity() * std::mem::size_of::<G::Move>()
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn config(&self) -> BestFirstConfig {
+        self.config
+    }
+
+    /// Changes the selection policy; the tree is kept (values do not depend on the policy).
+    pub fn set_policy(&mut self, policy: Policy) {
+        self.config.policy = policy;
+    }
+
+    /// Reserves the whole arena now, so that no search pauses to grow it (a reallocation
+    /// copies the tree: tens of milliseconds for a large one). Operating systems commit the
+    /// pages only when they are first written, so this costs address space, not memory.
+    pub fn reserve_all(&mut self) {
+        self.headers
+            .reserve_exact(self.capacity.saturating_sub(self.headers.len()));
+        self.moves
+            .reserve_exact((self.capacity - 1).saturating_sub(self.moves.len()));
+    }
+
+    /// Forgets the tree (the arena's memory is kept for the next search).
+    pub fn clear(&mut self) {
+        self.headers.clear();
+        self.moves.clear();
+    }
+
+    /// The root's children as `(move, value for the root's side to move, visits, exact)`, in
+    /// the game's move order: what the search thinks of each move.
+    #[must_use]
+    pub fn root_children(&self) -> Vec<(G::Move, Score, u32, bool)> {
+        let Some(root) = self.headers.first() else {
+            return Vec::new();
+        };
+        self.child_range(root)
+            .map(|c| {
+                let h = self.headers[c];
+                (self.moves[c - 1].clone(), up(h.score), h.visits, h.exact())
+            })
+            .collect()
+    }
+
+    fn child_range(&self, h: &Header) -> std::ops::Range<usize> {
+        let first = h.first_child as usize;
+        first..first + usize::from(h.children)
+    }
+
+    /// Searches `game` from scratch until the root is exact, a limit is reached or the arena
+    /// is full. `game` is left as it was. [`Limits::depth`] is ignored (a best-first tree has no
+    /// uniform depth); [`Limits::nodes`] counts the nodes this search creates.
+    pub fn search(&mut self, game: &mut G, limits: &Limits) -> BestFirstResult<G::Move> {
+        self.clear();
+        self.grow(game, limits)
+    }
+
+    /// Like [`BestFirst::search`], but keeps growing the current tree, which must be the tree of
+    /// `game`: the one of the last search, moved along by [`BestFirst::advance`] with the
+    /// moves played since. After [`BestFirst::clear`] it is a fresh search.
+    pub fn grow(&mut self, game: &mut G, limits: &Limits) -> BestFirstResult<G::Move> {
+        let start = Instant::now();
+        let deadline = limits.time.map(|t| start + t);
+        let mut result = BestFirstResult {
+            best_move: None,
+            score: Score::DRAW,
+            pv: Vec::new(),
+            exact: false,
+            stopped: false,
+            arena_full: false,
+            tree_nodes: 0,
+            expansions: 0,
+            max_depth: 0,
+            stats: Stats::default(),
+            elapsed: Duration::ZERO,
+        };
+        if self.headers.is_empty() {
+            let root = match game.outcome() {
+                Some(o) => Header::leaf(Score::from_outcome(o, 0), true),
+                None => Header::leaf(Score::heuristic(game.evaluate()), false),
+            };
+            if self.headers.capacity() == 0 {
+                self.headers.reserve_exact(1);
+            }
+            self.headers.push(root);
+            result.stats.nodes += 1;
+        }
+        loop {
+            if self.headers[0].exact() {
+                break;
+            }
+            // Always expand the root once, so that there is a move to give.
+            let root_open = self.headers[0].open_leaf();
+            if !root_open {
+                let over_nodes = limits.nodes.is_some_and(|n| result.stats.nodes >= n);
+                let over_time = deadline.is_some_and(|d| Instant::now() >= d);
+                let flagged = limits
+                    .stop
+                    .as_ref()
+                    .is_some_and(|f| f.load(Ordering::Relaxed));
+                if over_nodes || over_time || flagged {
+                    result.stopped = true;
+                    break;
+                }
+            }
+            match self.step(game, &mut result) {
+                Step::Expanded => {}
+                Step::Full => {
+                    result.arena_full = true;
+                    break;
+                }
+                Step::Nothing => break,
+            }
+        }
+        self.fill_answer(game, &mut result);
+        result.elapsed = start.elapsed();
+        result
+    }
+
+    /// One selection, expansion and backup. Leaves `game` as it found it.
+    fn step(&mut self, game: &mut G, result: &mut BestFirstResult<G::Move>) -> Step {
+        // Selection: walk down the open children, playing their moves.
+        self.path.clear();
+        self.path.push(0);
+        let mut node = 0usize;
+        loop {
+            let h = self.headers[node];
+            if h.children == 0 {
+                break;
+            }
+            self.headers[node].visits = h.visits.saturating_add(1);
+            match self.select_child(&h) {
+                Some(c) => {
+                    game.play(&self.moves[c - 1]);
+                    self.path.push(c as u32);
+                    node = c;
+                }
+                None => {
+                    // Every child is exact but the node was not marked so: cannot happen with
+                    // consistent backups; repair the node and stop this walk.
+                    self.unwind(game);
+                    self.backup(&[]);
+                    return Step::Nothing;
+                }
+            }
+        }
+        self.headers[node].visits = self.headers[node].visits.saturating_add(1);
+        if !self.headers[node].open_leaf() {
+            self.unwind(game);
+            return Step::Nothing;
+        }
+
+        // Expansion: all children at once, contiguous at the end of the arena.
+        let mut moves = std::mem::take(&mut self.scratch);
+        moves.clear();
+        game.generate_moves(&mut moves);
+        game.order_moves(&mut moves);
+        moves.truncate(MAX_CHILDREN);
+        let first = self.headers.len();
+        if first + moves.len() > self.capacity {
+            self.scratch = moves;
+            self.unwind(game);
+            return Step::Full;
+        }
+        self.reserve(moves.len());
+        if moves.is_empty() {
+            // No move and no outcome: a draw by the convention of this crate.
+            self.headers[node] = Header::leaf(Score::DRAW, true);
+        } else {
+            for mv in &moves {
+                game.play(mv);
+                let child = match game.outcome() {
+                    Some(o) => {
+                        result.stats.terminals += 1;
+                        Header::leaf(Score::from_outcome(o, 0), true)
+                    }
+                    None => Header::leaf(Score::heuristic(game.evaluate()), false),
+                };
+                game.undo(mv);
+                self.headers.push(child);
+                self.moves.push(mv.clone());
+            }
+            result.stats.nodes += moves.len() as u64;
+            let h = &mut self.headers[node];
+            h.first_child = first as u32;
+            h.children = moves.len() as u16;
+        }
+        self.scratch = moves;
+        result.expansions += 1;
+        result.max_depth = result.max_depth.max(self.path.len() as u32);
+        self.unwind(game);
+        let path = std::mem::take(&mut self.path);
+        self.backup(&path);
+        self.path = path;
+        Step::Expanded
+    }
+
+    /// Grows the arena's reservation for `extra` more nodes, doubling but never past the bound.
+    fn reserve(&mut self, extra: usize) {
+        let need = self.headers.len() + extra;
+        if need > self.headers.capacity() {
+            let want = (self.headers.capacity() * 2)
+                .max(need)
+                .max(64)
+                .min(self.capacity);
+            self.headers.reserve_exact(want - self.headers.len());
+        }
+        // `moves` holds one entry less than `headers` (no root move).
+        let need = need - 1;
+        if need > self.moves.capacity() {
+            let want = (self.moves.capacity() * 2)
+                .max(need)
+                .max(64)
+                .min(self.capacity - 1);
+            self.moves.reserve_exact(want - self.moves.len());
+        }
+    }
+
+    /// Takes back the moves of the selection walk.
+    fn unwind(&self, game: &mut G) {
+        for &i in self.path[1..].iter().rev() {
+            game.undo(&self.moves[i as usize - 1]);
+        }
+    }
+
+    /// The child of `h` to descend into, by the policy; `None` when all children are exact.
+    fn select_child(&self, h: &Header) -> Option<usize> {
+        let range = self.child_range(h);
+        let mut best: Option<(usize, f64)> = None;
+        let parent_visits = f64::from(h.visits.max(1));
+        for c in range {
+            let ch = self.headers[c];
+            if ch.exact() {
+                continue;
+            }
+            let v = f64::from(up(ch.score).0);
+            let visits = f64::from(ch.visits);
+            let priority = match self.config.policy {
+                Policy::ScoreMinusVisits { visit_weight } => v - f64::from(visit_weight) * visits,
+                // Fewer visits win ties: a tiny penalty below one score unit.
+                Policy::Principal => v - visits / (visits + 1.0) * 0.5,
+                Policy::Uct { exploration, scale } => {
+                    let scale = if scale > 0.0 { scale } else { 1.0 };
+                    v / (scale + v.abs())
+                        + exploration * (parent_visits.ln() / (visits + 1.0)).sqrt()
+                }
+            };
+            if best.is_none_or(|(_, p)| priority > p) {
+                best = Some((c, priority));
+            }
+        }
+        best.map(|(c, _)| c)
+    }
+
+    /// Recomputes value, best child and exactness of the nodes of `path` from the bottom up,
+    /// stopping as soon as a node does not change. An empty path repairs the root.
+    fn backup(&mut self, path: &[u32]) {
+        let nodes: Vec<u32> = if path.is_empty() {
+            vec![0]
+        } else {
+            path.to_vec()
+        };
+        for &n in nodes.iter().rev() {
+            let n = n as usize;
+            let h = self.headers[n];
+            if h.children == 0 {
+                continue;
+            }
+            let mut best = -Score::INFINITY;
+            let mut best_offset = 0usize;
+            let mut all_exact = true;
+            for (k, c) in self.child_range(&h).enumerate() {
+                let ch = self.headers[c];
+                let v = up(ch.score);
+                if v > best {
+                    best = v;
+                    best_offset = k;
+                }
+                all_exact &= ch.exact();
+            }
+            let best_child = self.headers[h.first_child as usize + best_offset];
+            let exact = all_exact || (best_child.exact() && best.proven_outcome().is_some());
+            let new_best = best_offset as u16 | if exact { EXACT } else { 0 };
+            let changed = h.score != best.0 || h.best != new_best;
+            self.headers[n].score = best.0;
+            self.headers[n].best = new_best;
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    fn fill_answer(&self, game: &G, result: &mut BestFirstResult<G::Move>) {
+        let root = self.headers[0];
+        result.score = Score(root.score);
+        result.exact = root.exact();
+        result.tree_nodes = self.headers.len();
+        let mut h = root;
+        while let Some(b) = h.best_offset().filter(|_| h.children > 0) {
+            let c = h.first_child as usize + b as usize;
+            result.pv.push(self.moves[c - 1].clone());
+            h = self.headers[c];
+        }
+        result.best_move = result.pv.first().cloned();
+        if result.best_move.is_none() && game.outcome().is_none() {
+            // The arena could not even hold the root's children: still give a legal move.
+            let mut moves = Vec::new();
+            game.generate_moves(&mut moves);
+            game.order_moves(&mut moves);
+            result.best_move = moves.into_iter().next();
+        }
+    }
+
+    /// Re-roots the tree at the position reached by `moves` from the current root, keeping that
+    /// subtree (compacted in place, so the memory bound holds) and dropping the rest. Returns
+    /// the number of nodes kept; 0 when the line left the tree, in which case the tree is
+    /// cleared and the next [`BestFirst::grow`] starts afresh.
+    pub fn advance(&mut self, moves: &[G::Move]) -> usize {
+        if self.headers.is_empty() {
+            return 0;
+        }
+        let mut node = 0usize;
+        for mv in moves {
+            let h = self.headers[node];
+            match self.child_range(&h).find(|&c| self.moves[c - 1] == *mv) {
+                Some(c) => node = c,
+                None => {
+                    self.clear();
+                    return 0;
+                }
+            }
+        }
+        if node == 0 {
+            return self.headers.len();
+        }
+        // The children blocks of the subtree, in arena order. Blocks were appended in
+        // expansion order, so moving each one down to a write cursor never overwrites a block
+        // still to be moved.
+        let mut blocks: Vec<(u32, u16)> = Vec::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            let h = self.headers[n];
+            if h.children > 0 {
+                blocks.push((h.first_child, h.children));
+                stack.extend(self.child_range(&h));
+            }
+        }
+        blocks.sort_unstable();
+        let mut new_root = self.headers[node];
+        let mut cursor = 1usize;
+        let mut remap: Vec<(u32, u32)> = Vec::with_capacity(blocks.len());
+        for &(first, len) in &blocks {
+            let (first, len) = (first as usize, usize::from(len));
+            remap.push((first as u32, cursor as u32));
+            for k in 0..len {
+                self.headers[cursor + k] = self.headers[first + k];
+                self.moves.swap(cursor + k - 1, first + k - 1);
+            }
+            cursor += len;
+        }
+        self.headers.truncate(cursor);
+        self.moves.truncate(cursor - 1);
+        let new_index = |old: u32| -> u32 {
+            let i = remap.partition_point(|&(o, _)| o < old);
+            remap.get(i).map_or(0, |&(_, n)| n)
+        };
+        if new_root.children > 0 {
+            new_root.first_child = new_index(new_root.first_child);
+        }
+        self.headers[0] = new_root;
+        for i in 1..self.headers.len() {
+            if self.headers[i].children > 0 {
+                self.headers[i].first_child = new_index(self.headers[i].first_child);
+            }
+        }
+        self.headers.len()
+    }
+}
+
+enum Step {
+    Expanded,
+    Full,
+    Nothing,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Header>(), 16);
+    }
+
+    #[test]
+    fn up_moves_proven_scores_one_ply() {
+        assert_eq!(up(Score::loss_in(3).0), Score::win_in(4));
+        assert_eq!(up(Score::win_in(0).0), Score::loss_in(1));
+        assert_eq!(up(17), Score(-17));
+    }
+}

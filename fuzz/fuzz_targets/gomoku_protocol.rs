@@ -1,0 +1,78 @@
+//! The Gomocup brain on arbitrary input: bytes cut into lines at any chunk boundary, each
+//! line parsed and handled by a brain around a quick engine.
+//!
+//! Nothing may panic; every answer must be one the protocol allows (`OK`, `ERROR ...`,
+//! `UNKNOWN ...`, the `ABOUT` line, or a move); a move must be the stone the brain just put on
+//! its own board, legally; and cutting the input differently must not change the lines.
+#![no_main]
+
+use std::time::Duration;
+
+use gomoku::protocol::{Brain, LineSplitter, parse_line};
+use gomoku::{Board, Engine, GomokuError, Move};
+use libfuzzer_sys::fuzz_target;
+
+/// Plays the empty cell nearest the last move: instant and deterministic.
+struct Nearest;
+
+impl Engine for Nearest {
+    fn name(&self) -> &str {
+        "nearest"
+    }
+    fn choose_move(&mut self, board: &Board, _: Duration) -> Result<Move, GomokuError> {
+        let last = board.history().last().copied().unwrap_or(Move::new(0, 0));
+        board
+            .empty_cells()
+            .into_iter()
+            .min_by_key(|m| (m.x.abs_diff(last.x), m.y.abs_diff(last.y)))
+            .ok_or(GomokuError::GameOver)
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    // The same bytes in one piece and in pieces of 3 give the same lines.
+    let mut whole = Vec::new();
+    let mut s = LineSplitter::new();
+    s.push(data, &mut whole);
+    s.finish(&mut whole);
+    let mut pieces = Vec::new();
+    let mut s = LineSplitter::new();
+    for chunk in data.chunks(3) {
+        s.push(chunk, &mut pieces);
+    }
+    s.finish(&mut pieces);
+    assert_eq!(whole, pieces);
+
+    let mut brain = Brain::new(Nearest);
+    for line in whole.iter().take(200) {
+        let _ = parse_line(line);
+        let before = brain.board().map(|b| b.history().len());
+        let out = brain.handle_line(line);
+        for reply in &out.lines {
+            let word = reply.split(' ').next().unwrap_or("");
+            let is_move = reply
+                .split_once(',')
+                .is_some_and(|(x, y)| x.parse::<u8>().is_ok() && y.parse::<u8>().is_ok());
+            assert!(
+                is_move
+                    || matches!(word, "OK" | "ERROR" | "UNKNOWN")
+                    || reply.starts_with("name=\""),
+                "{line:?} -> {reply:?}"
+            );
+            if is_move {
+                let board = brain.board().expect("a move needs a game");
+                let (x, y) = reply.split_once(',').expect("checked above");
+                let m = Move::new(x.parse().expect("checked"), y.parse().expect("checked"));
+                assert_eq!(board.history().last(), Some(&m), "{line:?}");
+                assert!(board.get(m).is_some());
+            }
+        }
+        if out.quit {
+            break;
+        }
+        // A move is only ever added by an answer with a move (or an opponent TURN before it).
+        if let (Some(b), Some(a)) = (before, brain.board().map(|b| b.history().len())) {
+            assert!(a <= b + 2 || line.trim().to_ascii_uppercase() == "DONE");
+        }
+    }
+});
