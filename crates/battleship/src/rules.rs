@@ -265,7 +265,11 @@ impl Geometry {
                     break;
                 }
                 let step = if vertical { w } else { 1 };
-                let shape = (0..s.length).fold(0u128, |a, i| a | 1u128 << (i * step));
+                // An orientation longer than the board has no placement; its cells past the
+                // 128-bit universe are left out (and must not be shifted in).
+                let shape = (0..s.length)
+                    .filter(|i| i * step < MAX_CELLS)
+                    .fold(0u128, |a, i| a | 1u128 << (i * step));
                 let mut starts = 0u128;
                 for y in 0..h {
                     for x in 0..w {

@@ -402,3 +402,22 @@ proptest! {
         }
     }
 }
+
+/// A board one row high and wider than 64 cells: the vertical orientation of a ship has no
+/// placement and must not overflow the 128-cell masks (found by fuzzing the text reader).
+#[test]
+fn a_long_single_row_board_has_no_vertical_placements() {
+    let input = format!("{}.\n", "s".repeat(70));
+    let pos = battleship::text::read(&input).unwrap();
+    let rules = battleship::Rules {
+        fleet: vec![
+            battleship::ShipSpec::new("A", 3),
+            battleship::ShipSpec::new("B", 2),
+        ],
+        ..battleship::Rules::standard()
+    };
+    // Whatever the verdict on this position, it is a value, not a panic.
+    if let Ok(view) = pos.view(&rules) {
+        let _ = battleship::infer::exact_posterior(&view, &csp_core::Budget { max_nodes: 20_000 });
+    }
+}
