@@ -40,24 +40,31 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct BoardsArgs {
-    /// beginner, intermediate, expert or WxHxM.
-    #[arg(long, default_value = "beginner")]
-    level: Level,
-    /// Number of boards.
-    #[arg(long, default_value_t = 100)]
-    games: u64,
-    /// Seed, as for `eval`: the file holds the boards `eval` plays with the same options.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// First-click rule: safe, zero or none.
-    #[arg(long, default_value = "safe")]
-    rule: FirstClick,
-    /// First click: corner, centre or X,Y.
-    #[arg(long, default_value = "corner")]
-    start: String,
+    #[command(flatten)]
+    games: SeededGames,
     /// The file to write.
     #[arg(long)]
     out: PathBuf,
+}
+
+/// Seeded games: which boards `eval` plays, and `boards` writes.
+#[derive(Debug, clap::Args)]
+struct SeededGames {
+    /// beginner, intermediate, expert or WxHxM.
+    #[arg(long, default_value = "beginner")]
+    level: Level,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    /// Seed of the boards: game i is drawn from a seed derived from (seed, i).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// First-click rule: safe (never a mine), zero (no mine around it either) or none.
+    #[arg(long, default_value = "safe")]
+    rule: FirstClick,
+    /// First click: corner, centre or X,Y (zero-based column, row).
+    #[arg(long, default_value = "corner")]
+    start: String,
 }
 
 /// Where training and calibration samples come from.
@@ -106,21 +113,8 @@ struct CalibrateArgs {
 
 #[derive(Debug, clap::Args)]
 struct EvalArgs {
-    /// beginner, intermediate, expert or WxHxM.
-    #[arg(long, default_value = "beginner")]
-    level: Level,
-    /// Number of games.
-    #[arg(long, default_value_t = 100)]
-    games: u64,
-    /// Seed of the boards: game i is drawn from a seed derived from (seed, i).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// First-click rule: safe (never a mine), zero (no mine around it either) or none.
-    #[arg(long, default_value = "safe")]
-    rule: FirstClick,
-    /// First click: corner, centre or X,Y (zero-based column, row).
-    #[arg(long, default_value = "corner")]
-    start: String,
+    #[command(flatten)]
+    seeded: SeededGames,
     /// Play the boards of this JSON-lines file instead (fields width, height, mines, start,
     /// mineIndices).
     #[arg(long, conflicts_with_all = ["level", "games", "seed", "rule", "start"])]
@@ -241,10 +235,11 @@ fn samples(
 }
 
 fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let start = start_cell(&a.start, &a.level)?;
-    let specs = (0..a.games)
+    let g = &a.games;
+    let start = start_cell(&g.start, &g.level)?;
+    let specs = (0..g.games)
         .map(|i| {
-            seeded_board(&a.level, a.rule, start, a.seed, i)
+            seeded_board(&g.level, g.rule, start, g.seed, i)
                 .map(|board| minesweeper::BoardSpec { board, start })
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -414,6 +409,7 @@ impl Summary {
 
 fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let solver = Solver::new(a.solver.config()?);
+    let g = &a.seeded;
     // Boards of a file, or seeded boards drawn inside the workers (so a long run does not hold
     // every board in memory).
     let (specs, label) = if let Some(path) = &a.boards {
@@ -422,32 +418,32 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         let specs = read_boards(&text).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
         (Some(specs), format!("boards of {}", path.display()))
     } else {
-        let l = &a.level;
+        let l = &g.level;
         let label = format!(
             "{}x{}/{} rule {} start {} seed {}",
             l.width,
             l.height,
             l.mines,
-            a.rule.name(),
-            a.start,
-            a.seed
+            g.rule.name(),
+            g.start,
+            g.seed
         );
         (None, label)
     };
     // The first click of seeded games (a board file gives each board's own).
     let start = match specs {
         Some(_) => 0,
-        None => start_cell(&a.start, &a.level)?,
+        None => start_cell(&g.start, &g.level)?,
     };
-    let games = specs.as_ref().map_or(a.games, |s| s.len() as u64);
+    let games = specs.as_ref().map_or(g.games, |s| s.len() as u64);
     let play_one = |i: u64| -> Result<GameRecord, BoardError> {
         match &specs {
             Some(specs) => {
                 let BoardSpec { board, start } = &specs[i as usize];
                 Ok(minesweeper::play(board.clone(), *start, false, &solver))
             }
-            None => seeded_board(&a.level, a.rule, start, a.seed, i)
-                .map(|b| minesweeper::play(b, start, a.rule == FirstClick::None, &solver)),
+            None => seeded_board(&g.level, g.rule, start, g.seed, i)
+                .map(|b| minesweeper::play(b, start, g.rule == FirstClick::None, &solver)),
         }
     };
     // Results come back in game order, so the summary does not depend on scheduling.
