@@ -50,6 +50,7 @@ mod fleet;
 mod game;
 pub mod infer;
 mod json;
+pub mod optimal;
 mod rules;
 pub mod shooters;
 mod sim;
@@ -87,6 +88,9 @@ pub enum Error {
     /// No fleet is consistent with the observations.
     #[error("no fleet is consistent with the observations")]
     Inconsistent,
+    /// An exact computation would exceed its size limits.
+    #[error("too large for an exact computation: {0}")]
+    TooLarge(String),
     /// The constraint engine failed (budget exceeded, ...).
     #[error("constraint engine: {0}")]
     Csp(#[from] csp_core::CspError),

@@ -142,6 +142,23 @@ impl Rules {
         }
     }
 
+    /// A `width` x `height` board with ships of the given lengths (named `S0`, `S1`, ...),
+    /// otherwise as [`Rules::standard`]: the quick way to small boards, e.g.
+    /// `Rules { adjacency: Adjacency::NoTouch, ..Rules::with_lengths(4, 4, &[3, 2]) }`.
+    /// Nothing is checked until [`Geometry::new`].
+    pub fn with_lengths(width: usize, height: usize, lengths: &[usize]) -> Rules {
+        Rules {
+            width,
+            height,
+            fleet: lengths
+                .iter()
+                .enumerate()
+                .map(|(i, &l)| ShipSpec::new(&format!("S{i}"), l))
+                .collect(),
+            ..Rules::standard()
+        }
+    }
+
     /// As [`Rules::standard`], but ships may not touch (not even diagonally).
     pub fn no_touch() -> Rules {
         Rules {

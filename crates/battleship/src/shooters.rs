@@ -522,16 +522,27 @@ fn seeded_posterior(
 
 use rand::SeedableRng;
 
+/// The unknown cell with the best `score` on the posterior of `view` (ties broken with
+/// `rng`): the common shape of the posterior-based shooters.
+fn best_on_posterior(
+    view: &View,
+    config: &PosteriorConfig,
+    rng: &mut dyn Rng,
+    score: impl Fn(&Posterior, usize) -> f64,
+) -> Result<Decision, Error> {
+    let post = seeded_posterior(view, config, rng)?;
+    Ok(Decision {
+        cell: argmax(view.unknown(), |c| score(&post, c), rng)?,
+        estimated: !post.is_exact(),
+    })
+}
+
 impl Shooter for PosteriorShooter {
     fn name(&self) -> &'static str {
         "posterior"
     }
     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
-        let post = seeded_posterior(view, &self.config, rng)?;
-        Ok(Decision {
-            cell: argmax(view.unknown(), |c| post.hit[c], rng)?,
-            estimated: !post.is_exact(),
-        })
+        best_on_posterior(view, &self.config, rng, |post, c| post.hit[c])
     }
 }
 
@@ -556,15 +567,8 @@ impl Shooter for InfoGainShooter {
         "info-gain"
     }
     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
-        let post = seeded_posterior(view, &self.config, rng)?;
-        let cell = argmax(
-            view.unknown(),
-            |c| entropy(&answer_distribution(view, &post, c)),
-            rng,
-        )?;
-        Ok(Decision {
-            cell,
-            estimated: !post.is_exact(),
+        best_on_posterior(view, &self.config, rng, |post, c| {
+            entropy(&answer_distribution(view, post, c))
         })
     }
 }
@@ -593,15 +597,8 @@ impl Shooter for HybridShooter {
         "hybrid"
     }
     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
-        let post = seeded_posterior(view, &self.config, rng)?;
-        let cell = argmax(
-            view.unknown(),
-            |c| post.hit[c] + self.info_weight * entropy(&answer_distribution(view, &post, c)),
-            rng,
-        )?;
-        Ok(Decision {
-            cell,
-            estimated: !post.is_exact(),
+        best_on_posterior(view, &self.config, rng, |post, c| {
+            post.hit[c] + self.info_weight * entropy(&answer_distribution(view, post, c))
         })
     }
 }

@@ -4,79 +4,14 @@
 //! and feedback rule, and the sampled posterior must be within a stated bound.
 #![allow(clippy::unwrap_used, clippy::needless_range_loop)]
 
-use std::sync::Arc;
-
 use battleship::infer::{PosteriorConfig, exact_posterior, sampled_posterior};
-use battleship::{
-    Adjacency, Dir, Feedback, Fleet, Game, Geometry, Rules, ShipPlacement, ShipSpec, ShooterKind,
-    Shot,
-};
+use battleship::{Adjacency, Feedback, Fleet, Game, Geometry, Rules, ShooterKind};
 use csp_core::Budget;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-fn rules(w: usize, h: usize, lens: &[usize], adjacency: Adjacency, feedback: Feedback) -> Rules {
-    Rules {
-        width: w,
-        height: h,
-        fleet: lens
-            .iter()
-            .enumerate()
-            .map(|(i, &l)| ShipSpec::new(&format!("S{i}"), l))
-            .collect(),
-        adjacency,
-        feedback,
-        salvo: 1,
-    }
-}
-
-/// Every valid labelled fleet, by brute force over placements (independent of csp-core).
-fn all_fleets(geo: &Arc<Geometry>) -> Vec<Fleet> {
-    let r = geo.rules();
-    let mut all = Vec::new();
-    let mut per_ship: Vec<Vec<ShipPlacement>> = Vec::new();
-    for _ in &r.fleet {
-        let mut v = Vec::new();
-        for y in 0..r.height {
-            for x in 0..r.width {
-                for dir in [Dir::Horizontal, Dir::Vertical] {
-                    v.push(ShipPlacement { x, y, dir });
-                }
-            }
-        }
-        per_ship.push(v);
-    }
-    let n = r.fleet.len();
-    let mut idx = vec![0usize; n];
-    loop {
-        let ps: Vec<ShipPlacement> = (0..n).map(|i| per_ship[i][idx[i]]).collect();
-        if let Ok(f) = Fleet::new(geo, ps) {
-            // Length-1 ships: horizontal and vertical are the same cells; count once.
-            let dup =
-                (0..n).any(|i| r.fleet[i].length == 1 && f.placements()[i].dir == Dir::Vertical);
-            if !dup {
-                all.push(f);
-            }
-        }
-        let mut k = 0;
-        loop {
-            if k == n {
-                return all;
-            }
-            idx[k] += 1;
-            if idx[k] < per_ship[k].len() {
-                break;
-            }
-            idx[k] = 0;
-            k += 1;
-        }
-    }
-}
-
-fn replay(geo: &Arc<Geometry>, fleet: &Fleet, shots: &[(usize, Shot)]) -> bool {
-    let mut g = Game::new(geo.clone(), fleet.clone());
-    shots.iter().all(|&(c, s)| g.shoot(c).ok() == Some(s))
-}
+mod common;
+use common::{all_fleets, replay, rules};
 
 /// Plays a few shots with `shooter` and checks the posterior at every step.
 fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool) {

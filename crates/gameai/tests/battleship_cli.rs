@@ -1,17 +1,13 @@
 //! `gameai battleship` as a user runs it.
 #![allow(clippy::unwrap_used)]
 
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::text;
 
 fn gameai(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gameai"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::gameai(args, b"")
 }
 
 fn last_json(out: &Output) -> String {

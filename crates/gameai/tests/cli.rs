@@ -2,25 +2,8 @@
 
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn gameai(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gameai"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The binary may exit before reading everything (bad input): ignore a closed pipe.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{gameai, text};
 
 const SAMPLE: &str = "5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n";
 

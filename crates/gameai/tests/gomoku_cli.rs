@@ -2,24 +2,8 @@
 
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn gameai(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gameai"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{gameai, text};
 
 /// The value of `"key":value` in a one-line JSON object.
 fn json_number(line: &str, key: &str) -> f64 {

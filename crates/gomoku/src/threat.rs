@@ -151,25 +151,30 @@ impl ThreatSolver {
     /// the forced answers, ending with the five), or `None` if there is none within the limits.
     /// `pos` is left as it was.
     pub fn vcf(&mut self, pos: &mut Position, limits: &ThreatLimits) -> Option<Vec<usize>> {
-        self.begin(limits);
-        if pos.winner().is_some() {
-            return None;
-        }
-        let mut line = Vec::new();
-        self.attack(pos, limits.vcf_depth, false, &mut line)
-            .then_some(line)
+        self.winning_line(pos, limits, limits.vcf_depth, false)
     }
 
     /// A forced win of the side to move by continuous threats (threes and fours), or `None`.
     /// The line follows the first defence tried at each threat. `pos` is left as it was.
     pub fn vct(&mut self, pos: &mut Position, limits: &ThreatLimits) -> Option<Vec<usize>> {
+        self.winning_line(pos, limits, limits.vct_depth, true)
+    }
+
+    /// The attack of [`ThreatSolver::vcf`] (fours only) and [`ThreatSolver::vct`] (`threes`
+    /// too), to `depth` attacking moves.
+    fn winning_line(
+        &mut self,
+        pos: &mut Position,
+        limits: &ThreatLimits,
+        depth: u32,
+        threes: bool,
+    ) -> Option<Vec<usize>> {
         self.begin(limits);
         if pos.winner().is_some() {
             return None;
         }
         let mut line = Vec::new();
-        self.attack(pos, limits.vct_depth, true, &mut line)
-            .then_some(line)
+        self.attack(pos, depth, threes, &mut line).then_some(line)
     }
 
     /// If the opponent of the side to move would have a VCF were it their turn, the moves that

@@ -1,0 +1,532 @@
+//! Exact expected shot counts on small boards.
+//!
+//! How good is the greedy posterior shooter, really? Against uniformly random fleets the
+//! game is a one-player decision problem under uncertainty, and on small boards it can be
+//! solved exactly: every labelled fleet is enumerated, a state of knowledge is the set of
+//! fleets still consistent with the answers (plus the cells already shot), and
+//!
+//! - [`Strategy::Optimal`] takes, in every state, the shot minimising the expected number of
+//!   shots to the end (expectimax over the answers, memoised on the state);
+//! - [`Strategy::Greedy`] takes the shot most likely to hit, averaging over ties exactly as
+//!   the seeded tie-break of [`PosteriorShooter`](crate::shooters::PosteriorShooter) does in
+//!   expectation.
+//!
+//! The gap between the two is the price of greedy play, measured rather than guessed. Two
+//! exact shortcuts keep the search small without changing its value: a cell that holds a ship
+//! in every consistent fleet is shot at once (it must be shot some time, and shooting it
+//! first only brings its answer earlier), and a shot whose lower bound (one shot plus the
+//! ship cells still to hit) cannot beat the best shot found is skipped.
+//!
+//! ```
+//! use battleship::optimal::{ExactLimits, Strategy, exact_mean_shots};
+//! use battleship::{Geometry, Rules};
+//!
+//! // One ship of length 2 on a 1x4 strip: shoot cell 1 or 2 first; 8/3 shots on average.
+//! let geo = Geometry::new(&Rules::with_lengths(4, 1, &[2]))?;
+//! let best = exact_mean_shots(&geo, Strategy::Optimal, &ExactLimits::default())?;
+//! assert!((best.mean_shots - 8.0 / 3.0).abs() < 1e-12);
+//! assert_eq!(best.fleets, 3);
+//! # Ok::<(), battleship::Error>(())
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::Error;
+use crate::game::Shot;
+use crate::rules::{Adjacency, Feedback, Geometry, cells_of};
+
+/// Which shot is taken in each state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// The shot with the least expected number of shots to the end.
+    Optimal,
+    /// The shot most likely to hit; ties are averaged (a uniformly random tie-break).
+    Greedy,
+}
+
+/// Size limits of the exact computation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExactLimits {
+    /// Most labelled fleets enumerated.
+    pub max_fleets: usize,
+    /// Most distinct knowledge states evaluated.
+    pub max_states: usize,
+}
+
+impl Default for ExactLimits {
+    fn default() -> Self {
+        ExactLimits {
+            max_fleets: 200_000,
+            max_states: 20_000_000,
+        }
+    }
+}
+
+/// The exact value of a strategy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExactValue {
+    /// Expected number of shots to sink every ship, over uniformly random fleets.
+    pub mean_shots: f64,
+    /// Labelled fleets on the board.
+    pub fleets: usize,
+    /// Knowledge states evaluated.
+    pub states: usize,
+    /// The first shots the strategy takes (optimal: every first shot achieving the value;
+    /// greedy: its tied first shots).
+    pub first_shots: Vec<usize>,
+}
+
+/// The expected number of shots `strategy` needs against a uniformly random fleet of `geo`.
+///
+/// # Errors
+/// [`Error::TooLarge`] beyond `limits`, [`Error::Rules`] under salvo rules (one shot per turn
+/// only).
+pub fn exact_mean_shots(
+    geo: &Arc<Geometry>,
+    strategy: Strategy,
+    limits: &ExactLimits,
+) -> Result<ExactValue, Error> {
+    if geo.rules().salvo > 1 {
+        return Err(Error::Rules(
+            "exact shot counts are computed for one shot per turn".into(),
+        ));
+    }
+    let fleets = all_fleets(geo, limits.max_fleets)?;
+    let n = fleets.len();
+    let mut solver = Solver::new(geo, fleets, strategy, limits.max_states);
+    let all: Vec<u32> = (0..n as u32).collect();
+    let fp = all
+        .iter()
+        .fold(0u128, |a, &f| a ^ solver.zobrist[f as usize]);
+    let (mean_shots, _, first) = solver.value(&all, fp, 0, 0, f64::INFINITY, true)?;
+    Ok(ExactValue {
+        mean_shots,
+        fleets: n,
+        states: solver.memo.len(),
+        first_shots: first,
+    })
+}
+
+/// Every labelled fleet of `geo` as per-ship cell masks, by depth-first placement.
+fn all_fleets(geo: &Geometry, max: usize) -> Result<Vec<Vec<u128>>, Error> {
+    let rules = geo.rules();
+    let mut per_ship: Vec<Vec<u128>> = Vec::with_capacity(rules.fleet.len());
+    for (i, s) in rules.fleet.iter().enumerate() {
+        let mut v = Vec::new();
+        for y in 0..rules.height {
+            for x in 0..rules.width {
+                for vertical in [false, true] {
+                    if vertical && s.length == 1 {
+                        continue;
+                    }
+                    if let Some(m) = geo.ship_cells(i, x, y, vertical) {
+                        v.push(m);
+                    }
+                }
+            }
+        }
+        per_ship.push(v);
+    }
+    let mut out = Vec::new();
+    let mut stack = Vec::with_capacity(per_ship.len());
+    place(geo, &per_ship, &mut stack, 0, 0, &mut out, max)?;
+    Ok(out)
+}
+
+fn place(
+    geo: &Geometry,
+    per_ship: &[Vec<u128>],
+    stack: &mut Vec<u128>,
+    used: u128,
+    blocked: u128,
+    out: &mut Vec<Vec<u128>>,
+    max: usize,
+) -> Result<(), Error> {
+    let i = stack.len();
+    if i == per_ship.len() {
+        if out.len() >= max {
+            return Err(Error::TooLarge(format!("more than {max} fleets")));
+        }
+        out.push(stack.clone());
+        return Ok(());
+    }
+    let no_touch = geo.rules().adjacency == Adjacency::NoTouch;
+    for &m in &per_ship[i] {
+        if m & (used | blocked) != 0 {
+            continue;
+        }
+        let halo = if no_touch {
+            cells_of(m).fold(0u128, |a, c| a | geo.halo(c))
+        } else {
+            0
+        };
+        stack.push(m);
+        place(geo, per_ship, stack, used | m, blocked | halo, out, max)?;
+        stack.pop();
+    }
+    Ok(())
+}
+
+/// The answer to a shot at `cell` against `fleet` (per-ship cells) after `hits`, as the
+/// rules give it, and whether it ends the game.
+fn answer(fleet: &[u128], hits: u128, cell: usize, feedback: Feedback) -> (Shot, bool) {
+    let m = 1u128 << cell;
+    let Some(k) = fleet.iter().position(|&c| c & m != 0) else {
+        return (Shot::Miss, false);
+    };
+    let after = hits | m;
+    let over = fleet.iter().all(|&c| c & !after == 0);
+    let sunk = fleet[k] & !after == 0;
+    let shot = match (feedback, sunk) {
+        (Feedback::Bare, _) => Shot::Hit { ship: None },
+        (Feedback::HitNamesShip, false) => Shot::Hit { ship: Some(k) },
+        (_, false) => Shot::Hit { ship: None },
+        (Feedback::SunkRevealsCells, true) => Shot::Sunk {
+            ship: k,
+            cells: Some(fleet[k]),
+        },
+        (_, true) => Shot::Sunk {
+            ship: k,
+            cells: None,
+        },
+    };
+    (shot, over)
+}
+
+struct Solver {
+    fleets: Vec<Vec<u128>>,
+    union: Vec<u128>,
+    zobrist: Vec<u128>,
+    feedback: Feedback,
+    strategy: Strategy,
+    ship_cells: u32,
+    cells: usize,
+    max_states: usize,
+    /// Per state: its value, or a lower bound (`false`).
+    memo: HashMap<(u128, u128), (f64, bool)>,
+}
+
+/// One answer class of a shot: the answer, whether the game ends, the fleets giving it and
+/// their fingerprint.
+struct Branch {
+    shot: Shot,
+    over: bool,
+    set: Vec<u32>,
+    fp: u128,
+}
+
+impl Solver {
+    fn new(
+        geo: &Geometry,
+        fleets: Vec<Vec<u128>>,
+        strategy: Strategy,
+        max_states: usize,
+    ) -> Solver {
+        let union = fleets
+            .iter()
+            .map(|f| f.iter().fold(0, |a, &c| a | c))
+            .collect();
+        // Fingerprints of fleet sets: XOR of fixed pseudo-random 128-bit keys (splitmix64).
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let zobrist = (0..fleets.len())
+            .map(|_| u128::from(next()) << 64 | u128::from(next()))
+            .collect();
+        let rules = geo.rules();
+        Solver {
+            fleets,
+            union,
+            zobrist,
+            feedback: rules.feedback,
+            strategy,
+            ship_cells: rules.fleet.iter().map(|s| s.length as u32).sum(),
+            cells: rules.cells(),
+            max_states,
+            memo: HashMap::new(),
+        }
+    }
+
+    fn branches(&self, set: &[u32], hits: u128, cell: usize) -> Vec<Branch> {
+        let mut out: Vec<Branch> = Vec::new();
+        for &f in set {
+            let (shot, over) = answer(&self.fleets[f as usize], hits, cell, self.feedback);
+            let z = self.zobrist[f as usize];
+            match out.iter_mut().find(|b| b.shot == shot && b.over == over) {
+                Some(b) => {
+                    b.set.push(f);
+                    b.fp ^= z;
+                }
+                None => out.push(Branch {
+                    shot,
+                    over,
+                    set: vec![f],
+                    fp: z,
+                }),
+            }
+        }
+        out
+    }
+
+    /// The largest chance that one shot hits, over the cells not yet shot.
+    fn best_hit_chance(&self, set: &[u32], shots: u128) -> f64 {
+        let mut count = vec![0u32; self.cells];
+        for &f in set {
+            for c in cells_of(self.union[f as usize] & !shots) {
+                count[c] += 1;
+            }
+        }
+        let max = count.iter().copied().max().unwrap_or(0);
+        (f64::from(max) / set.len() as f64).min(1.0)
+    }
+
+    /// The expected number of shots still needed from the state (`set` of consistent fleets
+    /// with fingerprint `fp`, `shots` fired, `hits` among them), searched only as far as
+    /// needed to show it is at least `beta`: the answer is `(value, true)` when exact and
+    /// `(bound, false)` with `bound >= beta` otherwise. At the root also the chosen first
+    /// shots.
+    fn value(
+        &mut self,
+        set: &[u32],
+        fp: u128,
+        shots: u128,
+        hits: u128,
+        beta: f64,
+        root: bool,
+    ) -> Result<(f64, bool, Vec<usize>), Error> {
+        if !root
+            && let Some(&(v, exact)) = self.memo.get(&(shots, fp))
+            && (exact || v >= beta)
+        {
+            return Ok((v, exact, Vec::new()));
+        }
+        if self.memo.len() >= self.max_states {
+            return Err(Error::TooLarge(format!(
+                "more than {} knowledge states",
+                self.max_states
+            )));
+        }
+        let n = set.len();
+        let mut count = vec![0u32; self.cells];
+        for &f in set {
+            for c in cells_of(self.union[f as usize] & !shots) {
+                count[c] += 1;
+            }
+        }
+        let open: Vec<usize> = (0..self.cells).filter(|&c| count[c] > 0).collect();
+        let max = open.iter().map(|&c| count[c]).max().unwrap_or(0);
+        let mut cands: Vec<usize> = match self.strategy {
+            Strategy::Greedy => open.iter().copied().filter(|&c| count[c] == max).collect(),
+            Strategy::Optimal if max as usize == n => open
+                .iter()
+                .copied()
+                .filter(|&c| count[c] == max)
+                .take(1)
+                .collect(),
+            Strategy::Optimal => open,
+        };
+        cands.sort_by_key(|&c| std::cmp::Reverse(count[c]));
+        let optimal = self.strategy == Strategy::Optimal;
+        let remaining = self.ship_cells - hits.count_ones();
+        let mut best = f64::INFINITY;
+        let mut best_cells = Vec::new();
+        // The least lower bound among candidates cut off before their value was known.
+        let mut cut_low = f64::INFINITY;
+        let mut sum = 0.0;
+        for &c in &cands {
+            // What a candidate must beat: the best so far, and the caller's bound (the root
+            // wants every tied first shot, so it compares with a margin).
+            let target = if optimal {
+                if root { best + 1e-9 } else { best.min(beta) }
+            } else {
+                f64::INFINITY
+            };
+            let p_hit = f64::from(count[c]) / n as f64;
+            if 1.0 + f64::from(remaining) - p_hit >= target {
+                // Sorted by hit chance, so every later candidate is bounded as badly.
+                cut_low = cut_low.min(1.0 + f64::from(remaining) - p_hit);
+                break;
+            }
+            let m = 1u128 << c;
+            let branches = self.branches(set, hits, c);
+            // Per answer: a lower bound on what follows it (the ship cells still to hit,
+            // plus the chance that the next shot misses).
+            let mut lows: Vec<f64> = branches
+                .iter()
+                .map(|b| {
+                    if b.over {
+                        0.0
+                    } else {
+                        let r = remaining - u32::from(b.shot != Shot::Miss);
+                        f64::from(r) + 1.0 - self.best_hit_chance(&b.set, shots | m)
+                    }
+                })
+                .collect();
+            let weight = |b: &Branch| b.set.len() as f64 / n as f64;
+            let mut low: f64 = 1.0
+                + branches
+                    .iter()
+                    .zip(&lows)
+                    .map(|(b, l)| weight(b) * l)
+                    .sum::<f64>();
+            let mut exact = true;
+            for (i, b) in branches.iter().enumerate() {
+                if b.over {
+                    continue;
+                }
+                if low >= target {
+                    exact = false;
+                    break;
+                }
+                let w = weight(b);
+                // The child must stay below this for the candidate to beat `target`.
+                let child_beta = lows[i] + (target - low) / w;
+                let h = if b.shot == Shot::Miss { hits } else { hits | m };
+                let (sub, sub_exact, _) =
+                    self.value(&b.set, b.fp, shots | m, h, child_beta, false)?;
+                low += w * (sub - lows[i]);
+                lows[i] = sub;
+                if !sub_exact {
+                    exact = false;
+                    break;
+                }
+            }
+            if !exact {
+                cut_low = cut_low.min(low);
+                continue;
+            }
+            let v = low;
+            sum += v;
+            if v < best - 1e-9 {
+                best = v;
+                best_cells.clear();
+                best_cells.push(c);
+            } else if (v - best).abs() <= 1e-9 {
+                best_cells.push(c);
+            }
+        }
+        let (v, exact) = match self.strategy {
+            Strategy::Greedy => (sum / cands.len() as f64, true),
+            Strategy::Optimal if best < beta || root => (best, true),
+            // Nothing beat the caller's bound: report a lower bound at least `beta`.
+            Strategy::Optimal => (best.min(cut_low).max(beta), false),
+        };
+        self.memo.insert((shots, fp), (v, exact));
+        let first = match (root, self.strategy) {
+            (false, _) => Vec::new(),
+            (true, Strategy::Optimal) => best_cells,
+            (true, Strategy::Greedy) => cands,
+        };
+        Ok((v, exact, first))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::rules::Rules;
+    use crate::{Dir, Fleet, ShipPlacement};
+
+    fn rules(w: usize, h: usize, lens: &[usize], adjacency: Adjacency, fb: Feedback) -> Rules {
+        Rules {
+            adjacency,
+            feedback: fb,
+            ..Rules::with_lengths(w, h, lens)
+        }
+    }
+
+    #[test]
+    fn answers_match_the_game_engine() {
+        for fb in Feedback::ALL {
+            let geo = Geometry::new(&rules(4, 4, &[3, 2], Adjacency::Allowed, fb)).unwrap();
+            let fleets = all_fleets(&geo, 10_000).unwrap();
+            for (i, f) in fleets.iter().enumerate().step_by(7) {
+                let placements = f
+                    .iter()
+                    .map(|&m| {
+                        let c0 = m.trailing_zeros() as usize;
+                        let dir = if m.count_ones() > 1 && m & (1u128 << (c0 + 1)) == 0 {
+                            Dir::Vertical
+                        } else {
+                            Dir::Horizontal
+                        };
+                        ShipPlacement {
+                            x: c0 % 4,
+                            y: c0 / 4,
+                            dir,
+                        }
+                    })
+                    .collect();
+                let fleet = Fleet::new(&geo, placements).unwrap();
+                let mut g = Game::new(Arc::clone(&geo), fleet);
+                let mut hits = 0u128;
+                // A fixed scan order, shifted per fleet.
+                for k in 0..16 {
+                    if g.is_over() {
+                        break;
+                    }
+                    let c = (k * 5 + i) % 16;
+                    let (want, over) = answer(f, hits, c, fb);
+                    let got = g.shoot(c).unwrap();
+                    assert_eq!(got, want);
+                    assert_eq!(g.is_over(), over);
+                    if got != Shot::Miss {
+                        hits |= 1u128 << c;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_ship_on_a_strip_by_hand() {
+        let geo =
+            Geometry::new(&rules(4, 1, &[2], Adjacency::Allowed, Feedback::Standard)).unwrap();
+        for s in [Strategy::Optimal, Strategy::Greedy] {
+            let v = exact_mean_shots(&geo, s, &ExactLimits::default()).unwrap();
+            assert!((v.mean_shots - 8.0 / 3.0).abs() < 1e-12, "{s:?} {v:?}");
+            assert_eq!(v.first_shots, vec![1, 2]);
+        }
+        // A strip of five: placements 01 12 23 34. Shooting 1 first: hit (1/2) leaves 01/12,
+        // one more guess; miss leaves 23/34 with 3 certain. 1 + 1/2 * 1.5 + 1/2 * 2.5 = 3.
+        let geo =
+            Geometry::new(&rules(5, 1, &[2], Adjacency::Allowed, Feedback::Standard)).unwrap();
+        let v = exact_mean_shots(&geo, Strategy::Optimal, &ExactLimits::default()).unwrap();
+        assert!((v.mean_shots - 3.0).abs() < 1e-12, "{v:?}");
+    }
+
+    #[test]
+    fn limits_are_errors() {
+        let geo = Geometry::new(&rules(
+            5,
+            5,
+            &[3, 2],
+            Adjacency::Allowed,
+            Feedback::Standard,
+        ))
+        .unwrap();
+        let small = ExactLimits {
+            max_fleets: 10,
+            max_states: 1000,
+        };
+        assert!(matches!(
+            exact_mean_shots(&geo, Strategy::Optimal, &small),
+            Err(Error::TooLarge(_))
+        ));
+        let few_states = ExactLimits {
+            max_fleets: 100_000,
+            max_states: 10,
+        };
+        assert!(matches!(
+            exact_mean_shots(&geo, Strategy::Optimal, &few_states),
+            Err(Error::TooLarge(_))
+        ));
+    }
+}

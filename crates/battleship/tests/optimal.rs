@@ -1,0 +1,116 @@
+//! Exact strategy values against independent references: a memo-free brute-force expectimax
+//! that finds consistent fleets by replaying answers through the game engine, and the real
+//! posterior shooter played against every fleet of a small board.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use battleship::optimal::{ExactLimits, Strategy, exact_mean_shots};
+use battleship::{Adjacency, Feedback, Fleet, Game, Geometry, ShooterKind, Shot, play};
+
+mod common;
+use common::{all_fleets, replay, rules};
+
+/// The optimal expected number of shots after `history`, by plain recursion: every cell that
+/// may hold a ship is tried, and the fleets answering alike form each branch.
+fn brute_optimal(geo: &Arc<Geometry>, fleets: &[Fleet], history: &mut Vec<(usize, Shot)>) -> f64 {
+    let consistent: Vec<&Fleet> = fleets.iter().filter(|f| replay(geo, f, history)).collect();
+    let cells = geo.rules().cells();
+    let shot: Vec<usize> = history.iter().map(|h| h.0).collect();
+    let mut best = f64::INFINITY;
+    for c in (0..cells).filter(|c| !shot.contains(c)) {
+        if consistent.iter().all(|f| f.all_cells() >> c & 1 == 0) {
+            continue;
+        }
+        // Answers per fleet, and whether that answer ends the game.
+        let mut classes: Vec<(Shot, bool, usize)> = Vec::new();
+        for f in &consistent {
+            let mut g = Game::new(geo.clone(), (*f).clone());
+            for &(h, _) in history.iter() {
+                g.shoot(h).unwrap();
+            }
+            let s = g.shoot(c).unwrap();
+            let over = g.is_over();
+            match classes.iter_mut().find(|k| k.0 == s && k.1 == over) {
+                Some(k) => k.2 += 1,
+                None => classes.push((s, over, 1)),
+            }
+        }
+        let mut v = 1.0;
+        for (s, over, k) in classes {
+            if over {
+                continue;
+            }
+            history.push((c, s));
+            v += k as f64 / consistent.len() as f64 * brute_optimal(geo, fleets, history);
+            history.pop();
+        }
+        best = best.min(v);
+    }
+    best
+}
+
+#[test]
+fn optimal_equals_brute_force_on_tiny_boards() {
+    let cases = [
+        (2, 3, vec![2], Adjacency::Allowed, Feedback::Standard),
+        (3, 3, vec![2], Adjacency::Allowed, Feedback::Standard),
+        (1, 6, vec![2, 1], Adjacency::Allowed, Feedback::Bare),
+        (2, 4, vec![2, 1], Adjacency::NoTouch, Feedback::Standard),
+        (2, 3, vec![2, 1], Adjacency::Allowed, Feedback::HitNamesShip),
+        (
+            2,
+            3,
+            vec![2, 2],
+            Adjacency::Allowed,
+            Feedback::SunkRevealsCells,
+        ),
+    ];
+    for (w, h, lens, adj, fb) in cases {
+        let geo = Geometry::new(&rules(w, h, &lens, adj, fb)).unwrap();
+        let fleets = all_fleets(&geo);
+        let want = brute_optimal(&geo, &fleets, &mut Vec::new());
+        let got = exact_mean_shots(&geo, Strategy::Optimal, &ExactLimits::default()).unwrap();
+        assert_eq!(got.fleets, fleets.len(), "{w}x{h} {lens:?}");
+        assert!(
+            (got.mean_shots - want).abs() < 1e-9,
+            "{w}x{h} {lens:?} {adj:?} {fb:?}: {} vs brute force {want}",
+            got.mean_shots
+        );
+        let greedy = exact_mean_shots(&geo, Strategy::Greedy, &ExactLimits::default()).unwrap();
+        assert!(greedy.mean_shots >= got.mean_shots - 1e-9);
+    }
+}
+
+#[test]
+fn greedy_value_matches_the_posterior_shooter() {
+    for (adj, lens) in [
+        (Adjacency::Allowed, vec![3, 2]),
+        (Adjacency::NoTouch, vec![2, 2]),
+    ] {
+        let geo = Geometry::new(&rules(4, 3, &lens, adj, Feedback::Standard)).unwrap();
+        let exact = exact_mean_shots(&geo, Strategy::Greedy, &ExactLimits::default()).unwrap();
+        let optimal = exact_mean_shots(&geo, Strategy::Optimal, &ExactLimits::default()).unwrap();
+        assert!(optimal.mean_shots <= exact.mean_shots + 1e-9);
+        // Every fleet, several tie-break seeds: only the tie-breaks are random.
+        let fleets = all_fleets(&geo);
+        let mut shots = Vec::new();
+        for (i, f) in fleets.iter().enumerate() {
+            for s in 0..8u64 {
+                let mut shooter = ShooterKind::Posterior.build();
+                let rec = play(&geo, f.clone(), shooter.as_mut(), (i as u64) << 8 | s);
+                assert!(rec.error.is_none());
+                shots.push(f64::from(rec.shots));
+            }
+        }
+        let n = shots.len() as f64;
+        let mean = shots.iter().sum::<f64>() / n;
+        let var = shots.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let se = (var / n).sqrt();
+        assert!(
+            (mean - exact.mean_shots).abs() <= 4.0 * se + 1e-9,
+            "{adj:?}: simulated {mean} ± {se}, exact greedy {}",
+            exact.mean_shots
+        );
+    }
+}
