@@ -216,6 +216,93 @@ pub fn posterior(
     sampled_posterior(view, config, rng)
 }
 
+/// Every fleet consistent with `view`, as per-ship cell masks, from its exact posterior
+/// `post`: the combinations of each ship's possible placements that are pairwise compatible
+/// (disjoint, and apart under no-touch) and cover every hit. Every other constraint of the
+/// view concerns one ship alone and is already in its placements.
+///
+/// # Errors
+/// [`Error::TooLarge`] past `max` fleets or when `post` is not exact;
+/// [`Error::Inconsistent`] when the enumeration disagrees with the exact count.
+pub fn consistent_fleets(
+    view: &View,
+    post: &Posterior,
+    max: usize,
+) -> Result<Vec<Vec<u128>>, Error> {
+    let Some(total) = post.solutions else {
+        return Err(Error::TooLarge(
+            "the posterior is estimated, not exact".into(),
+        ));
+    };
+    if total > max as u128 {
+        return Err(Error::TooLarge(format!("{total} fleets, more than {max}")));
+    }
+    let geo = view.geometry();
+    let no_touch = geo.rules().adjacency == crate::rules::Adjacency::NoTouch;
+    let placements: Vec<Vec<(u128, u128)>> = post
+        .ships
+        .iter()
+        .map(|list| {
+            list.iter()
+                .map(|&(cells, _)| {
+                    let block = if no_touch {
+                        cells_of(cells).fold(0u128, |a, c| a | geo.halo(c))
+                    } else {
+                        cells
+                    };
+                    (cells, block)
+                })
+                .collect()
+        })
+        .collect();
+    let required = view.hits() | view.sunk_cells();
+    // reach[i]: every cell ships i.. can cover, to drop partial fleets that cannot cover
+    // the hits.
+    let mut reach = vec![0u128; placements.len() + 1];
+    for i in (0..placements.len()).rev() {
+        reach[i] = reach[i + 1] | placements[i].iter().fold(0, |a, &(c, _)| a | c);
+    }
+    let mut out = Vec::with_capacity(total as usize);
+    let mut stack = Vec::with_capacity(placements.len());
+    let ctx = Combine {
+        placements: &placements,
+        reach: &reach,
+        required,
+    };
+    ctx.run(0, 0, &mut stack, &mut out);
+    if out.len() as u128 != total {
+        return Err(Error::Inconsistent);
+    }
+    Ok(out)
+}
+
+struct Combine<'a> {
+    placements: &'a [Vec<(u128, u128)>],
+    reach: &'a [u128],
+    required: u128,
+}
+
+impl Combine<'_> {
+    fn run(&self, used: u128, blocked: u128, stack: &mut Vec<u128>, out: &mut Vec<Vec<u128>>) {
+        let i = stack.len();
+        if self.required & !used & !self.reach[i] != 0 {
+            return;
+        }
+        if i == self.placements.len() {
+            out.push(stack.clone());
+            return;
+        }
+        for &(cells, block) in &self.placements[i] {
+            if cells & blocked != 0 || block & used != 0 {
+                continue;
+            }
+            stack.push(cells);
+            self.run(used | cells, blocked | block, stack, out);
+            stack.pop();
+        }
+    }
+}
+
 /// The probability distribution of the answer to a shot at `cell`: `(miss, plain hit, sunk
 /// per ship)` where a "plain hit" is every hit answer that sinks nothing. Under
 /// [`Feedback::HitNamesShip`] the hit is split by ship instead (returned in `per_ship` as hit

@@ -12,6 +12,8 @@
 //!   probabilities, exact ([`infer::exact_posterior`]) or sampled by a Markov chain when
 //!   exact counting exceeds its budget ([`infer::posterior`] says which).
 //! - [`shooters`]: the [`Shooter`] trait and every strategy ([`ShooterKind`]).
+//! - [`optimal`]: exact expected shot counts on small boards (optimal and greedy play), and
+//!   the exact one-step improvement of greedy play used by the default shooter near the end.
 //! - [`play`], [`seeded_fleet`], [`Placer`]: seeded games and fleets.
 //! - [`text`]: positions as text (`.` unknown, `o` miss, `x` hit, `s` sunk).
 //!

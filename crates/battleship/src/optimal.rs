@@ -43,6 +43,9 @@ pub enum Strategy {
     Optimal,
     /// The shot most likely to hit; ties are averaged (a uniformly random tie-break).
     Greedy,
+    /// The shot most likely to hit, the lowest cell index among ties: one line of play per
+    /// answer, so far cheaper to value than [`Strategy::Greedy`].
+    GreedyFirst,
 }
 
 /// Size limits of the exact computation.
@@ -106,6 +109,56 @@ pub fn exact_mean_shots(
         states: solver.memo.len(),
         first_shots: first,
     })
+}
+
+/// For each of `candidates`: the exact expected number of shots to the end when it is fired
+/// now and `then` plays on, from the position where `fleets` (per-ship cell masks) are the
+/// fleets still consistent with what was seen, `shots` the cells fired at and `hits` the hits
+/// among them. This is one step of policy improvement: taking the best candidate and then
+/// greedy play is never worse in expectation than greedy play alone.
+///
+/// # Errors
+/// [`Error::TooLarge`] past `max_states` knowledge states, [`Error::Inconsistent`] without
+/// fleets, [`Error::Shot`] for a candidate already shot or off the board.
+pub fn shot_values(
+    geo: &Geometry,
+    fleets: Vec<Vec<u128>>,
+    shots: u128,
+    hits: u128,
+    candidates: &[usize],
+    then: Strategy,
+    max_states: usize,
+) -> Result<Vec<f64>, Error> {
+    if fleets.is_empty() {
+        return Err(Error::Inconsistent);
+    }
+    let cells = geo.rules().cells();
+    if let Some(&c) = candidates
+        .iter()
+        .find(|&&c| c >= cells || shots >> c & 1 == 1)
+    {
+        return Err(Error::Shot(format!(
+            "cell {c} is off the board or already shot"
+        )));
+    }
+    let n = fleets.len();
+    let mut solver = Solver::new(geo, fleets, then, max_states);
+    let all: Vec<u32> = (0..n as u32).collect();
+    let mut out = Vec::with_capacity(candidates.len());
+    for &c in candidates {
+        let m = 1u128 << c;
+        let mut v = 1.0;
+        for b in solver.branches(&all, hits, c) {
+            if b.over {
+                continue;
+            }
+            let h = if b.shot == Shot::Miss { hits } else { hits | m };
+            let (sub, _, _) = solver.value(&b.set, b.fp, shots | m, h, f64::INFINITY, false)?;
+            v += b.set.len() as f64 / n as f64 * sub;
+        }
+        out.push(v);
+    }
+    Ok(out)
 }
 
 /// Every labelled fleet of `geo` as per-ship cell masks, by depth-first placement.
@@ -323,6 +376,12 @@ impl Solver {
         let max = open.iter().map(|&c| count[c]).max().unwrap_or(0);
         let mut cands: Vec<usize> = match self.strategy {
             Strategy::Greedy => open.iter().copied().filter(|&c| count[c] == max).collect(),
+            Strategy::GreedyFirst => open
+                .iter()
+                .copied()
+                .filter(|&c| count[c] == max)
+                .take(1)
+                .collect(),
             Strategy::Optimal if max as usize == n => open
                 .iter()
                 .copied()
@@ -412,7 +471,7 @@ impl Solver {
             }
         }
         let (v, exact) = match self.strategy {
-            Strategy::Greedy => (sum / cands.len() as f64, true),
+            Strategy::Greedy | Strategy::GreedyFirst => (sum / cands.len() as f64, true),
             Strategy::Optimal if best < beta || root => (best, true),
             // Nothing beat the caller's bound: report a lower bound at least `beta`.
             Strategy::Optimal => (best.min(cut_low).max(beta), false),
@@ -421,7 +480,7 @@ impl Solver {
         let first = match (root, self.strategy) {
             (false, _) => Vec::new(),
             (true, Strategy::Optimal) => best_cells,
-            (true, Strategy::Greedy) => cands,
+            (true, Strategy::Greedy | Strategy::GreedyFirst) => cands,
         };
         Ok((v, exact, first))
     }

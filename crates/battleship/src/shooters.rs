@@ -10,7 +10,8 @@ use rand::{Rng, RngExt};
 
 use crate::Error;
 use crate::game::View;
-use crate::infer::{Posterior, PosteriorConfig, answer_distribution, posterior};
+use crate::infer::{Posterior, PosteriorConfig, answer_distribution, consistent_fleets, posterior};
+use crate::optimal;
 use crate::rules::{Geometry, cells_of};
 
 /// One decision.
@@ -56,11 +57,13 @@ pub enum ShooterKind {
     Hybrid,
     /// Two-shot look-ahead on the posterior (expected hits of this shot and the next).
     Lookahead,
+    /// Posterior-greedy, with an exact search over the remaining fleets near the end.
+    Endgame,
 }
 
 impl ShooterKind {
     /// Every shooter (the default, [`ShooterKind::BEST`], last).
-    pub const ALL: [ShooterKind; 9] = [
+    pub const ALL: [ShooterKind; 10] = [
         ShooterKind::Random,
         ShooterKind::HuntTarget,
         ShooterKind::HuntTargetParity,
@@ -70,10 +73,11 @@ impl ShooterKind {
         ShooterKind::Hybrid,
         ShooterKind::Lookahead,
         ShooterKind::Posterior,
+        ShooterKind::Endgame,
     ];
 
     /// The strongest shooter (the default of the commands).
-    pub const BEST: ShooterKind = ShooterKind::Posterior;
+    pub const BEST: ShooterKind = ShooterKind::Endgame;
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -87,6 +91,7 @@ impl ShooterKind {
             ShooterKind::InfoGain => "info-gain",
             ShooterKind::Hybrid => "hybrid",
             ShooterKind::Lookahead => "lookahead",
+            ShooterKind::Endgame => "endgame",
         }
     }
 
@@ -112,6 +117,10 @@ impl ShooterKind {
             ShooterKind::Lookahead => Box::new(LookaheadShooter {
                 config,
                 ..LookaheadShooter::default()
+            }),
+            ShooterKind::Endgame => Box::new(EndgameShooter {
+                config,
+                ..EndgameShooter::default()
             }),
         }
     }
@@ -543,6 +552,105 @@ impl Shooter for PosteriorShooter {
     }
     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
         best_on_posterior(view, &self.config, rng, |post, c| post.hit[c])
+    }
+}
+
+/// Greedy play improved by exact look-ahead near the end: once few enough fleets remain
+/// consistent (the exact posterior counts them), it enumerates them and fires the candidate
+/// with the least exact expected number of shots to the end, assuming greedy play after it
+/// ([`optimal::shot_values`]); before that, and whenever the exact search would be too
+/// large, it plays as [`PosteriorShooter`].
+#[derive(Debug, Clone, Copy)]
+pub struct EndgameShooter {
+    /// How the posterior is computed.
+    pub config: PosteriorConfig,
+    /// The search starts when at most this many fleets remain.
+    pub max_fleets: usize,
+    /// How many of the most likely cells are compared.
+    pub candidates: usize,
+    /// Knowledge states allowed to the exact search of one decision.
+    pub max_states: usize,
+}
+
+impl Default for EndgameShooter {
+    fn default() -> Self {
+        EndgameShooter {
+            config: PosteriorConfig::default(),
+            max_fleets: 2000,
+            candidates: 8,
+            max_states: 200_000,
+        }
+    }
+}
+
+impl Shooter for EndgameShooter {
+    fn name(&self) -> &'static str {
+        "endgame"
+    }
+    fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
+        let post = seeded_posterior(view, &self.config, rng)?;
+        let estimated = !post.is_exact();
+        let unknown = view.unknown();
+        let best = cells_of(unknown).map(|c| post.hit[c]).fold(0.0, f64::max);
+        if best < 1.0 - 1e-12
+            && post.solutions.is_some_and(|n| n <= self.max_fleets as u128)
+            && let Some(cell) = self.search(view, &post, rng)?
+        {
+            return Ok(Decision { cell, estimated });
+        }
+        Ok(Decision {
+            cell: argmax(unknown, |c| post.hit[c], rng)?,
+            estimated,
+        })
+    }
+}
+
+impl EndgameShooter {
+    /// The candidate with the least expected number of shots, or `None` when the search is
+    /// too large (the caller then plays greedily).
+    fn search(
+        &self,
+        view: &View,
+        post: &Posterior,
+        rng: &mut dyn Rng,
+    ) -> Result<Option<usize>, Error> {
+        let fleets = match consistent_fleets(view, post, self.max_fleets) {
+            Ok(f) => f,
+            Err(Error::TooLarge(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let mut order: Vec<usize> = cells_of(view.unknown())
+            .filter(|&c| post.hit[c] > 0.0)
+            .collect();
+        order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
+        order.truncate(self.candidates.max(1));
+        if order.is_empty() {
+            // Nothing left can hit (under salvo rules the rest may be pending this turn).
+            return Ok(None);
+        }
+        let shots = view.misses() | view.hits() | view.sunk_cells();
+        let hits = view.hits() | view.sunk_cells();
+        let values = match optimal::shot_values(
+            view.geometry(),
+            fleets,
+            shots,
+            hits,
+            &order,
+            optimal::Strategy::GreedyFirst,
+            self.max_states,
+        ) {
+            Ok(v) => v,
+            Err(Error::TooLarge(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        // Least expected shots; ties to the likelier hit, then at random.
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let tied = order
+            .iter()
+            .zip(&values)
+            .filter(|&(_, &v)| v <= low + 1e-9)
+            .fold(0u128, |m, (&c, _)| m | 1u128 << c);
+        argmax(tied, |c| post.hit[c], rng).map(Some)
     }
 }
 

@@ -114,3 +114,103 @@ fn greedy_value_matches_the_posterior_shooter() {
         );
     }
 }
+
+#[test]
+fn consistent_fleets_are_the_brute_force_set() {
+    use battleship::infer::{consistent_fleets, exact_posterior};
+    use csp_core::Budget;
+    for adj in [Adjacency::Allowed, Adjacency::NoTouch] {
+        for fb in Feedback::ALL {
+            let geo = Geometry::new(&rules(5, 5, &[3, 2, 2], adj, fb)).unwrap();
+            let fleets = all_fleets(&geo);
+            for seed in 0..3u64 {
+                let target = fleets[(seed as usize * 37) % fleets.len()].clone();
+                let mut game = Game::new(geo.clone(), target);
+                let mut shooter = ShooterKind::HuntTarget.build();
+                let mut rng =
+                    <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(seed);
+                let mut history = Vec::new();
+                while !game.is_over() {
+                    let view = game.view().clone();
+                    let post = exact_posterior(&view, &Budget::default()).unwrap();
+                    let mut got = consistent_fleets(&view, &post, 100_000).unwrap();
+                    let mut want: Vec<Vec<u128>> = fleets
+                        .iter()
+                        .filter(|f| replay(&geo, f, &history))
+                        .map(|f| (0..3).map(|i| f.cells(i)).collect())
+                        .collect();
+                    got.sort();
+                    want.sort();
+                    assert_eq!(got, want, "{adj:?} {fb:?} after {history:?}");
+                    let c = shooter.choose(&view, &mut rng).unwrap().cell;
+                    history.push((c, game.shoot(c).unwrap()));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn shot_values_agree_with_the_exact_values() {
+    use battleship::optimal::shot_values;
+    for adj in [Adjacency::Allowed, Adjacency::NoTouch] {
+        let geo = Geometry::new(&rules(4, 3, &[3, 2], adj, Feedback::Standard)).unwrap();
+        let fleets: Vec<Vec<u128>> = all_fleets(&geo)
+            .iter()
+            .map(|f| (0..2).map(|i| f.cells(i)).collect())
+            .collect();
+        let cells: Vec<usize> = (0..12).collect();
+        let limits = ExactLimits::default();
+        let optimal = exact_mean_shots(&geo, Strategy::Optimal, &limits).unwrap();
+        let v = shot_values(
+            &geo,
+            fleets.clone(),
+            0,
+            0,
+            &cells,
+            Strategy::Optimal,
+            1 << 24,
+        )
+        .unwrap();
+        let best = v.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!(
+            (best - optimal.mean_shots).abs() < 1e-9,
+            "{best} vs {optimal:?}"
+        );
+        for &c in &optimal.first_shots {
+            assert!((v[c] - best).abs() < 1e-9);
+        }
+        let greedy = exact_mean_shots(&geo, Strategy::Greedy, &limits).unwrap();
+        let g = shot_values(
+            &geo,
+            fleets.clone(),
+            0,
+            0,
+            &greedy.first_shots,
+            Strategy::Greedy,
+            1 << 24,
+        )
+        .unwrap();
+        let mean = g.iter().sum::<f64>() / g.len() as f64;
+        assert!(
+            (mean - greedy.mean_shots).abs() < 1e-9,
+            "{mean} vs {greedy:?}"
+        );
+        // One line of greedy play per answer is a policy too: never better than optimal.
+        let first = shot_values(
+            &geo,
+            fleets.clone(),
+            0,
+            0,
+            &cells,
+            Strategy::GreedyFirst,
+            1 << 24,
+        )
+        .unwrap();
+        assert!(first.iter().all(|&x| x >= best - 1e-9));
+        // Bad requests are errors.
+        assert!(shot_values(&geo, fleets.clone(), 1, 0, &[0], Strategy::Greedy, 1000).is_err());
+        assert!(shot_values(&geo, fleets, 0, 0, &[12], Strategy::Greedy, 1000).is_err());
+        assert!(shot_values(&geo, Vec::new(), 0, 0, &[0], Strategy::Greedy, 1000).is_err());
+    }
+}

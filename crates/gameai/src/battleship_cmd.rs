@@ -62,8 +62,8 @@ struct EvalArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// random, hunt-target, hunt-target-parity, article, density, info-gain, hybrid,
-    /// lookahead or posterior (the default, the strongest).
-    #[arg(long, default_value = "posterior")]
+    /// lookahead, posterior or endgame (the default, the strongest).
+    #[arg(long, default_value = "endgame")]
     shooter: String,
     #[command(flatten)]
     rules: RuleArgs,

@@ -67,7 +67,7 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(last_json(&out).contains("\"games\":2"));
-    assert!(last_json(&out).contains("\"shooter\":\"posterior\""));
+    assert!(last_json(&out).contains("\"shooter\":\"endgame\""));
     // Touching ships are refused under no-touch, with the line.
     std::fs::write(
         &file,
