@@ -636,35 +636,33 @@ mod tests {
 
     #[test]
     fn exactly_five_ignores_overlines() {
-        let mut board = Board::new(15, Rule::ExactlyFive).unwrap();
-        // Black: 0..=3 and 5 on row 0 (playing 4 makes six); White elsewhere.
-        for (b, w) in [
-            (0, (0, 5)),
-            (1, (2, 5)),
-            (2, (4, 5)),
-            (3, (6, 5)),
-            (5, (8, 5)),
-        ] {
-            board.play(Move::new(b, 0)).unwrap();
-            board.play(Move::new(w.0, w.1)).unwrap();
-        }
-        let mut p = ArenaPosition::from_board(&board);
-        p.play(&Move::new(4, 0));
-        assert_eq!(p.outcome(), None, "six in a row does not win");
-        let mut board = Board::new(15, Rule::Freestyle).unwrap();
-        for (b, w) in [
-            (0, (0, 5)),
-            (1, (2, 5)),
-            (2, (4, 5)),
-            (3, (6, 5)),
-            (5, (8, 5)),
-        ] {
-            board.play(Move::new(b, 0)).unwrap();
-            board.play(Move::new(w.0, w.1)).unwrap();
-        }
-        let mut p = ArenaPosition::from_board(&board);
-        p.play(&Move::new(4, 0));
-        assert_eq!(p.outcome(), Some(Outcome::Loss), "freestyle: six wins");
+        // Black: 0..=3 and 5 on row 0, White elsewhere; Black then plays 4: six in a row.
+        let after_six = |rule| {
+            let mut board = Board::new(15, rule).unwrap();
+            for (b, w) in [
+                (0, (0, 5)),
+                (1, (2, 5)),
+                (2, (4, 5)),
+                (3, (6, 5)),
+                (5, (8, 5)),
+            ] {
+                board.play(Move::new(b, 0)).unwrap();
+                board.play(Move::new(w.0, w.1)).unwrap();
+            }
+            let mut p = ArenaPosition::from_board(&board);
+            p.play(&Move::new(4, 0));
+            p.outcome()
+        };
+        assert_eq!(
+            after_six(Rule::ExactlyFive),
+            None,
+            "six in a row does not win"
+        );
+        assert_eq!(
+            after_six(Rule::Freestyle),
+            Some(Outcome::Loss),
+            "freestyle: six wins"
+        );
     }
 
     #[test]
