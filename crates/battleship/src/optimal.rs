@@ -373,6 +373,10 @@ impl Solver {
             }
         }
         let open: Vec<usize> = (0..self.cells).filter(|&c| count[c] > 0).collect();
+        if open.is_empty() {
+            // Every ship cell of every fleet is shot: nothing is left to do.
+            return Ok((0.0, true, Vec::new()));
+        }
         let max = open.iter().map(|&c| count[c]).max().unwrap_or(0);
         let mut cands: Vec<usize> = match self.strategy {
             Strategy::Greedy => open.iter().copied().filter(|&c| count[c] == max).collect(),

@@ -208,6 +208,20 @@ fn shot_values_agree_with_the_exact_values() {
         )
         .unwrap();
         assert!(first.iter().all(|&x| x >= best - 1e-9));
+        // A position already won: one more shot costs exactly that shot.
+        let won = fleets[0].iter().fold(0u128, |a, &c| a | c);
+        let free = (0..12).find(|&c| won >> c & 1 == 0).unwrap();
+        let v = shot_values(
+            &geo,
+            vec![fleets[0].clone()],
+            won,
+            won,
+            &[free],
+            Strategy::Greedy,
+            1000,
+        )
+        .unwrap();
+        assert_eq!(v, vec![1.0]);
         // Bad requests are errors.
         assert!(shot_values(&geo, fleets.clone(), 1, 0, &[0], Strategy::Greedy, 1000).is_err());
         assert!(shot_values(&geo, fleets, 0, 0, &[12], Strategy::Greedy, 1000).is_err());
