@@ -114,26 +114,35 @@ pub fn exact_posterior(view: &View, budget: &Budget) -> Result<Posterior, Error>
         return Err(Error::Inconsistent);
     }
     let t = a.solutions as f64;
-    let mut ships = Vec::with_capacity(p.num_vars());
-    for v in 0..p.num_vars() {
-        let fams = p.domain(v).unwrap_or(&[]);
-        let mut list = Vec::new();
-        for (fi, f) in fams.iter().enumerate() {
-            for s in cells_of(f.starts()) {
-                let c = a.value_counts[v][fi][s];
-                if c > 0 {
-                    list.push((f.cells(s as u32), c as f64 / t));
-                }
-            }
-        }
-        ships.push(list);
-    }
+    let ships = ship_lists(&p, |v, fi, s| a.value_counts[v][fi][s] as f64 / t);
     Ok(Posterior {
         hit: a.marginals(),
         ships,
         solutions: Some(a.solutions),
         nodes: a.nodes,
     })
+}
+
+/// Per ship: `(cells, probability)` of each placement whose `prob(ship, family, start)` is
+/// positive.
+fn ship_lists(
+    p: &PlacementCsp,
+    prob: impl Fn(usize, usize, usize) -> f64,
+) -> Vec<Vec<(u128, f64)>> {
+    (0..p.num_vars())
+        .map(|v| {
+            let mut list = Vec::new();
+            for (fi, f) in p.domain(v).unwrap_or(&[]).iter().enumerate() {
+                for s in cells_of(f.starts()) {
+                    let q = prob(v, fi, s);
+                    if q > 0.0 {
+                        list.push((f.cells(s as u32), q));
+                    }
+                }
+            }
+            list
+        })
+        .collect()
 }
 
 fn inconsistent(e: CspError) -> Error {
@@ -163,20 +172,7 @@ pub fn sampled_posterior(
         rng,
     )
     .map_err(inconsistent)?;
-    let mut ships = Vec::with_capacity(p.num_vars());
-    for v in 0..p.num_vars() {
-        let fams = p.domain(v).unwrap_or(&[]);
-        let mut list = Vec::new();
-        for (fi, f) in fams.iter().enumerate() {
-            for s in cells_of(f.starts()) {
-                let c = e.value_probs[v][fi][s];
-                if c > 0.0 {
-                    list.push((f.cells(s as u32), c));
-                }
-            }
-        }
-        ships.push(list);
-    }
+    let ships = ship_lists(&p, |v, fi, s| e.value_probs[v][fi][s]);
     let mut hit = e.marginals();
     // Observed cells are certain: remove the chain's rounding noise there.
     for c in cells_of(view.hits() | view.sunk_cells()) {

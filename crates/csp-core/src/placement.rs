@@ -631,6 +631,28 @@ impl Counter<'_> {
         c.checked_add(x).ok_or(CspError::CountOverflow)
     }
 
+    /// Counts the completions with variable `v` set to start `s` of its family `fi`, and
+    /// credits them to that value.
+    fn assign(
+        &mut self,
+        v: usize,
+        fi: usize,
+        s: u32,
+        unassigned: u64,
+        blocked: u128,
+        covered: u128,
+    ) -> Result<u128, CspError> {
+        let vars = self.vars;
+        let f = &vars[v][fi];
+        let c = self.count(
+            unassigned & !(1u64 << v),
+            blocked | f.block(s),
+            covered | f.cells(s),
+        )?;
+        self.counts[v][fi][s as usize] += c;
+        Ok(c)
+    }
+
     fn count(&mut self, unassigned: u64, blocked: u128, covered: u128) -> Result<u128, CspError> {
         self.nodes += 1;
         if self.nodes > self.max_nodes {
@@ -656,15 +678,8 @@ impl Counter<'_> {
                 for (fi, f) in vars[v].iter().enumerate() {
                     let cand = f.free_starts(blocked) & meeting_starts(f.shape, m);
                     for s in bits(cand) {
-                        let c = self.count(
-                            unassigned & !(1u64 << v),
-                            blocked | f.block(s),
-                            covered | f.cells(s),
-                        )?;
-                        if c > 0 {
-                            self.counts[v][fi][s as usize] += c;
-                            total = self.over(total, c)?;
-                        }
+                        let c = self.assign(v, fi, s, unassigned, blocked, covered)?;
+                        total = self.over(total, c)?;
                     }
                 }
             }
@@ -732,15 +747,8 @@ impl Counter<'_> {
                 let mut total = 0u128;
                 for (fi, f) in vars[v].iter().enumerate() {
                     for s in bits(f.free_starts(blocked)) {
-                        let c = self.count(
-                            unassigned & !(1u64 << v),
-                            blocked | f.block(s),
-                            covered | f.cells(s),
-                        )?;
-                        if c > 0 {
-                            self.counts[v][fi][s as usize] += c;
-                            total = self.over(total, c)?;
-                        }
+                        let c = self.assign(v, fi, s, unassigned, blocked, covered)?;
+                        total = self.over(total, c)?;
                     }
                 }
                 Ok(total)

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gomoku::protocol::ExternalEngine;
-use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, GomokuError, Move, Rule, Stone};
+use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, Move, Rule, Stone};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use search_core::best_first::{BestFirstConfig, Policy};
@@ -111,31 +111,17 @@ fn parse_rule(s: &str) -> Result<Rule, CliError> {
 }
 
 /// An engine chosen on the command line.
-struct AnyEngine(Box<dyn Engine>);
-
-impl Engine for AnyEngine {
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-    fn new_game(&mut self) {
-        self.0.new_game();
-    }
-    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
-        self.0.choose_move(board, time)
-    }
-}
+type AnyEngine = Box<dyn Engine>;
 
 /// Builds the engine described by `spec` (see [`MatchArgs::engine_a`]).
 fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
     let bytes = memory_mb.max(1) << 20;
     match spec {
-        "alphabeta" => Ok(AnyEngine(Box::new(AlphaBetaEngine::with_memo_bytes(bytes)))),
-        "bestfirst" => Ok(AnyEngine(Box::new(BestFirstEngine::with_config(
-            BestFirstConfig {
-                memory_bytes: bytes,
-                policy: Policy::ScoreMinusVisits { visit_weight: 8 },
-            },
-        )))),
+        "alphabeta" => Ok(Box::new(AlphaBetaEngine::with_memo_bytes(bytes))),
+        "bestfirst" => Ok(Box::new(BestFirstEngine::with_config(BestFirstConfig {
+            memory_bytes: bytes,
+            policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+        }))),
         _ => {
             let Some(command) = spec.strip_prefix("cmd:") else {
                 return Err(CliError(format!(
@@ -147,7 +133,7 @@ fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
                 .next()
                 .ok_or_else(|| CliError("cmd: needs a program".into()))?;
             let rest: Vec<String> = words.collect();
-            Ok(AnyEngine(Box::new(ExternalEngine::spawn(&program, &rest)?)))
+            Ok(Box::new(ExternalEngine::spawn(&program, &rest)?))
         }
     }
 }

@@ -21,6 +21,20 @@ pub trait Engine: Send {
     fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError>;
 }
 
+/// A boxed engine is an engine: programs that pick their engine at run time hold a
+/// `Box<dyn Engine>` and use it like any other.
+impl<E: Engine + ?Sized> Engine for Box<E> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn new_game(&mut self) {
+        (**self).new_game();
+    }
+    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        (**self).choose_move(board, time)
+    }
+}
+
 /// What the main engine found for its last move, for reports and tests.
 #[derive(Debug, Clone, Default)]
 pub struct SearchInfo {

@@ -635,20 +635,15 @@ mod tests {
                 let p = build(&pos).unwrap();
                 let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
                 let undecided = a.forced.iter().filter(|f| f.is_none()).count();
-                if let Decision::Guess { cell, .. } = decision {
-                    if undecided > 14 && a.solutions.to_u64().is_some_and(|s| s <= 2000) {
-                        let v = solver.endgame(&pos, &p, &a).expect("the search applies");
-                        assert_eq!(cell, p.cell_of[v]);
-                        found += 1;
-                    }
-                    game.reveal(cell).unwrap();
-                } else if let Decision::Safe(cells) = decision {
-                    for c in cells {
-                        if !game.is_revealed(c) {
-                            game.reveal(c).unwrap();
-                        }
-                    }
+                if let Decision::Guess { cell, .. } = decision
+                    && undecided > 14
+                    && a.solutions.to_u64().is_some_and(|s| s <= 2000)
+                {
+                    let v = solver.endgame(&pos, &p, &a).expect("the search applies");
+                    assert_eq!(cell, p.cell_of[v]);
+                    found += 1;
                 }
+                apply(&mut game, decision);
             }
         }
         assert!(found > 0);
@@ -676,25 +671,34 @@ mod tests {
                     .filter(|&v| a.forced[v].is_none())
                     .collect();
                 let global = a.solutions.to_u64().is_some_and(|s| s <= 2000);
-                if let Decision::Guess { cell, .. } = decision {
-                    if !global && let Some(v) = solver.pocket(&pos, &p, &a, &undecided) {
-                        assert_eq!(cell, p.cell_of[v]);
-                        let group = reach(&pos, &p, &a, v);
-                        assert!(group.len() < undecided.len());
-                        assert_eq!(mine_counts(&p, &a, &group).len(), 1, "{group:?}");
-                        found += 1;
-                    }
-                    game.reveal(cell).unwrap();
-                } else if let Decision::Safe(cells) = decision {
-                    for c in cells {
-                        if !game.is_revealed(c) {
-                            game.reveal(c).unwrap();
-                        }
+                if let Decision::Guess { cell, .. } = decision
+                    && !global
+                    && let Some(v) = solver.pocket(&pos, &p, &a, &undecided)
+                {
+                    assert_eq!(cell, p.cell_of[v]);
+                    let group = reach(&pos, &p, &a, v);
+                    assert!(group.len() < undecided.len());
+                    assert_eq!(mine_counts(&p, &a, &group).len(), 1, "{group:?}");
+                    found += 1;
+                }
+                apply(&mut game, decision);
+            }
+        }
+        assert!(found > 0);
+    }
+
+    /// Plays `decision` in `game`: the guess, or every safe cell not yet revealed.
+    fn apply(game: &mut Game, decision: Decision) {
+        match decision {
+            Decision::Guess { cell, .. } => game.reveal(cell).map(|_| ()).unwrap(),
+            Decision::Safe(cells) => {
+                for c in cells {
+                    if !game.is_revealed(c) {
+                        game.reveal(c).unwrap();
                     }
                 }
             }
         }
-        assert!(found > 0);
     }
 
     /// The undecided variables reachable from `v` through shared constraints or adjacency.

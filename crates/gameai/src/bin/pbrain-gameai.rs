@@ -11,33 +11,17 @@ use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
 
 use gomoku::protocol::{Brain, LineSplitter};
-use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, GomokuError, Move};
+use gomoku::{AlphaBetaEngine, BestFirstEngine, Engine};
 use search_core::best_first::{BestFirstConfig, Policy};
 
 /// Memory used when the manager sets no limit.
 const DEFAULT_MEMORY: u64 = 256 << 20;
 
-/// Either built-in engine, chosen at run time.
-struct Boxed(Box<dyn Engine>);
-
-impl Engine for Boxed {
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-    fn new_game(&mut self) {
-        self.0.new_game();
-    }
-    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
-        self.0.choose_move(board, time)
-    }
-}
-
 /// The engine `kind` sized for a memory limit of `bytes` (0: none), keeping half of the limit
 /// for the rest of the process.
-fn build(kind: &str, bytes: u64) -> Boxed {
+fn build(kind: &str, bytes: u64) -> Box<dyn Engine> {
     let budget = if bytes == 0 {
         DEFAULT_MEMORY
     } else {
@@ -45,11 +29,11 @@ fn build(kind: &str, bytes: u64) -> Boxed {
     };
     let budget = usize::try_from(budget).unwrap_or(usize::MAX);
     match kind {
-        "bestfirst" => Boxed(Box::new(BestFirstEngine::with_config(BestFirstConfig {
+        "bestfirst" => Box::new(BestFirstEngine::with_config(BestFirstConfig {
             memory_bytes: budget,
             policy: Policy::ScoreMinusVisits { visit_weight: 8 },
-        }))),
-        _ => Boxed(Box::new(AlphaBetaEngine::with_memo_bytes(budget))),
+        })),
+        _ => Box::new(AlphaBetaEngine::with_memo_bytes(budget)),
     }
 }
 
