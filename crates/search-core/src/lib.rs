@@ -80,5 +80,5 @@ pub use alphabeta::{Limits, SearchConfig, SearchResult, Searcher, Tuning, alpha_
 pub use game::{Evaluate, Game, Keyed, Outcome, generate_moves};
 pub use memo::{Bound, FxHasher, MemoTable};
 pub use score::Score;
-pub use solve::{Solver, SolverConfig};
+pub use solve::{Solver, SolverConfig, best_moves_by, move_values_by, principal_line_by};
 pub use stats::Stats;

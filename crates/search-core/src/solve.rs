@@ -9,7 +9,7 @@
 //! stores the bounds such narrow searches prove, not just exact values.
 
 use crate::game::generate_moves;
-use crate::{Keyed, MemoTable, Outcome, Stats};
+use crate::{Game, Keyed, MemoTable, Outcome, Stats};
 
 /// Which optimisations the [`Solver`] uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,45 +170,18 @@ where
     /// Every legal move with its exact result for the side to move (not merged: each move is
     /// listed). Empty when the game is over.
     pub fn move_values(&mut self, game: &mut G) -> Vec<(G::Move, Outcome)> {
-        if game.outcome().is_some() {
-            return Vec::new();
-        }
-        let mut moves = Vec::new();
-        game.generate_moves(&mut moves);
-        moves
-            .into_iter()
-            .map(|mv| {
-                game.play(&mv);
-                let v = self.solve(game).flip();
-                game.undo(&mv);
-                (mv, v)
-            })
-            .collect()
+        move_values_by(game, |g| self.solve(g))
     }
 
     /// The moves that achieve the position's value, in generation order.
     pub fn best_moves(&mut self, game: &mut G) -> Vec<G::Move> {
-        let values = self.move_values(game);
-        let best = values.iter().map(|(_, v)| *v).max();
-        values
-            .into_iter()
-            .filter(|(_, v)| Some(*v) == best)
-            .map(|(m, _)| m)
-            .collect()
+        best_moves_by(game, |g| self.solve(g))
     }
 
     /// A line of optimal play from `game` to the end: each side plays the first of its
     /// [`best_moves`](Solver::best_moves). `game` is left as it was.
     pub fn principal_line(&mut self, game: &mut G) -> Vec<G::Move> {
-        let mut line = Vec::new();
-        while let Some(mv) = self.best_moves(game).into_iter().next() {
-            game.play(&mv);
-            line.push(mv);
-        }
-        for mv in line.iter().rev() {
-            game.undo(mv);
-        }
-        line
+        principal_line_by(game, |g| self.solve(g))
     }
 
     fn memo_key(&mut self, game: &G) -> G::Key {
@@ -305,4 +278,61 @@ where
         }
         best
     }
+}
+
+/// Every legal move of `game` with its result for the side making it, given `value`, the
+/// exact result of a position for its own side to move (for example [`Solver::solve`], or a
+/// solver of an equivalent, smaller game). Empty when the game is over; `game` is left as it
+/// was.
+///
+/// [`Solver`] answers with these functions; a wrapper that solves a projection of its game
+/// (a canonical form, a different representation) gets the same move-level answers from them.
+pub fn move_values_by<G: Game>(
+    game: &mut G,
+    mut value: impl FnMut(&mut G) -> Outcome,
+) -> Vec<(G::Move, Outcome)> {
+    if game.outcome().is_some() {
+        return Vec::new();
+    }
+    let mut moves = Vec::new();
+    game.generate_moves(&mut moves);
+    moves
+        .into_iter()
+        .map(|mv| {
+            game.play(&mv);
+            let v = value(game).flip();
+            game.undo(&mv);
+            (mv, v)
+        })
+        .collect()
+}
+
+/// The moves of `game` that achieve its best result under `value` (see [`move_values_by`]),
+/// in generation order.
+pub fn best_moves_by<G: Game>(game: &mut G, value: impl FnMut(&mut G) -> Outcome) -> Vec<G::Move> {
+    let values = move_values_by(game, value);
+    let best = values.iter().map(|(_, v)| *v).max();
+    values
+        .into_iter()
+        .filter(|(_, v)| Some(*v) == best)
+        .map(|(m, _)| m)
+        .collect()
+}
+
+/// A line of optimal play from `game` to the end under `value`: each side plays the first of
+/// its [`best_moves_by`]. `game` is left as it was. The line ends only when the game does, so
+/// `value` must describe a game without endless play.
+pub fn principal_line_by<G: Game>(
+    game: &mut G,
+    mut value: impl FnMut(&mut G) -> Outcome,
+) -> Vec<G::Move> {
+    let mut line = Vec::new();
+    while let Some(mv) = best_moves_by(game, &mut value).into_iter().next() {
+        game.play(&mv);
+        line.push(mv);
+    }
+    for mv in line.iter().rev() {
+        game.undo(mv);
+    }
+    line
 }

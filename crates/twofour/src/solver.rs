@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use search_core::{Game, Outcome, Solver, SolverConfig, Stats};
+use search_core::{Outcome, Solver, SolverConfig, Stats};
 
 use crate::position::{Move, Multiset, Position};
 use crate::rules::Winner;
@@ -161,44 +161,18 @@ impl TwoFourSolver {
 
     /// Every legal move with its result for the player making it.
     pub fn move_values(&mut self, position: &Position) -> Vec<(Move, Outcome)> {
-        if position.is_over() {
-            return Vec::new();
-        }
-        let mut p = position.clone();
-        let mut moves = Vec::new();
-        p.generate_moves(&mut moves);
-        moves
-            .into_iter()
-            .map(|m| {
-                p.play(&m);
-                let v = self.outcome(&p).flip();
-                p.undo(&m);
-                (m, v)
-            })
-            .collect()
+        search_core::move_values_by(&mut position.clone(), |p| self.outcome(p))
     }
 
     /// The moves that achieve the best result for the side to move.
     pub fn optimal_moves(&mut self, position: &Position) -> Vec<Move> {
-        let values = self.move_values(position);
-        let best = values.iter().map(|&(_, v)| v).max();
-        values
-            .into_iter()
-            .filter(|&(_, v)| Some(v) == best)
-            .map(|(m, _)| m)
-            .collect()
+        search_core::best_moves_by(&mut position.clone(), |p| self.outcome(p))
     }
 
     /// A line of optimal play to the end of the game: each player makes the first of its
     /// optimal moves. (The game always ends: every move lowers the sum of squared pile sizes.)
     pub fn principal_line(&mut self, position: &Position) -> Vec<Move> {
-        let mut p = position.clone();
-        let mut line = Vec::new();
-        while let Some(&m) = self.optimal_moves(&p).first() {
-            p.play(&m);
-            line.push(m);
-        }
-        line
+        search_core::principal_line_by(&mut position.clone(), |p| self.outcome(p))
     }
 
     /// Counters of the underlying search.
