@@ -7,15 +7,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use gomoku::{Board, Move, Position, Rule, SearchGame, ThreatLimits, ThreatSolver};
 
+mod common;
+
 fn main() {
-    let min_len: usize = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(15);
-    let games: u64 = std::env::args()
-        .nth(2)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200);
+    let min_len: usize = common::arg(1, "min len", 15);
+    let games: u64 = common::arg(2, "games", 200);
     let mut solver = ThreatSolver::new();
     for seed in 0..games {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);

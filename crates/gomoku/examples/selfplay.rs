@@ -4,11 +4,10 @@ use std::time::Duration;
 
 use gomoku::{AlphaBetaEngine, Board, Engine, Rule};
 
+mod common;
+
 fn main() {
-    let ms: u64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200);
+    let ms: u64 = common::arg(1, "ms", 200);
     let mut board = Board::new(15, Rule::Freestyle).unwrap();
     let mut e = AlphaBetaEngine::new();
     while !board.is_over() {

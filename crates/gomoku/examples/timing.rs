@@ -4,15 +4,11 @@ use std::time::{Duration, Instant};
 
 use gomoku::{AlphaBetaEngine, Board, Engine, Rule};
 
+mod common;
+
 fn main() {
-    let ms: u64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(30);
-    let size: usize = std::env::args()
-        .nth(2)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(9);
+    let ms: u64 = common::arg(1, "ms", 30);
+    let size: usize = common::arg(2, "size", 9);
     let limit = Duration::from_millis(ms);
     let mut worst = Duration::ZERO;
     for _ in 0..5 {

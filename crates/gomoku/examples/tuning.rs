@@ -6,6 +6,8 @@ use gomoku::{AlphaBetaEngine, Board, Rule};
 use gomoku::{Position, SearchGame};
 use search_core::{Limits, SearchConfig, Searcher, Tuning};
 
+mod common;
+
 fn positions() -> Vec<Board> {
     // Middle games reached by the engine playing itself quickly from a few openings.
     let mut out = Vec::new();
@@ -31,10 +33,7 @@ fn positions() -> Vec<Board> {
 }
 
 fn main() {
-    let depth: u32 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(6);
+    let depth: u32 = common::arg(1, "depth", 6);
     let ps = positions();
     let variants: [(&str, Tuning); 7] = [
         ("plain", Tuning::PLAIN),

@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, Move, Rule, Stone};
 
+mod common;
+
 fn main() {
-    let ms: u64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
+    let ms: u64 = common::arg(1, "ms", 100);
     let openings: [[(u8, u8); 3]; 8] = [
         [(7, 7), (8, 8), (6, 8)],
         [(7, 7), (7, 8), (9, 9)],
