@@ -17,7 +17,7 @@
 use std::time::Duration;
 
 use battleship::infer::{PosteriorConfig, exact_posterior, sampled_posterior};
-use battleship::shooters::{article_layout, density};
+use battleship::shooters::{ArticleSampler, density};
 use battleship::{
     Game, Geometry, Placer, Rules, ShipSpec, ShooterKind, View, cells_of, game_seed, seeded_fleet,
 };
@@ -81,8 +81,11 @@ fn battleship(c: &mut Criterion) {
             for v in &positions {
                 let rules = v.geometry().rules();
                 let lengths: Vec<usize> = v.afloat().map(|i| rules.fleet[i].length).collect();
+                // As the article's shooter draws them: 2000 layouts per position, with one
+                // sampler remembering its dead ends.
+                let mut sampler = ArticleSampler::new(v.geometry(), &lengths, v.misses());
                 for _ in 0..2000 {
-                    if let Some(l) = article_layout(v.geometry(), &lengths, v.misses(), &mut rng) {
+                    if let Some(l) = sampler.sample(&mut rng) {
                         total += cells_of(l).count() as u32;
                     }
                 }
