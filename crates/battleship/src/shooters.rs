@@ -992,18 +992,8 @@ mod tests {
         // A crowded 4x4 board (one cell blocked), where many partial layouts cannot be
         // completed: the remembering sampler and the plain one agree on every layout's
         // frequency within five standard deviations.
-        let rules = Rules {
-            width: 4,
-            height: 4,
-            fleet: vec![
-                ShipSpec::new("A", 3),
-                ShipSpec::new("B", 2),
-                ShipSpec::new("C", 2),
-            ],
-            ..Rules::standard()
-        };
-        let geo = Geometry::new(&rules).unwrap();
         let lengths = [3, 2, 2];
+        let geo = Geometry::new(&Rules::with_lengths(4, 4, &lengths)).unwrap();
         let blocked = m(&[5]);
         let n = 20_000;
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
