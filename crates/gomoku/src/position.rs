@@ -439,8 +439,9 @@ impl Position {
         }
     }
 
-    /// The summed [`PATTERN_WEIGHT`] of both colours' four patterns on the empty cell `p`: how
-    /// much a stone there matters to the lines through it.
+    /// The summed pattern weights (the per-direction weights of the pattern score, by
+    /// [`Pattern`]) of both colours' four patterns on the empty cell `p`: how much a stone
+    /// there matters to the lines through it.
     #[must_use]
     pub fn cell_weight(&self, p: usize) -> i32 {
         self.pats[p]
