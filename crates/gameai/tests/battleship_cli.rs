@@ -4,7 +4,7 @@
 use std::process::Output;
 
 mod common;
-use common::text;
+use common::{Scratch, text, words};
 
 fn gameai(args: &[&str]) -> Output {
     common::gameai(args, b"")
@@ -17,19 +17,9 @@ fn last_json(out: &Output) -> String {
 #[test]
 fn eval_prints_json_and_does_not_depend_on_threads() {
     let args = |t: &'static str| {
-        vec![
-            "battleship",
-            "eval",
-            "--games",
-            "6",
-            "--seed",
-            "3",
-            "--shooter",
-            "hunt-target-parity",
-            "--json",
-            "--threads",
-            t,
-        ]
+        let mut a = words("battleship eval --games 6 --seed 3 --shooter hunt-target-parity --json");
+        a.extend(["--threads", t]);
+        a
     };
     let a = gameai(&args("1"));
     assert!(a.status.success(), "{}", text(&a.stderr));
@@ -53,9 +43,8 @@ fn eval_prints_json_and_does_not_depend_on_threads() {
 
 #[test]
 fn eval_plays_a_fleet_file_and_the_default_shooter() {
-    let dir = std::env::temp_dir().join(format!("gameai-bs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("fleets.jsonl");
+    let dir = Scratch::new("bs-fleets");
+    let file = dir.file("fleets.jsonl");
     let line = r#"{"width":10,"height":10,"ships":[{"length":5,"x":0,"y":0,"dir":"h"},{"length":4,"x":0,"y":2,"dir":"h"},{"length":3,"x":0,"y":4,"dir":"h"},{"length":3,"x":0,"y":6,"dir":"h"},{"length":2,"x":0,"y":8,"dir":"h"}]}"#;
     std::fs::write(&file, format!("{line}\n{line}\n")).unwrap();
     let out = gameai(&[
@@ -95,15 +84,13 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
     );
     let out = gameai(&["battleship", "eval", "--shooter", "nope"]);
     assert!(text(&out.stderr).contains("unknown shooter `nope`"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn show_prints_a_heatmap_and_writes_svg() {
-    let dir = std::env::temp_dir().join(format!("gameai-bs-show-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let pos = dir.join("pos.txt");
-    let svg = dir.join("map.svg");
+    let dir = Scratch::new("bs-show");
+    let pos = dir.file("pos.txt");
+    let svg = dir.file("map.svg");
     let mut rows = [".........."; 10];
     rows[4] = "....xo....";
     rows[0] = "ssss......";
@@ -126,5 +113,4 @@ fn show_prints_a_heatmap_and_writes_svg() {
     let out = gameai(&["battleship", "show", pos.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("line 1: column 3: unknown character `q`"));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
-use common::{gameai, text};
+use common::{Scratch, gameai, text, words};
 
 const SAMPLE: &str = "5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n";
 
@@ -94,22 +94,9 @@ fn showcase_reports_twofour() {
 #[test]
 fn minesweeper_eval_is_thread_independent_and_json() {
     let run = |threads: &str| {
-        let out = gameai(
-            &[
-                "minesweeper",
-                "eval",
-                "--level",
-                "beginner",
-                "--games",
-                "40",
-                "--seed",
-                "5",
-                "--threads",
-                threads,
-                "--json",
-            ],
-            b"",
-        );
+        let mut args = words("minesweeper eval --level beginner --games 40 --seed 5 --json");
+        args.extend(["--threads", threads]);
+        let out = gameai(&args, b"");
         assert!(out.status.success(), "{}", text(&out.stderr));
         let s = text(&out.stdout);
         let json = s.lines().last().unwrap().to_owned();
@@ -134,9 +121,8 @@ fn minesweeper_eval_is_thread_independent_and_json() {
 
 #[test]
 fn minesweeper_solve_prints_probabilities_and_a_move() {
-    let dir = std::env::temp_dir().join(format!("gameai-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("pos.txt");
+    let dir = Scratch::new("ms-solve");
+    let file = dir.file("pos.txt");
     std::fs::write(&file, "5x3x3\n1H1HH\nHHHHH\nHHHHH\n").unwrap();
     let out = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -162,14 +148,12 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
         "{}",
         text(&inconsistent.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn minesweeper_board_file_errors_are_clear() {
-    let dir = std::env::temp_dir().join(format!("gameai-boards-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("boards.jsonl");
+    let dir = Scratch::new("ms-boards");
+    let file = dir.file("boards.jsonl");
     std::fs::write(
         &file,
         "{\"width\":9,\"height\":9,\"mines\":1,\"start\":0,\"mineIndices\":[80]}\n{\"width\":9}\n",
@@ -202,5 +186,4 @@ fn minesweeper_board_file_errors_are_clear() {
     );
     assert!(ok.status.success(), "{}", text(&ok.stderr));
     assert!(text(&ok.stdout).contains("{\"played\":1,\"won\":1,"));
-    let _ = std::fs::remove_dir_all(&dir);
 }

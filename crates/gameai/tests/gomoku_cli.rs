@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
-use common::{gameai, text};
+use common::{Scratch, gameai, text, words};
 
 /// The value of `"key":value` in a one-line JSON object.
 fn json_number(line: &str, key: &str) -> f64 {
@@ -16,21 +16,9 @@ fn json_number(line: &str, key: &str) -> f64 {
 #[test]
 fn match_between_built_in_engines() {
     let out = gameai(
-        &[
-            "gomoku",
-            "match",
-            "alphabeta",
-            "bestfirst",
-            "--games",
-            "4",
-            "--time-ms",
-            "20",
-            "--size",
-            "11",
-            "--json",
-            "--memory-mb",
-            "8",
-        ],
+        &words(
+            "gomoku match alphabeta bestfirst --games 4 --time-ms 20 --size 11 --json --memory-mb 8",
+        ),
         b"",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -99,18 +87,7 @@ fn match_against_the_brain_program() {
 fn an_external_brain_that_fails_forfeits() {
     // `true` exits at once: it never answers, so every game is lost by forfeit.
     let out = gameai(
-        &[
-            "gomoku",
-            "match",
-            "cmd:true",
-            "bestfirst",
-            "--games",
-            "2",
-            "--time-ms",
-            "10",
-            "--size",
-            "9",
-        ],
+        &words("gomoku match cmd:true bestfirst --games 2 --time-ms 10 --size 9"),
         b"",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -121,9 +98,8 @@ fn an_external_brain_that_fails_forfeits() {
 
 #[test]
 fn openings_from_a_file() {
-    let dir = std::env::temp_dir().join(format!("gameai-openings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("openings.txt");
+    let dir = Scratch::new("openings");
+    let path = dir.file("openings.txt");
     std::fs::write(&path, "# one opening\n4,4 4,3 e5\n").unwrap();
     let out = gameai(
         &[
@@ -163,37 +139,23 @@ fn openings_from_a_file() {
         "{}",
         text(&out.stderr)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bad_options_fail_with_one_line() {
     for (args, want) in [
+        ("gomoku match deep-blue bestfirst", "unknown engine"),
         (
-            vec!["gomoku", "match", "deep-blue", "bestfirst"],
-            "unknown engine",
-        ),
-        (
-            vec![
-                "gomoku",
-                "match",
-                "bestfirst",
-                "bestfirst",
-                "--rule",
-                "renju",
-            ],
+            "gomoku match bestfirst bestfirst --rule renju",
             "unknown rule",
         ),
         (
-            vec!["gomoku", "match", "bestfirst", "bestfirst", "--size", "40"],
+            "gomoku match bestfirst bestfirst --size 40",
             "board size 40",
         ),
-        (
-            vec!["gomoku", "play", "--colour", "green"],
-            "unknown colour",
-        ),
+        ("gomoku play --colour green", "unknown colour"),
     ] {
-        let out = gameai(&args, b"");
+        let out = gameai(&words(args), b"");
         assert!(!out.status.success(), "{args:?}");
         let err = text(&out.stderr);
         assert!(err.contains(want), "{args:?}: {err}");
@@ -205,20 +167,7 @@ fn bad_options_fail_with_one_line() {
 fn play_a_game_in_the_terminal() {
     // White against the engine on 9x9; the input runs out, which ends the session.
     let out = gameai(
-        &[
-            "gomoku",
-            "play",
-            "--engine",
-            "bestfirst",
-            "--colour",
-            "white",
-            "--size",
-            "9",
-            "--time-ms",
-            "20",
-            "--memory-mb",
-            "8",
-        ],
+        &words("gomoku play --engine bestfirst --colour white --size 9 --time-ms 20 --memory-mb 8"),
         b"e3\nnonsense\n0,0\nundo\nundo\n8,8\n",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));

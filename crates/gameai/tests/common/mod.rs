@@ -22,3 +22,31 @@ pub fn gameai(args: &[&str], stdin: &[u8]) -> Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// The whitespace-separated words of `line`, as arguments (for arguments without spaces).
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
+/// A scratch directory for one test (named after it and the process), removed when dropped.
+pub struct Scratch(pub std::path::PathBuf);
+
+impl Scratch {
+    /// Creates the directory.
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("gameai-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    /// The path of `file` inside it.
+    pub fn file(&self, file: &str) -> std::path::PathBuf {
+        self.0.join(file)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
