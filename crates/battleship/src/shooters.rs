@@ -323,10 +323,10 @@ pub struct ArticleSampler<'a> {
 }
 
 impl<'a> ArticleSampler<'a> {
-    /// A sampler of layouts of ships `lengths` (at most 32) avoiding `blocked`.
+    /// A sampler of layouts of ships `lengths` avoiding `blocked`. Dead ends are remembered
+    /// for fleets of up to 32 ships ([`crate::MAX_SHIPS`]); larger ones are searched afresh.
     pub fn new(geo: &'a Geometry, lengths: &[usize], blocked: u128) -> Self {
         let mut lengths = lengths.to_vec();
-        lengths.truncate(32);
         lengths.sort_unstable();
         let group = (0..lengths.len())
             .map(|i| lengths.iter().position(|&l| l == lengths[i]).unwrap_or(i))
@@ -348,7 +348,12 @@ impl<'a> ArticleSampler<'a> {
             let j = rng.random_range(0..=i);
             order.swap(i, j);
         }
-        let left = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        // The mask of ships left; 0 (no memory) past 32 ships.
+        let left = match n {
+            0..32 => (1u32 << n) - 1,
+            32 => u32::MAX,
+            _ => 0,
+        };
         self.place(&order, 0, 0, left, rng)
     }
 
@@ -363,21 +368,23 @@ impl<'a> ArticleSampler<'a> {
         if k == order.len() {
             return Some(layout);
         }
-        if self.dead.contains(&(layout, left)) {
+        let remember = left != 0;
+        if remember && self.dead.contains(&(layout, left)) {
             return None;
         }
         let ship = order[k];
         // The ships left after this one: its length's group loses its highest bit.
-        let g = self.group[ship];
-        let size = self.lengths[g..]
-            .iter()
-            .take_while(|&&l| l == self.lengths[g])
-            .count();
-        let top = (g..g + size)
-            .rev()
-            .find(|&i| left >> i & 1 == 1)
-            .unwrap_or(g);
-        let rest = left & !(1u32 << top);
+        let rest = if remember {
+            let g = self.group[ship];
+            let top = (g..self.lengths.len())
+                .take_while(|&i| self.lengths[i] == self.lengths[g])
+                .filter(|&i| left >> i & 1 == 1)
+                .last()
+                .unwrap_or(g);
+            left & !(1u32 << top)
+        } else {
+            0
+        };
         let fleet_index = self
             .geo
             .rules()
@@ -398,7 +405,9 @@ impl<'a> ArticleSampler<'a> {
                 return Some(l);
             }
         }
-        self.dead.insert((layout, left));
+        if remember {
+            self.dead.insert((layout, left));
+        }
         None
     }
 }
@@ -1028,6 +1037,13 @@ mod tests {
             ArticleSampler::new(&geo, &lengths, full).sample(&mut rng),
             None
         );
+        // Past 32 ships nothing is remembered, and layouts still come.
+        let geo = Geometry::new(&Rules::with_lengths(11, 11, &[1])).unwrap();
+        let mut many = ArticleSampler::new(&geo, &[1; 34], 0);
+        let l = many.sample(&mut rng).unwrap();
+        assert_eq!(l.count_ones(), 34);
+        assert_eq!(l & neighbours4(&geo, l), 0, "no two ships share an edge");
+        assert!(many.dead.is_empty());
     }
 
     #[test]
