@@ -368,7 +368,8 @@ impl<'a> ArticleSampler<'a> {
         if k == order.len() {
             return Some(layout);
         }
-        let remember = left != 0;
+        // The last ship fails or not by one pass over its positions: as quick as a lookup.
+        let remember = left != 0 && k + 1 < order.len();
         if remember && self.dead.contains(&(layout, left)) {
             return None;
         }
