@@ -64,6 +64,8 @@ pub struct ArticleSampler<'a> {
     lengths: Vec<usize>,
     /// Per ship (as in `lengths`): the index of the first ship of its length.
     group: Vec<usize>,
+    /// Per ship: the fleet ship of the same length whose placement families it uses.
+    family: Vec<usize>,
     blocked: u128,
     /// `(layout, ships left)` states without completion; the ships left are a canonical
     /// mask (the lowest bits of each length's group), since ships of one length are alike.
@@ -79,10 +81,18 @@ impl<'a> ArticleSampler<'a> {
         let group = (0..lengths.len())
             .map(|i| lengths.iter().position(|&l| l == lengths[i]).unwrap_or(i))
             .collect();
+        let family = lengths
+            .iter()
+            .map(|&l| {
+                let fleet = &geo.rules().fleet;
+                fleet.iter().position(|s| s.length == l).unwrap_or(0)
+            })
+            .collect();
         ArticleSampler {
             geo,
             lengths,
             group,
+            family,
             blocked,
             dead: std::collections::HashSet::new(),
         }
@@ -134,16 +144,9 @@ impl<'a> ArticleSampler<'a> {
         } else {
             0
         };
-        let fleet_index = self
-            .geo
-            .rules()
-            .fleet
-            .iter()
-            .position(|s| s.length == self.lengths[ship])
-            .unwrap_or(0);
         let avoid = self.blocked | layout | neighbours4(self.geo, layout);
         let mut cands: Vec<u128> = Vec::new();
-        for f in self.geo.families(fleet_index) {
+        for f in self.geo.families(self.family[ship]) {
             let free = f.starts() & !meeting(f.shape(), avoid);
             cands.extend(cells_of(free).map(|s| f.cells(s as u32)));
         }
