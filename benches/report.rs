@@ -2,8 +2,11 @@
 //! speedups, one table per benchmark group, so the figures in `docs/` come from a command.
 //!
 //! Usage: `cargo run -p benches --bin bench-report [-- GROUP_PREFIX]`, after `cargo bench`.
-//! Within a group, rows go from slowest to fastest and each speedup is relative to the slowest
-//! function of that group, so every ratio compares measurements of the same run.
+//! Each speedup is relative to the group's baseline, the plain algorithm the other functions
+//! of the group improve on (see [`BASELINES`]), so every ratio compares measurements of the
+//! same run and a table's reference stays the same from one run to the next. The baseline
+//! comes first, then the other functions from slowest to fastest. A group without a baseline
+//! (one function per input, say) is listed by name, without speedups.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,6 +55,51 @@ fn human(ns: f64) -> String {
     }
 }
 
+/// Function names that serve as a group's baseline, in order of preference: the plain
+/// algorithm of each benchmark group (TwoFour's solver levels run the lowest level that
+/// finishes, so `plain`, then `merged`, then `memo`).
+const BASELINES: &[&str] = &[
+    "naive",
+    "plain",
+    "merged",
+    "memo",
+    "minimax",
+    "exact",
+    "play + full recount + undo",
+    "plain alpha-beta + memo",
+];
+
+/// The Markdown table of one group's `(function, median ns)` rows.
+fn table(mut rows: Vec<(String, f64)>) -> String {
+    let base = BASELINES
+        .iter()
+        .find_map(|b| rows.iter().position(|(f, _)| f == b));
+    let mut out = String::new();
+    match base {
+        Some(i) if rows.len() > 1 => {
+            let (name, base_ns) = rows.remove(i);
+            rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+            rows.insert(0, (name, base_ns));
+            out.push_str(&format!(
+                "| function | median | speedup vs {} |\n",
+                rows[0].0
+            ));
+            out.push_str("|---|---:|---:|\n");
+            for (f, m) in &rows {
+                out.push_str(&format!("| {f} | {} | {:.1}x |\n", human(*m), base_ns / m));
+            }
+        }
+        _ => {
+            rows.sort_by(|a, b| a.0.cmp(&b.0));
+            out.push_str("| function | median |\n|---|---:|\n");
+            for (f, m) in &rows {
+                out.push_str(&format!("| {f} | {} |\n", human(*m)));
+            }
+        }
+    }
+    out
+}
+
 fn main() {
     let prefix = std::env::args().nth(1).unwrap_or_default();
     let root =
@@ -85,14 +133,50 @@ fn main() {
         );
         std::process::exit(1);
     }
-    for (group, mut rows) in groups {
-        rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for (group, rows) in groups {
         println!("\n{group}\n");
-        println!("| function | median | speedup vs {} |", rows[0].0);
-        println!("|---|---:|---:|");
-        let base = rows[0].1;
-        for (f, m) in &rows {
-            println!("| {f} | {} | {:.1}x |", human(*m), base / m);
-        }
+        print!("{}", table(rows));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(list: &[(&str, f64)]) -> Vec<(String, f64)> {
+        list.iter().map(|&(f, m)| (f.to_owned(), m)).collect()
+    }
+
+    #[test]
+    fn the_baseline_leads_even_when_it_is_not_the_slowest() {
+        let t = table(rows(&[
+            ("density", 50e3),
+            ("article", 80e6),
+            ("exact", 40e6),
+            ("chain", 90e6),
+        ]));
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "| function | median | speedup vs exact |");
+        assert_eq!(lines[2], "| exact | 40.00 ms | 1.0x |");
+        assert_eq!(lines[3], "| chain | 90.00 ms | 0.4x |");
+        assert_eq!(lines[4], "| article | 80.00 ms | 0.5x |");
+        assert_eq!(lines[5], "| density | 50.00 µs | 800.0x |");
+    }
+
+    #[test]
+    fn the_preferred_baseline_wins() {
+        let t = table(rows(&[("memo", 2e6), ("merged", 8e8), ("multiset", 1e5)]));
+        assert!(t.starts_with("| function | median | speedup vs merged |"));
+    }
+
+    #[test]
+    fn groups_without_a_baseline_have_no_speedups() {
+        let t = table(rows(&[("p01", 2e3), ("p00", 5e3)]));
+        assert_eq!(
+            t,
+            "| function | median |\n|---|---:|\n| p00 | 5.00 µs |\n| p01 | 2.00 µs |\n"
+        );
+        let single = table(rows(&[("exact", 1e3)]));
+        assert!(!single.contains("speedup"));
     }
 }
