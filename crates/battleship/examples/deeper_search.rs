@@ -1,0 +1,237 @@
+//! Does searching deeper than the `endgame` shooter pay? Plays the same seeded uniform fleets
+//! with the default shooter and with a deeper variant of it, and prints the paired difference
+//! in shots.
+//!
+//! ```sh
+//! cargo run --release -p battleship --example deeper_search -- no-touch 2000 11 optimal 40
+//! cargo run --release -p battleship --example deeper_search -- no-touch 2000 11 particles 300
+//! ```
+//! Arguments: `standard` or `no-touch`, games, seed, and the variant:
+//!
+//! - `optimal K`: once at most K fleets remain, the candidates are valued with optimal play
+//!   after them (exact expectimax, [`Strategy::Optimal`]) instead of greedy play, so the last
+//!   shots are played optimally; a search past 20,000 knowledge states falls back to the
+//!   default valuation.
+//! - `particles P`: before the exact endgame (more than 2000 fleets left), the four likeliest
+//!   cells are valued by the same one step of policy improvement, on P fleets drawn by the
+//!   Markov chain instead of the exact list.
+//!
+//! Games run on two threads; the results do not depend on it.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use battleship::infer::{PosteriorConfig, consistent_fleets, posterior};
+use battleship::optimal::{Strategy, shot_values};
+use battleship::shooters::{EndgameShooter, chain_fleets};
+use battleship::{
+    Adjacency, Decision, Error, Geometry, Placer, Rules, Shooter, View, cells_of, game_seed, play,
+    seeded_fleet,
+};
+use rand::{Rng, RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+#[derive(Debug, Clone, Copy)]
+enum Variant {
+    Optimal(usize),
+    Particles(u32),
+}
+
+/// The default shooter's rules (exact search once at most 2000 fleets remain, among the 8
+/// likeliest cells), with the variant's deeper search added.
+#[derive(Debug)]
+struct Deeper {
+    variant: Variant,
+    config: PosteriorConfig,
+    /// Decisions the deeper search valued, and those where it ran out of states.
+    searched: u64,
+    too_large: u64,
+}
+
+/// The cell of `cells` with the best score, ties at random.
+fn best(cells: &[usize], score: impl Fn(usize) -> f64, rng: &mut dyn Rng) -> usize {
+    let top = cells
+        .iter()
+        .map(|&c| score(c))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let tied: Vec<usize> = cells
+        .iter()
+        .copied()
+        .filter(|&c| score(c) >= top - 1e-12)
+        .collect();
+    tied[rng.random_range(0..tied.len())]
+}
+
+impl Shooter for Deeper {
+    fn name(&self) -> &'static str {
+        "deeper"
+    }
+
+    fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
+        let mut r = Xoshiro256PlusPlus::seed_from_u64(rng.next_u64());
+        let post = posterior(view, &self.config, &mut r)?;
+        let estimated = !post.is_exact();
+        let unknown: Vec<usize> = cells_of(view.unknown()).collect();
+        let mut order: Vec<usize> = unknown
+            .iter()
+            .copied()
+            .filter(|&c| post.hit[c] > 0.0)
+            .collect();
+        order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
+        let greedy = |rng: &mut dyn Rng| best(&unknown, |c| post.hit[c], rng);
+        if order.is_empty() || post.hit[order[0]] >= 1.0 - 1e-12 {
+            return Ok(Decision {
+                cell: greedy(rng),
+                estimated,
+            });
+        }
+        let shots = view.misses() | view.hits() | view.sunk_cells();
+        let hits = view.hits() | view.sunk_cells();
+        let value = |fleets: Vec<Vec<u128>>, cands: &[usize], then, states| {
+            shot_values(view.geometry(), fleets, shots, hits, cands, then, states)
+        };
+        let mut values = None;
+        if post.solutions.is_some_and(|n| n <= 2000) {
+            let fleets = consistent_fleets(view, &post, 2000)?;
+            let cands: Vec<usize> = order.iter().copied().take(8).collect();
+            if let Variant::Optimal(k) = self.variant
+                && fleets.len() <= k
+            {
+                self.searched += 1;
+                match value(fleets.clone(), &cands, Strategy::Optimal, 20_000) {
+                    Ok(v) => values = Some((cands.clone(), v)),
+                    Err(Error::TooLarge(_)) => self.too_large += 1,
+                    Err(e) => return Err(e),
+                }
+            }
+            if values.is_none() {
+                match value(fleets, &cands, Strategy::GreedyFirst, 200_000) {
+                    Ok(v) => values = Some((cands, v)),
+                    Err(Error::TooLarge(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        } else if let Variant::Particles(p) = self.variant {
+            let fleets = chain_fleets(view, self.config.burn_in, p, &mut r)?;
+            let cands: Vec<usize> = order.iter().copied().take(4).collect();
+            self.searched += 1;
+            match value(fleets, &cands, Strategy::GreedyFirst, 200_000) {
+                Ok(v) => values = Some((cands, v)),
+                Err(Error::TooLarge(_)) => self.too_large += 1,
+                Err(e) => return Err(e),
+            }
+        }
+        let cell = match values {
+            // Least expected shots; ties to the likelier hit, then at random.
+            Some((cands, v)) => {
+                let low = v.iter().copied().fold(f64::INFINITY, f64::min);
+                let tied: Vec<usize> = cands
+                    .iter()
+                    .zip(&v)
+                    .filter(|&(_, &x)| x <= low + 1e-9)
+                    .map(|(&c, _)| c)
+                    .collect();
+                best(&tied, |c| post.hit[c], rng)
+            }
+            None => greedy(rng),
+        };
+        Ok(Decision { cell, estimated })
+    }
+}
+
+/// Per game: shots and decision time (ms) of the default shooter, then of the variant.
+type Row = (u32, f64, u32, f64);
+
+fn run(
+    geo: &Arc<Geometry>,
+    variant: Variant,
+    seed: u64,
+    games: std::ops::Range<u64>,
+) -> Result<(Vec<Row>, u64, u64), Error> {
+    let mut deeper = Deeper {
+        variant,
+        config: PosteriorConfig::default(),
+        searched: 0,
+        too_large: 0,
+    };
+    let mut rows = Vec::new();
+    for i in games {
+        let fleet = seeded_fleet(geo, Placer::Uniform, seed, i)?;
+        // As `gameai battleship eval` seeds its games, so the first column is its games.
+        let shooter_seed = game_seed(seed ^ 0x5eed_5eed_5eed_5eed, i);
+        let a = play(
+            geo,
+            fleet.clone(),
+            &mut EndgameShooter::default(),
+            shooter_seed,
+        );
+        let b = play(geo, fleet, &mut deeper, shooter_seed);
+        if let Some(e) = a.error.clone().or_else(|| b.error.clone()) {
+            return Err(e);
+        }
+        let ms =
+            |r: &battleship::GameRecord| r.decide_time.as_secs_f64() * 1e3 / f64::from(r.shots);
+        rows.push((a.shots, ms(&a), b.shots, ms(&b)));
+    }
+    Ok((rows, deeper.searched, deeper.too_large))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: deeper_search standard|no-touch GAMES SEED optimal K|particles P";
+    if args.len() != 5 {
+        return Err(usage.into());
+    }
+    let adjacency = match args[0].as_str() {
+        "standard" => Adjacency::Allowed,
+        "no-touch" => Adjacency::NoTouch,
+        other => return Err(format!("unknown adjacency {other}; {usage}").into()),
+    };
+    let games: u64 = args[1].parse()?;
+    let seed: u64 = args[2].parse()?;
+    let variant = match args[3].as_str() {
+        "optimal" => Variant::Optimal(args[4].parse()?),
+        "particles" => Variant::Particles(args[4].parse()?),
+        other => return Err(format!("unknown variant {other}; {usage}").into()),
+    };
+    if games < 2 {
+        return Err("play at least 2 games".into());
+    }
+    let geo = Geometry::new(&Rules {
+        adjacency,
+        ..Rules::standard()
+    })?;
+    let start = Instant::now();
+    let half = games / 2;
+    let (first, second) = std::thread::scope(|s| {
+        let h = s.spawn(|| run(&geo, variant, seed, 0..half));
+        let second = run(&geo, variant, seed, half..games);
+        (h.join(), second)
+    });
+    let first = first.map_err(|_| "a worker thread panicked")??;
+    let second = second?;
+    let rows: Vec<Row> = first.0.into_iter().chain(second.0).collect();
+    let (searched, too_large) = (first.1 + second.1, first.2 + second.2);
+    let n = rows.len() as f64;
+    let mean = |f: fn(&Row) -> f64| rows.iter().map(f).sum::<f64>() / n;
+    let diff = mean(|r| f64::from(r.2) - f64::from(r.0));
+    let sd = (rows
+        .iter()
+        .map(|r| (f64::from(r.2) - f64::from(r.0) - diff).powi(2))
+        .sum::<f64>()
+        / (n - 1.0))
+        .sqrt();
+    println!(
+        "{} games, {:?}: endgame {:.3} shots ({:.2} ms/shot), variant {:.3} ({:.2} ms/shot), \
+         difference {diff:+.3} ± {:.3} (s.e.); deeper searches {searched}, {too_large} too large; {:.0} s",
+        rows.len(),
+        variant,
+        mean(|r| f64::from(r.0)),
+        mean(|r| r.1),
+        mean(|r| f64::from(r.2)),
+        mean(|r| r.3),
+        sd / n.sqrt(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
