@@ -22,8 +22,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use battleship::infer::{PosteriorConfig, consistent_fleets, posterior};
-use battleship::optimal::{Strategy, shot_values};
-use battleship::shooters::{EndgameShooter, chain_fleets};
+use battleship::optimal::Strategy;
+use battleship::shooters::{EndgameShooter, chain_fleets, improvement_step};
 use battleship::{
     Adjacency, Decision, Error, Geometry, Placer, Rules, Shooter, View, cells_of, game_seed, play,
     seeded_fleet,
@@ -48,20 +48,6 @@ struct Deeper {
     too_large: u64,
 }
 
-/// The cell of `cells` with the best score, ties at random.
-fn best(cells: &[usize], score: impl Fn(usize) -> f64, rng: &mut dyn Rng) -> usize {
-    let top = cells
-        .iter()
-        .map(|&c| score(c))
-        .fold(f64::NEG_INFINITY, f64::max);
-    let tied: Vec<usize> = cells
-        .iter()
-        .copied()
-        .filter(|&c| score(c) >= top - 1e-12)
-        .collect();
-    tied[rng.random_range(0..tied.len())]
-}
-
 impl Shooter for Deeper {
     fn name(&self) -> &'static str {
         "deeper"
@@ -72,68 +58,42 @@ impl Shooter for Deeper {
         let post = posterior(view, &self.config, &mut r)?;
         let estimated = !post.is_exact();
         let unknown: Vec<usize> = cells_of(view.unknown()).collect();
-        let mut order: Vec<usize> = unknown
-            .iter()
-            .copied()
-            .filter(|&c| post.hit[c] > 0.0)
-            .collect();
-        order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
-        let greedy = |rng: &mut dyn Rng| best(&unknown, |c| post.hit[c], rng);
-        if order.is_empty() || post.hit[order[0]] >= 1.0 - 1e-12 {
-            return Ok(Decision {
-                cell: greedy(rng),
-                estimated,
-            });
-        }
-        let shots = view.misses() | view.hits() | view.sunk_cells();
-        let hits = view.hits() | view.sunk_cells();
-        let value = |fleets: Vec<Vec<u128>>, cands: &[usize], then, states| {
-            shot_values(view.geometry(), fleets, shots, hits, cands, then, states)
-        };
-        let mut values = None;
-        if post.solutions.is_some_and(|n| n <= 2000) {
-            let fleets = consistent_fleets(view, &post, 2000)?;
-            let cands: Vec<usize> = order.iter().copied().take(8).collect();
-            if let Variant::Optimal(k) = self.variant
-                && fleets.len() <= k
-            {
+        let top = unknown.iter().map(|&c| post.hit[c]).fold(0.0, f64::max);
+        let mut cell = None;
+        if top > 0.0 && top < 1.0 - 1e-12 {
+            if post.solutions.is_some_and(|n| n <= 2000) {
+                let fleets = consistent_fleets(view, &post, 2000)?;
+                if let Variant::Optimal(k) = self.variant
+                    && fleets.len() <= k
+                {
+                    self.searched += 1;
+                    let then = Strategy::Optimal;
+                    cell = improvement_step(view, &post, fleets.clone(), 8, then, 20_000, rng)?;
+                    self.too_large += u64::from(cell.is_none());
+                }
+                if cell.is_none() {
+                    let then = Strategy::GreedyFirst;
+                    cell = improvement_step(view, &post, fleets, 8, then, 200_000, rng)?;
+                }
+            } else if let Variant::Particles(p) = self.variant {
+                let fleets = chain_fleets(view, self.config.burn_in, p, &mut r)?;
                 self.searched += 1;
-                match value(fleets.clone(), &cands, Strategy::Optimal, 20_000) {
-                    Ok(v) => values = Some((cands.clone(), v)),
-                    Err(Error::TooLarge(_)) => self.too_large += 1,
-                    Err(e) => return Err(e),
-                }
-            }
-            if values.is_none() {
-                match value(fleets, &cands, Strategy::GreedyFirst, 200_000) {
-                    Ok(v) => values = Some((cands, v)),
-                    Err(Error::TooLarge(_)) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        } else if let Variant::Particles(p) = self.variant {
-            let fleets = chain_fleets(view, self.config.burn_in, p, &mut r)?;
-            let cands: Vec<usize> = order.iter().copied().take(4).collect();
-            self.searched += 1;
-            match value(fleets, &cands, Strategy::GreedyFirst, 200_000) {
-                Ok(v) => values = Some((cands, v)),
-                Err(Error::TooLarge(_)) => self.too_large += 1,
-                Err(e) => return Err(e),
+                let then = Strategy::GreedyFirst;
+                cell = improvement_step(view, &post, fleets, 4, then, 200_000, rng)?;
+                self.too_large += u64::from(cell.is_none());
             }
         }
-        let cell = match values {
-            // Least expected shots; ties to the likelier hit, then at random.
-            Some((cands, v)) => {
-                let low = v.iter().copied().fold(f64::INFINITY, f64::min);
-                let tied: Vec<usize> = cands
+        let cell = match cell {
+            Some(c) => c,
+            // Greedy: the likeliest hit, ties at random.
+            None => {
+                let tied: Vec<usize> = unknown
                     .iter()
-                    .zip(&v)
-                    .filter(|&(_, &x)| x <= low + 1e-9)
-                    .map(|(&c, _)| c)
+                    .copied()
+                    .filter(|&c| post.hit[c] >= top - 1e-12)
                     .collect();
-                best(&tied, |c| post.hit[c], rng)
+                tied[rng.random_range(0..tied.len())]
             }
-            None => greedy(rng),
         };
         Ok(Decision { cell, estimated })
     }

@@ -431,39 +431,67 @@ impl EndgameShooter {
             Err(Error::TooLarge(_)) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let mut order: Vec<usize> = cells_of(view.unknown())
-            .filter(|&c| post.hit[c] > 0.0)
-            .collect();
-        order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
-        order.truncate(self.candidates.max(1));
-        if order.is_empty() {
-            // Nothing left can hit (under salvo rules the rest may be pending this turn).
-            return Ok(None);
-        }
-        let shots = view.misses() | view.hits() | view.sunk_cells();
-        let hits = view.hits() | view.sunk_cells();
-        let values = match optimal::shot_values(
-            view.geometry(),
+        improvement_step(
+            view,
+            post,
             fleets,
-            shots,
-            hits,
-            &order,
+            self.candidates,
             optimal::Strategy::GreedyFirst,
             self.max_states,
-        ) {
-            Ok(v) => v,
-            Err(Error::TooLarge(_)) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        // Least expected shots; ties to the likelier hit, then at random.
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let tied = order
-            .iter()
-            .zip(&values)
-            .filter(|&(_, &v)| v <= low + 1e-9)
-            .fold(0u128, |m, (&c, _)| m | 1u128 << c);
-        argmax(tied, |c| post.hit[c], rng).map(Some)
+            rng,
+        )
     }
+}
+
+/// One step of policy improvement, the [`EndgameShooter`]'s choice: among the `candidates`
+/// likeliest cells of `post` that can hit, the one with the least expected number of shots
+/// to the end when `then` plays on after it, valued exactly over `fleets` (per-ship cells of
+/// the fleets taken as the equally likely ones left, e.g. [`consistent_fleets`]); ties go to
+/// the likelier hit, then at random. `None` when no cell can hit (under salvo rules the rest
+/// may be pending this turn) or the valuation passes `max_states` knowledge states.
+///
+/// # Errors
+/// [`Error::Inconsistent`] without fleets.
+pub fn improvement_step(
+    view: &View,
+    post: &Posterior,
+    fleets: Vec<Vec<u128>>,
+    candidates: usize,
+    then: optimal::Strategy,
+    max_states: usize,
+    rng: &mut dyn Rng,
+) -> Result<Option<usize>, Error> {
+    let mut order: Vec<usize> = cells_of(view.unknown())
+        .filter(|&c| post.hit[c] > 0.0)
+        .collect();
+    order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
+    order.truncate(candidates.max(1));
+    if order.is_empty() {
+        return Ok(None);
+    }
+    let shots = view.misses() | view.hits() | view.sunk_cells();
+    let hits = view.hits() | view.sunk_cells();
+    let values = match optimal::shot_values(
+        view.geometry(),
+        fleets,
+        shots,
+        hits,
+        &order,
+        then,
+        max_states,
+    ) {
+        Ok(v) => v,
+        Err(Error::TooLarge(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    // Least expected shots; ties to the likelier hit, then at random.
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let tied = order
+        .iter()
+        .zip(&values)
+        .filter(|&(_, &v)| v <= low + 1e-9)
+        .fold(0u128, |m, (&c, _)| m | 1u128 << c);
+    argmax(tied, |c| post.hit[c], rng).map(Some)
 }
 
 /// The entropy (bits) of a distribution given by probabilities.
