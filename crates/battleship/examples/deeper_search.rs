@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --release -p battleship --example deeper_search -- no-touch 2000 11 optimal 40
 //! cargo run --release -p battleship --example deeper_search -- no-touch 2000 11 particles 300
+//! cargo run --release -p battleship --example deeper_search -- standard 4000 11 wide 6000
 //! ```
 //! Arguments: `standard` or `no-touch`, games, seed, and the variant:
 //!
@@ -15,6 +16,8 @@
 //! - `particles P`: before the exact endgame (more than 2000 fleets left), the four likeliest
 //!   cells are valued by the same one step of policy improvement, on P fleets drawn by the
 //!   Markov chain instead of the exact list.
+//! - `wide F`: the default search (the 8 likeliest cells valued exactly, greedy play after
+//!   them) starts once at most F fleets remain instead of 2000.
 //!
 //! Games run on two threads; the results do not depend on it.
 
@@ -35,6 +38,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 enum Variant {
     Optimal(usize),
     Particles(u32),
+    Wide(usize),
 }
 
 /// The default shooter's rules (exact search once at most 2000 fleets remain, among the 8
@@ -61,8 +65,14 @@ impl Shooter for Deeper {
         let top = unknown.iter().map(|&c| post.hit[c]).fold(0.0, f64::max);
         let mut cell = None;
         if top > 0.0 && top < 1.0 - 1e-12 {
-            if post.solutions.is_some_and(|n| n <= 2000) {
-                let fleets = consistent_fleets(view, &post, 2000)?;
+            let limit = match self.variant {
+                Variant::Wide(f) => f.max(2000),
+                _ => 2000,
+            };
+            if post.solutions.is_some_and(|n| n <= limit as u128) {
+                let fleets = consistent_fleets(view, &post, limit)?;
+                // Searches the default shooter would not make.
+                self.searched += u64::from(fleets.len() > 2000);
                 if let Variant::Optimal(k) = self.variant
                     && fleets.len() <= k
                 {
@@ -138,7 +148,7 @@ fn run(
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: deeper_search standard|no-touch GAMES SEED optimal K|particles P";
+    let usage = "usage: deeper_search standard|no-touch GAMES SEED optimal K|particles P|wide F";
     if args.len() != 5 {
         return Err(usage.into());
     }
@@ -147,11 +157,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "no-touch" => Adjacency::NoTouch,
         other => return Err(format!("unknown adjacency {other}; {usage}").into()),
     };
-    let games: u64 = args[1].parse()?;
-    let seed: u64 = args[2].parse()?;
+    let number = |s: &String| {
+        s.parse::<usize>()
+            .map_err(|_| format!("not a number: {s}; {usage}"))
+    };
+    let games = number(&args[1])? as u64;
+    let seed = args[2]
+        .parse::<u64>()
+        .map_err(|_| format!("not a seed: {}; {usage}", args[2]))?;
     let variant = match args[3].as_str() {
-        "optimal" => Variant::Optimal(args[4].parse()?),
-        "particles" => Variant::Particles(args[4].parse()?),
+        "optimal" => Variant::Optimal(number(&args[4])?),
+        "particles" => Variant::Particles(u32::try_from(number(&args[4])?)?),
+        "wide" => Variant::Wide(number(&args[4])?),
         other => return Err(format!("unknown variant {other}; {usage}").into()),
     };
     if games < 2 {
