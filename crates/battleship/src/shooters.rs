@@ -756,6 +756,74 @@ mod tests {
     }
 
     #[test]
+    fn improvement_step_over_every_cell_plays_an_optimal_first_shot() {
+        use crate::optimal::{ExactLimits, Strategy, exact_mean_shots};
+        use rand::SeedableRng;
+        let geo = small(Feedback::Standard);
+        let view = View::new(geo.clone());
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let post = posterior(&view, &PosteriorConfig::default(), &mut rng).unwrap();
+        let fleets = consistent_fleets(&view, &post, 10_000).unwrap();
+        // The whole game solved independently: its optimal first shots and their value.
+        let exact = exact_mean_shots(&geo, Strategy::Optimal, &ExactLimits::default()).unwrap();
+        let all = geo.rules().cells();
+        for seed in 0..4 {
+            let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let cell = improvement_step(
+                &view,
+                &post,
+                fleets.clone(),
+                all,
+                Strategy::Optimal,
+                1 << 20,
+                &mut r,
+            )
+            .unwrap()
+            .unwrap();
+            assert!(exact.first_shots.contains(&cell), "{cell} {exact:?}");
+            // Nothing shot yet: no shots, no hits.
+            let v = optimal::shot_values(
+                &geo,
+                fleets.clone(),
+                0,
+                0,
+                &[cell],
+                Strategy::Optimal,
+                1 << 20,
+            )
+            .unwrap();
+            assert!((v[0] - exact.mean_shots).abs() < 1e-9);
+        }
+        // One candidate: the likeliest hit.
+        let best = (0..all).map(|c| post.hit[c]).fold(0.0, f64::max);
+        let one = improvement_step(
+            &view,
+            &post,
+            fleets.clone(),
+            1,
+            Strategy::GreedyFirst,
+            1 << 20,
+            &mut rng,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(post.hit[one], best);
+        // Over its state budget it declines; without fleets it is an error.
+        let tiny = improvement_step(&view, &post, fleets, all, Strategy::Optimal, 1, &mut rng);
+        assert_eq!(tiny.unwrap(), None);
+        let none = improvement_step(
+            &view,
+            &post,
+            Vec::new(),
+            all,
+            Strategy::Optimal,
+            1 << 20,
+            &mut rng,
+        );
+        assert!(matches!(none, Err(Error::Inconsistent)));
+    }
+
+    #[test]
     fn lookahead_games_finish_and_repeat_with_the_seed() {
         let rules = Rules {
             width: 6,

@@ -64,26 +64,6 @@ struct Counts {
     switched: u64,
 }
 
-/// Plays on from the solver's moves until the game ends; whether it is won.
-fn finish(solver: &Solver, game: &mut Game) -> bool {
-    while game.state() == GameState::Playing {
-        match solver.decide(&game.view()) {
-            Ok(Decision::Safe(cells)) => {
-                for c in cells {
-                    if !game.is_revealed(c) && game.state() == GameState::Playing {
-                        let _ = game.reveal(c);
-                    }
-                }
-            }
-            Ok(Decision::Guess { cell, .. }) => {
-                let _ = game.reveal(cell);
-            }
-            Err(_) => return false,
-        }
-    }
-    game.state() == GameState::Won
-}
-
 /// Plays `board` (a layout consistent with `pos`) from `pos`: the revealed cells again, then
 /// `first`, then the solver to the end.
 fn rollout(solver: &Solver, board: Board, pos: &Position, first: usize) -> bool {
@@ -96,7 +76,7 @@ fn rollout(solver: &Solver, board: Board, pos: &Position, first: usize) -> bool 
     if game.reveal(first).is_err() {
         return false;
     }
-    finish(solver, &mut game)
+    finish(solver, &mut game, None, 0).0
 }
 
 /// The board of one sampled assignment.
@@ -193,7 +173,7 @@ fn improve(
     Some(cands[chosen])
 }
 
-/// Plays one game; with `rollouts`, guesses may be changed by [`improve`].
+/// Plays one game from its first click.
 fn play(
     solver: &Solver,
     board: Board,
@@ -201,11 +181,22 @@ fn play(
     rollouts: Option<&Rollouts>,
     seed: u64,
 ) -> (bool, Counts) {
-    let mut counts = Counts::default();
     let mut game = Game::new(board);
     if game.reveal(start).is_err() {
-        return (false, counts);
+        return (false, Counts::default());
     }
+    finish(solver, &mut game, rollouts, seed)
+}
+
+/// Plays on with the solver's moves until the game ends; whether it is won. With `rollouts`,
+/// guesses may be changed by [`improve`].
+fn finish(
+    solver: &Solver,
+    game: &mut Game,
+    rollouts: Option<&Rollouts>,
+    seed: u64,
+) -> (bool, Counts) {
+    let mut counts = Counts::default();
     let mut guesses = 0u64;
     while game.state() == GameState::Playing {
         let view = game.view();
