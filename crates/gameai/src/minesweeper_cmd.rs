@@ -28,6 +28,8 @@ enum Command {
     Solve {
         /// A position in the text format (`WxHxM`, then rows of H, F, M and 0-8).
         file: PathBuf,
+        #[command(flatten)]
+        solver: SolverArgs,
     },
     /// Write the seeded boards of an eval run to a board file (JSON lines), so other programs
     /// can play exactly the same games.
@@ -148,6 +150,14 @@ struct SolverArgs {
     /// Guess the safest cell, without the look-ahead.
     #[arg(long)]
     no_lookahead: bool,
+    /// Look-ahead depth: 1, or 2 to value each guess by the best guess after it (about ten
+    /// times the work), or 3.
+    #[arg(long, default_value_t = SolverConfig::default().depth,
+          value_parser = clap::value_parser!(u8).range(1..=3))]
+    depth: u8,
+    /// Candidates valued in each position one guess ahead (depth 2 and more).
+    #[arg(long, default_value_t = SolverConfig::default().second_candidates)]
+    second: usize,
     /// Search nodes allowed per component for exact counting; beyond it the solver guesses
     /// with the fallback estimate.
     #[arg(long, default_value_t = csp_core::Budget::default().max_nodes)]
@@ -168,6 +178,8 @@ impl SolverArgs {
         }
         Ok(SolverConfig {
             lookahead: !self.no_lookahead,
+            depth: self.depth,
+            second_candidates: self.second,
             tolerance: self.tolerance,
             max_candidates: self.candidates.max(1),
             endgame_cells: self.endgame_cells,
@@ -187,7 +199,7 @@ impl SolverArgs {
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     match &args.command {
         Command::Eval(e) => eval(e, out),
-        Command::Solve { file } => solve(file, out),
+        Command::Solve { file, solver } => solve(file, solver, out),
         Command::Boards(b) => boards(b, out),
         Command::Train(t) => train(t, out),
         Command::Calibrate(c) => calibrate(c, out),
@@ -509,11 +521,11 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
-fn solve(file: &PathBuf, out: &mut impl Write) -> Result<(), CliError> {
+fn solve(file: &PathBuf, args: &SolverArgs, out: &mut impl Write) -> Result<(), CliError> {
     let input = std::fs::read_to_string(file)
         .map_err(|e| CliError(format!("cannot read {}: {e}", file.display())))?;
     let pos = text::read(&input).map_err(|e| CliError(format!("{}: {e}", file.display())))?;
-    let solver = Solver::new(SolverConfig::default());
+    let solver = Solver::new(args.config()?);
     let probs = solver.probabilities(&pos)?;
     writeln!(out, "mine probability of each hidden cell (percent):")?;
     for y in 0..pos.height() {
