@@ -388,7 +388,7 @@ impl Default for EndgameShooter {
     fn default() -> Self {
         EndgameShooter {
             config: PosteriorConfig::default(),
-            max_fleets: 2000,
+            max_fleets: 6000,
             candidates: 8,
             max_states: 200_000,
         }
