@@ -203,6 +203,23 @@ pub fn constraint_problem(pos: &Position) -> Result<(BoolCsp, Vec<usize>), Solve
     Ok((p.csp, p.cell_of))
 }
 
+/// The variables the player may still click: unrevealed cells that are neither known nor
+/// forced mines.
+fn open_vars(pos: &Position, p: &Problem, a: &csp_core::Analysis) -> Vec<usize> {
+    (0..p.cell_of.len())
+        .filter(|&v| {
+            !matches!(pos.cells()[p.cell_of[v]], CellView::Mine) && a.forced[v] != Some(true)
+        })
+        .collect()
+}
+
+/// The lowest mine probability among `open`.
+fn lowest(open: &[usize], a: &csp_core::Analysis) -> f64 {
+    open.iter()
+        .map(|&v| a.probabilities[v])
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// The solver. It keeps no state between positions: the same position always gets the same
 /// decision.
 #[derive(Debug, Clone, Default)]
@@ -245,11 +262,7 @@ impl Solver {
             Err(e) => return Err(e.into()),
         };
         // Cells the player may still click: unrevealed and not known mines.
-        let open: Vec<usize> = (0..p.cell_of.len())
-            .filter(|&v| {
-                !matches!(pos.cells()[p.cell_of[v]], CellView::Mine) && a.forced[v] != Some(true)
-            })
-            .collect();
+        let open = open_vars(pos, &p, &a);
         if open.is_empty() {
             return Err(SolveError::NothingToDo);
         }
@@ -268,10 +281,7 @@ impl Solver {
                 exact: true,
             });
         }
-        let best = open
-            .iter()
-            .map(|&v| a.probabilities[v])
-            .fold(f64::INFINITY, f64::min);
+        let best = lowest(&open, &a);
         let mut candidates = self.candidates(pos, &p, &a, &open, best);
 
         let mut risk = Risk::new(
@@ -549,18 +559,11 @@ impl Solver {
             Err(CspError::BudgetExceeded { .. }) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
-        let open: Vec<usize> = (0..p.cell_of.len())
-            .filter(|&v| {
-                !matches!(pos.cells()[p.cell_of[v]], CellView::Mine) && a.forced[v] != Some(true)
-            })
-            .collect();
+        let open = open_vars(pos, &p, &a);
         if open.is_empty() || open.iter().any(|&v| a.forced[v] == Some(false)) {
             return Ok(Some(1.0));
         }
-        let best = open
-            .iter()
-            .map(|&v| a.probabilities[v])
-            .fold(f64::INFINITY, f64::min);
+        let best = lowest(&open, &a);
         let mut candidates = self.candidates(pos, &p, &a, &open, best);
         candidates.truncate(self.config.second_candidates.max(1));
         let mut top: Option<f64> = None;
