@@ -150,22 +150,40 @@ struct SolverArgs {
     /// Guess the safest cell, without the look-ahead.
     #[arg(long)]
     no_lookahead: bool,
-    /// Look-ahead depth: 1, or 2 to value each guess by the best guess after it (about ten
-    /// times the work), or 3.
+    /// Look-ahead depth after the opening: 1, or 2 to value each guess by the best guess
+    /// after it (about ten times the work), or 3.
     #[arg(long, default_value_t = SolverConfig::default().depth,
           value_parser = clap::value_parser!(u8).range(1..=3))]
     depth: u8,
     /// Candidates valued in each position one guess ahead (depth 2 and more).
     #[arg(long, default_value_t = SolverConfig::default().second_candidates)]
     second: usize,
+    /// Look-ahead depth in the opening (while at most --opening-cells cells are revealed);
+    /// 1 turns the deeper opening off.
+    #[arg(long, default_value_t = SolverConfig::default().opening_depth,
+          value_parser = clap::value_parser!(u8).range(1..=3))]
+    opening_depth: u8,
+    /// The opening lasts while at most this many cells are revealed.
+    #[arg(long, default_value_t = SolverConfig::default().opening_cells)]
+    opening_cells: usize,
     /// Search nodes allowed per component for exact counting; beyond it the solver guesses
     /// with the fallback estimate.
     #[arg(long, default_value_t = csp_core::Budget::default().max_nodes)]
     budget: u64,
     /// The fallback estimate: model (the trained pattern model), sampling (block Gibbs
     /// sampling of whole layouts) or local (numbers around the cell only).
-    #[arg(long, default_value = "model", value_parser = ["model", "sampling", "local"])]
+    #[arg(long, default_value = fallback_name(Fallback::default()),
+          value_parser = ["model", "sampling", "local"])]
     fallback: String,
+}
+
+/// The command-line name of a fallback estimate.
+fn fallback_name(fallback: Fallback) -> &'static str {
+    match fallback {
+        Fallback::PatternModel => "model",
+        Fallback::Sampling => "sampling",
+        Fallback::Local => "local",
+    }
 }
 
 impl SolverArgs {
@@ -180,6 +198,8 @@ impl SolverArgs {
             lookahead: !self.no_lookahead,
             depth: self.depth,
             second_candidates: self.second,
+            opening_depth: self.opening_depth,
+            opening_cells: self.opening_cells,
             tolerance: self.tolerance,
             max_candidates: self.candidates.max(1),
             endgame_cells: self.endgame_cells,
@@ -602,4 +622,39 @@ pub fn showcase(out: &mut impl Write) -> Result<Vec<crate::showcase::Row>, CliEr
         });
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// `gameai minesweeper` alone, to parse its options in tests.
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn solver_config(argv: &[&str]) -> SolverConfig {
+        let cli = Cli::try_parse_from(argv).unwrap();
+        match cli.args.command {
+            Command::Eval(e) => e.solver.config().unwrap(),
+            Command::Solve { solver, .. } => solver.config().unwrap(),
+            other => panic!("not a solver command: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_command_line_defaults_are_the_library_defaults() {
+        assert_eq!(solver_config(&["m", "eval"]), SolverConfig::default());
+        assert_eq!(
+            solver_config(&["m", "solve", "p.txt"]),
+            SolverConfig::default()
+        );
+        let config = solver_config(&["m", "eval", "--fallback", "model", "--opening-depth", "1"]);
+        assert_eq!(config.fallback, Fallback::PatternModel);
+        assert_eq!(config.opening_depth, 1);
+    }
 }

@@ -17,7 +17,9 @@
 //! is either certain (a safe cell appears) or the best guess then. The score gets a bonus for
 //! the layouts in which the candidate lies in a 50/50 that could still form (see `risk`):
 //! settling it now avoids a coin flip later. Cells whose number is already determined ("dead"
-//! cells) reveal nothing: they are chosen only when every candidate is dead.
+//! cells) reveal nothing: they are chosen only when every candidate is dead. In the opening
+//! (at most [`SolverConfig::opening_cells`] cells revealed) the look-ahead goes two guesses
+//! deep, where the first guesses decide where the game opens up.
 
 use csp_core::{BoolCsp, Budget, CspError};
 use thiserror::Error;
@@ -88,14 +90,22 @@ pub struct SolverConfig {
     pub fallback: crate::model::Fallback,
     /// Look-ahead depth. At 1 a guess is valued by the chance of surviving it and the move
     /// after it; at 2, when that next move is a guess too, by the best depth-1 value of that
-    /// guess instead (two guesses and the move after), about ten times the work. Measured:
-    /// on intermediate boards with a safe first click in the corner, 2 wins about half a point
-    /// more games; on the other levels and rules it changes nothing measurable (see
-    /// `docs/MINESWEEPER.md`). 0 counts as 1.
+    /// guess instead (two guesses and the move after), about ten times the work. In the
+    /// opening the solver already looks that far by default (`opening_depth`); past it,
+    /// depth 2 changes nothing measurable (see `docs/MINESWEEPER.md`). 0 counts as 1.
     pub depth: u8,
     /// At depth 2 and more: how many of the safest candidates are valued in each position one
     /// guess ahead.
     pub second_candidates: usize,
+    /// Look-ahead depth in the opening: while at most `opening_cells` cells are revealed,
+    /// guesses are valued at this depth (or at `depth`, if deeper). The first guesses decide
+    /// where the game opens up, and there the two-step look-ahead sees what one step cannot:
+    /// after a safe corner click shows a 1 on intermediate boards, one step prefers the cell
+    /// two along the edge, two steps the far corner, which opens an area more often (about
+    /// half a point more games won; see `docs/MINESWEEPER.md`). 0 counts as 1.
+    pub opening_depth: u8,
+    /// The opening lasts while at most this many cells are revealed (0: no opening).
+    pub opening_cells: usize,
 }
 
 impl Default for SolverConfig {
@@ -112,6 +122,8 @@ impl Default for SolverConfig {
             fallback: crate::model::Fallback::default(),
             depth: 1,
             second_candidates: 4,
+            opening_depth: 2,
+            opening_cells: 10,
         }
     }
 }
@@ -281,9 +293,33 @@ impl Solver {
                 exact: true,
             });
         }
-        let best = lowest(&open, &a);
-        let mut candidates = self.candidates(pos, &p, &a, &open, best);
+        let (candidates, influence) = self.guess_candidates(pos, &p, &a, &open)?;
+        let mut choice = *candidates.first().ok_or(SolveError::NothingToDo)?;
+        if self.config.lookahead && candidates.len() > 1 {
+            // A look-ahead position over the budget: keep to the safest candidate.
+            if let Some(v) = self.choose(pos, &p, &a, &candidates, &influence)? {
+                choice = v;
+            }
+        }
+        Ok(Decision::Guess {
+            cell: p.cell_of[choice],
+            mine_probability: a.probabilities[choice],
+            exact: true,
+        })
+    }
 
+    /// The guess candidates (see [`Solver::candidates`]) and, per variable, the influence
+    /// used by the risk bonus; with the bonus on, riskier cells whose influence brings them
+    /// within the tolerance join the candidates (after them).
+    fn guess_candidates(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+        open: &[usize],
+    ) -> Result<(Vec<usize>, Vec<f64>), SolveError> {
+        let best = lowest(open, a);
+        let mut candidates = self.candidates(pos, p, a, open, best);
         let mut risk = Risk::new(
             pos,
             &p.csp,
@@ -299,7 +335,7 @@ impl Solver {
             }
             // Riskier cells whose influence brings them within reach of the best.
             let limit = best + self.config.tolerance;
-            for &v in &open {
+            for &v in open {
                 let q = a.probabilities[v];
                 if q > limit && q <= limit + 0.5 && !candidates.contains(&v) {
                     let r = or_zero(risk.influence(p.cell_of[v], q))?;
@@ -310,41 +346,97 @@ impl Solver {
                 }
             }
         }
-        let mut choice = *candidates.first().ok_or(SolveError::NothingToDo)?;
-        if self.config.lookahead && candidates.len() > 1 {
-            let mut best_score = (false, f64::NEG_INFINITY);
-            for &v in &candidates {
-                let depth = self.config.depth.max(1);
-                let (score, dead) =
-                    match self.lookahead(pos, &p, v, 1.0 - a.probabilities[v], depth) {
-                        Ok(x) => x,
-                        // A look-ahead position over the budget: keep to the safest candidate.
-                        Err(SolveError::Engine(CspError::BudgetExceeded { .. })) => {
-                            choice = candidates[0];
-                            break;
-                        }
-                        Err(e) => return Err(e),
-                    };
-                let safe = 1.0 - a.probabilities[v];
-                let score = if safe > 0.0 {
-                    score * (1.0 + self.config.risk_weight * influence[v] / safe)
-                } else {
-                    score
-                };
-                // Live cells first: a dead cell reveals nothing, so it only postpones the
-                // question at the same risk.
-                let live = !dead;
-                if live && !best_score.0 || live == best_score.0 && score > best_score.1 + 1e-12 {
-                    best_score = (live, score);
-                    choice = v;
+        Ok((candidates, influence))
+    }
+
+    /// The candidate with the best look-ahead score, live cells first (a dead cell reveals
+    /// nothing, so it only postpones the question at the same risk); the first in `candidates`
+    /// order among equal scores. `None` when a look-ahead position exceeds the counting budget.
+    ///
+    /// Deeper than 1, every candidate is first valued at depth 1, which bounds its deeper
+    /// value from above (surviving two guesses and the move after is no likelier than
+    /// surviving the first and the safest next cell), and candidates are then valued deeply
+    /// best bound first, skipping those whose bound is below the best deep value found: the
+    /// choice is the one valuing every candidate deeply would make, at a fraction of the work.
+    fn choose(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+        candidates: &[usize],
+        influence: &[f64],
+    ) -> Result<Option<usize>, SolveError> {
+        // (score with the risk bonus, live), or `None` over the budget.
+        let value = |v: usize, depth: u8| -> Result<Option<(f64, bool)>, SolveError> {
+            let safe = 1.0 - a.probabilities[v];
+            let (score, dead) = match self.lookahead(pos, p, v, safe, depth) {
+                Ok(x) => x,
+                Err(SolveError::Engine(CspError::BudgetExceeded { .. })) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let score = if safe > 0.0 {
+                score * (1.0 + self.config.risk_weight * influence[v] / safe)
+            } else {
+                score
+            };
+            Ok(Some((score, !dead)))
+        };
+        let mut scores = Vec::with_capacity(candidates.len());
+        for &v in candidates {
+            match value(v, 1)? {
+                Some(x) => scores.push(x),
+                None => return Ok(None),
+            }
+        }
+        let mut valued = vec![true; candidates.len()];
+        let depth = self.depth(pos);
+        if depth > 1 {
+            let mut order: Vec<usize> = (0..candidates.len()).collect();
+            order.sort_by(|&i, &j| {
+                (scores[j].1.cmp(&scores[i].1)).then(scores[j].0.total_cmp(&scores[i].0))
+            });
+            let mut best: Option<(bool, f64)> = None;
+            for i in order {
+                let (bound, live) = scores[i];
+                let beaten = best.is_some_and(|(best_live, best_score)| {
+                    best_live && !live || best_live == live && bound < best_score - 1e-9
+                });
+                if beaten {
+                    valued[i] = false;
+                    continue;
+                }
+                match value(candidates[i], depth)? {
+                    Some(x) => scores[i] = x,
+                    None => return Ok(None),
+                }
+                let (score, live) = scores[i];
+                if best.is_none_or(|(l, s)| live && !l || live == l && score > s) {
+                    best = Some((live, score));
                 }
             }
         }
-        Ok(Decision::Guess {
-            cell: p.cell_of[choice],
-            mine_probability: a.probabilities[choice],
-            exact: true,
-        })
+        let mut best = (false, f64::NEG_INFINITY);
+        let mut choice = None;
+        for (i, &v) in candidates.iter().enumerate() {
+            let (score, live) = scores[i];
+            if valued[i] && (live && !best.0 || live == best.0 && score > best.1 + 1e-12) {
+                best = (live, score);
+                choice = Some(v);
+            }
+        }
+        Ok(choice)
+    }
+
+    /// The look-ahead depth for a guess in `pos`: at least `opening_depth` while at most
+    /// `opening_cells` cells are revealed, `depth` otherwise.
+    fn depth(&self, pos: &Position) -> u8 {
+        let revealed = pos.cells().iter().filter(|c| c.is_revealed()).count();
+        let opening = if revealed <= self.config.opening_cells {
+            self.config.opening_depth
+        } else {
+            1
+        };
+        self.config.depth.max(opening).max(1)
     }
 
     /// The variable to guess by exhaustive endgame search: over all undecided cells when few
@@ -568,6 +660,11 @@ impl Solver {
         candidates.truncate(self.config.second_candidates.max(1));
         let mut top: Option<f64> = None;
         for &v in &candidates {
+            // A guess's value is at most its chance of being safe, and the candidates come
+            // safest first: none of the rest can beat the best value found.
+            if top.is_some_and(|t| 1.0 - a.probabilities[v] <= t) {
+                break;
+            }
             let (score, _) = match self.lookahead(pos, &p, v, 1.0 - a.probabilities[v], depth) {
                 Ok(x) => x,
                 Err(SolveError::Engine(CspError::BudgetExceeded { .. })) => return Ok(None),
@@ -837,6 +934,42 @@ mod tests {
     }
 
     #[test]
+    fn the_opening_looks_two_guesses_ahead() {
+        // Intermediate board, a safe click in the corner showed 1. Every cell away from it
+        // is a mine with the same probability; one step ahead prefers the edge cell two
+        // along (its number can clear the 1's neighbours), two steps the far corner (it
+        // opens an area more often), as docs/MINESWEEPER.md describes.
+        let mut text = String::from("16x16x40\n1");
+        for y in 0..16 {
+            text.push_str(&"H".repeat(if y == 0 { 15 } else { 16 }));
+            text.push('\n');
+        }
+        let pos = text::read(&text).unwrap();
+        let guess = |config: SolverConfig| match Solver::new(config).decide(&pos).unwrap() {
+            Decision::Guess { cell, .. } => pos.xy(cell),
+            other => panic!("a guess, not {other:?}"),
+        };
+        let default = SolverConfig::default();
+        assert_eq!(guess(default.clone()), (15, 0));
+        let one_step = SolverConfig {
+            opening_depth: 1,
+            ..default.clone()
+        };
+        assert_eq!(guess(one_step), (2, 0));
+        // Past the opening (here: an opening of no cells), `depth` applies.
+        let no_opening = SolverConfig {
+            opening_cells: 0,
+            ..default.clone()
+        };
+        assert_eq!(guess(no_opening.clone()), (2, 0));
+        let deep = SolverConfig {
+            depth: 2,
+            ..no_opening
+        };
+        assert_eq!(guess(deep), (15, 0));
+    }
+
+    #[test]
     fn the_endgame_searches_beyond_fourteen_cells() {
         // Play seeded games on a small board until a guess has more than 14 undecided cells
         // but few layouts: the exhaustive search must apply there, and decide() follows it.
@@ -847,28 +980,72 @@ mod tests {
         };
         let solver = Solver::default();
         let mut found = 0;
-        for seed in 0..60 {
-            let board = crate::sim::seeded_board(&level, FirstClick::Safe, 0, seed, 0).unwrap();
-            let mut game = Game::new(board);
-            game.reveal(0).unwrap();
-            while game.state() == GameState::Playing {
-                let pos = game.view();
-                let decision = solver.decide(&pos).unwrap();
-                let p = build(&pos).unwrap();
-                let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
-                let undecided = a.forced.iter().filter(|f| f.is_none()).count();
-                if let Decision::Guess { cell, .. } = decision
-                    && undecided > 14
-                    && a.solutions.to_u64().is_some_and(|s| s <= 2000)
-                {
-                    let v = solver.endgame(&pos, &p, &a).expect("the search applies");
-                    assert_eq!(cell, p.cell_of[v]);
-                    found += 1;
-                }
-                apply(&mut game, decision);
+        play(&level, FirstClick::Safe, 0..60, &solver, |pos, decision| {
+            let p = build(pos).unwrap();
+            let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+            let undecided = a.forced.iter().filter(|f| f.is_none()).count();
+            if let Decision::Guess { cell, .. } = *decision
+                && undecided > 14
+                && a.solutions.to_u64().is_some_and(|s| s <= 2000)
+            {
+                let v = solver.endgame(pos, &p, &a).expect("the search applies");
+                assert_eq!(cell, p.cell_of[v]);
+                found += 1;
             }
-        }
+        });
         assert!(found > 0);
+    }
+
+    #[test]
+    fn deep_choice_skips_only_candidates_that_cannot_win() {
+        // At every guess of seeded games played at depth 2, `choose` (which values deeply
+        // only the candidates whose depth-1 bound can still beat the best deep value) must
+        // pick what valuing every candidate deeply picks.
+        let level = crate::level::Level {
+            width: 9,
+            height: 9,
+            mines: 14,
+        };
+        let solver = Solver::new(SolverConfig {
+            depth: 2,
+            ..SolverConfig::default()
+        });
+        let (mut compared, mut skippable) = (0, 0);
+        play(&level, FirstClick::Safe, 0..25, &solver, |pos, _| {
+            let p = build(pos).unwrap();
+            let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+            let open = open_vars(pos, &p, &a);
+            if open.iter().any(|&v| a.forced[v] == Some(false)) {
+                return;
+            }
+            let (candidates, influence) = solver.guess_candidates(pos, &p, &a, &open).unwrap();
+            let weigh = |v: usize, depth: u8| {
+                let safe = 1.0 - a.probabilities[v];
+                let (score, dead) = solver.lookahead(pos, &p, v, safe, depth).unwrap();
+                let bonus = 1.0 + solver.config.risk_weight * influence[v] / safe;
+                (score * bonus, !dead)
+            };
+            let mut best = (false, f64::NEG_INFINITY);
+            let mut want = None;
+            for &v in &candidates {
+                let (score, live) = weigh(v, 2);
+                if live && !best.0 || live == best.0 && score > best.1 + 1e-12 {
+                    best = (live, score);
+                    want = Some(v);
+                }
+            }
+            let got = solver.choose(pos, &p, &a, &candidates, &influence).unwrap();
+            assert_eq!(got, want, "{}", text::write(pos));
+            compared += 1;
+            skippable += candidates
+                .iter()
+                .filter(|&&v| weigh(v, 1).0 < best.1 - 1e-9)
+                .count();
+        });
+        assert!(
+            compared > 20 && skippable > 20,
+            "{compared} guesses, {skippable} skippable"
+        );
     }
 
     #[test]
@@ -879,37 +1056,56 @@ mod tests {
         let solver = Solver::default();
         let mut found = 0;
         // Seeds whose games meet a pocket (found by scanning the first 200).
-        for seed in [59, 87] {
-            let board =
-                crate::sim::seeded_board(&Level::EXPERT, FirstClick::Zero, 0, seed, 0).unwrap();
-            let mut game = Game::new(board);
-            game.reveal(0).unwrap();
-            while game.state() == GameState::Playing {
-                let pos = game.view();
-                let decision = solver.decide(&pos).unwrap();
-                let p = build(&pos).unwrap();
+        play(
+            &Level::EXPERT,
+            FirstClick::Zero,
+            [59, 87],
+            &solver,
+            |pos, decision| {
+                let p = build(pos).unwrap();
                 let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
                 let undecided: Vec<usize> = (0..a.forced.len())
                     .filter(|&v| a.forced[v].is_none())
                     .collect();
                 let global = a.solutions.to_u64().is_some_and(|s| s <= 2000);
-                if let Decision::Guess { cell, .. } = decision
+                if let Decision::Guess { cell, .. } = *decision
                     && !global
-                    && let Some(v) = solver.pocket(&pos, &p, &a, &undecided)
+                    && let Some(v) = solver.pocket(pos, &p, &a, &undecided)
                 {
                     assert_eq!(cell, p.cell_of[v]);
-                    let group = reach(&pos, &p, &a, v);
+                    let group = reach(pos, &p, &a, v);
                     assert!(group.len() < undecided.len());
                     assert_eq!(mine_counts(&p, &a, &group).len(), 1, "{group:?}");
                     found += 1;
                 }
-                apply(&mut game, decision);
-            }
-        }
+            },
+        );
         assert!(found > 0);
     }
 
     /// Plays `decision` in `game`: the guess, or every safe cell not yet revealed.
+    /// Plays the seeded games of `level` (first click at cell 0 under `rule`) with `solver`,
+    /// showing `visit` every position and the solver's decision there before it is played.
+    fn play(
+        level: &Level,
+        rule: FirstClick,
+        seeds: impl IntoIterator<Item = u64>,
+        solver: &Solver,
+        mut visit: impl FnMut(&Position, &Decision),
+    ) {
+        for seed in seeds {
+            let board = crate::sim::seeded_board(level, rule, 0, seed, 0).unwrap();
+            let mut game = Game::new(board);
+            game.reveal(0).unwrap();
+            while game.state() == GameState::Playing {
+                let pos = game.view();
+                let decision = solver.decide(&pos).unwrap();
+                visit(&pos, &decision);
+                apply(&mut game, decision);
+            }
+        }
+    }
+
     fn apply(game: &mut Game, decision: Decision) {
         match decision {
             Decision::Guess { cell, .. } => game.reveal(cell).map(|_| ()).unwrap(),
