@@ -166,6 +166,9 @@ struct SolverArgs {
     /// The opening lasts while at most this many cells are revealed.
     #[arg(long, default_value_t = SolverConfig::default().opening_cells)]
     opening_cells: usize,
+    /// The opening looks deeper only on boards of at most this many cells.
+    #[arg(long, default_value_t = SolverConfig::default().opening_board_cells)]
+    opening_board_cells: usize,
     /// Search nodes allowed per component for exact counting; beyond it the solver guesses
     /// with the fallback estimate.
     #[arg(long, default_value_t = csp_core::Budget::default().max_nodes)]
@@ -200,6 +203,7 @@ impl SolverArgs {
             second_candidates: self.second,
             opening_depth: self.opening_depth,
             opening_cells: self.opening_cells,
+            opening_board_cells: self.opening_board_cells,
             tolerance: self.tolerance,
             max_candidates: self.candidates.max(1),
             endgame_cells: self.endgame_cells,
