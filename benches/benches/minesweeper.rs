@@ -15,6 +15,10 @@
 //! - `minesweeper/median-solve`: `analyze` alone (problem prebuilt) on each single position, to
 //!   read off the median exact solve time on expert positions. Ids are
 //!   `pNN-<kind>-f<frontier>`, numbered by increasing frontier size.
+//! - `minesweeper/binomials`: the binomial weights of the unconstrained cells, `C(480, 99)`
+//!   (an empty expert board), `C(4000, 300)` and `C(65025, 12000)` (a 255x255 board), by the
+//!   `naive` walk (`C(n, i + 1) = C(n, i) * (n - i) / (i + 1)`, one long multiplication and
+//!   division a step) and by `BigUint::binomial`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use csp_core::{BoolCsp, Budget, CspError};
@@ -179,5 +183,36 @@ fn minesweeper(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, minesweeper);
+/// The naive walk from `C(n, 0)` to `C(n, k)`, one step at a time.
+fn walk(n: u64, k: u64) -> csp_core::BigUint {
+    let mut r = csp_core::BigUint::one();
+    for i in 0..k.min(n - k) {
+        r.mul_u64_assign(n - i);
+        r.div_rem_u64_assign(i + 1);
+    }
+    r
+}
+
+fn binomials(c: &mut Criterion) {
+    const CASES: [(u64, u64); 3] = [(480, 99), (4000, 300), (65_025, 12_000)];
+    for (n, k) in CASES {
+        assert_eq!(walk(n, k), csp_core::BigUint::binomial(n, k));
+    }
+    let mut group = c.benchmark_group("minesweeper/binomials");
+    group.sample_size(10);
+    group.bench_function("naive", |b| {
+        b.iter(|| CASES.iter().map(|&(n, k)| walk(n, k).bits()).sum::<u64>());
+    });
+    group.bench_function("binomial", |b| {
+        b.iter(|| {
+            CASES
+                .iter()
+                .map(|&(n, k)| csp_core::BigUint::binomial(n, k).bits())
+                .sum::<u64>()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, minesweeper, binomials);
 criterion_main!(benches);

@@ -146,12 +146,21 @@ fn binomials_match_pascal_in_u128() {
 
 #[test]
 fn big_binomials_satisfy_pascal() {
-    for n in [200u64, 480, 1000] {
-        for k in [1u64, 2, 50, 99, n / 2] {
+    // Small n (several steps per multiplier), a 255x255 board, and n past 2^32 (one step).
+    for n in [200u64, 480, 1000, 65_025, 1 << 40] {
+        for k in [1u64, 2, 3, 50, 99, 1001, n / 2] {
+            if k > n || k > 5000 && n > 100_000 {
+                continue;
+            }
             let lhs = BigUint::binomial(n, k);
             let rhs = BigUint::binomial(n - 1, k - 1).add(&BigUint::binomial(n - 1, k));
             assert_eq!(lhs, rhs, "C({n},{k})");
-            assert_eq!(BigUint::binomial(n, k), BigUint::binomial(n, n - k));
+            if n < 100_000 {
+                assert_eq!(lhs, BigUint::binomial(n, n - k));
+            }
+            // One step at a time from C(n, k - 3).
+            let steps = BigUint::binomial_range(n, k.saturating_sub(3), k);
+            assert_eq!(steps.last(), Some(&lhs), "C({n},{k}) stepwise");
         }
     }
 }
