@@ -85,6 +85,10 @@ struct EvalArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
+    /// Write one JSON line per game (game, shots, estimated, error) to this file, to compare
+    /// two shooters or settings game by game.
+    #[arg(long)]
+    records: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -222,6 +226,19 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     };
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
     let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
+    if let Some(path) = &a.records {
+        crate::write_records(
+            path,
+            records.iter().enumerate().map(|(i, r)| {
+                format!(
+                    "{{\"game\":{i},\"shots\":{},\"estimated\":{},\"error\":{}}}",
+                    r.shots,
+                    r.estimated,
+                    r.error.is_some()
+                )
+            }),
+        )?;
+    }
     let s = Summary::new(&records);
     writeln!(
         out,

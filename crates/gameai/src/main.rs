@@ -44,6 +44,20 @@ impl<E: std::error::Error> From<E> for CliError {
     }
 }
 
+/// Writes one line per game to `path` (the `--records` files of `eval`), game `i` on line `i`.
+fn write_records(
+    path: &std::path::Path,
+    lines: impl IntoIterator<Item = String>,
+) -> Result<(), CliError> {
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    std::fs::write(path, text)
+        .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut out = io::BufWriter::new(io::stdout().lock());

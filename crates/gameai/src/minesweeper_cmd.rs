@@ -490,15 +490,15 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         s.add(r);
     }
     if let Some(path) = &a.records {
-        let mut lines = String::new();
-        for (i, r) in records.iter().enumerate() {
-            lines.push_str(&format!(
-                "{{\"game\":{i},\"won\":{},\"guesses\":{},\"decisions\":{}}}\n",
-                r.won, r.guesses, r.decisions
-            ));
-        }
-        std::fs::write(path, lines)
-            .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
+        crate::write_records(
+            path,
+            records.iter().enumerate().map(|(i, r)| {
+                format!(
+                    "{{\"game\":{i},\"won\":{},\"guesses\":{},\"decisions\":{}}}",
+                    r.won, r.guesses, r.decisions
+                )
+            }),
+        )?;
     }
     let (lo, hi) = s.ci95();
     writeln!(

@@ -114,3 +114,49 @@ fn show_prints_a_heatmap_and_writes_svg() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("line 1: column 3: unknown character `q`"));
 }
+
+#[test]
+fn eval_records_one_line_per_game() {
+    let dir = Scratch::new("bs-records");
+    let file = dir.file("records.jsonl");
+    let mut args = words("battleship eval --games 5 --seed 2 --shooter density --json --records");
+    args.push(file.to_str().unwrap());
+    let out = gameai(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let records = std::fs::read_to_string(&file).unwrap();
+    let shots: Vec<u32> = records
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            assert!(
+                line.starts_with(&format!("{{\"game\":{i},\"shots\":")),
+                "{line}"
+            );
+            assert!(
+                line.ends_with(",\"estimated\":0,\"error\":false}"),
+                "{line}"
+            );
+            let field = line.split("\"shots\":").nth(1).unwrap();
+            field.split(',').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert_eq!(shots.len(), 5);
+    // The records add up to the summary.
+    let mean = f64::from(shots.iter().sum::<u32>()) / 5.0;
+    assert!(
+        last_json(&out).contains(&format!("\"mean_shots\":{mean:.4}")),
+        "{}",
+        last_json(&out)
+    );
+    // An unwritable path is a clear error.
+    let missing = dir.file("missing/records.jsonl");
+    let mut bad = words("battleship eval --games 1 --records");
+    bad.push(missing.to_str().unwrap());
+    let out = gameai(&bad);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("cannot write"),
+        "{}",
+        text(&out.stderr)
+    );
+}
