@@ -224,10 +224,16 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             game_seed(a.seed ^ 0x5eed_5eed_5eed_5eed, i),
         ))
     };
+    let records_file = a
+        .records
+        .as_deref()
+        .map(crate::create_records)
+        .transpose()?;
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
     let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
-    if let Some(path) = &a.records {
+    if let (Some(file), Some(path)) = (records_file, &a.records) {
         crate::write_records(
+            file,
             path,
             records.iter().enumerate().map(|(i, r)| {
                 format!(

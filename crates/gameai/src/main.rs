@@ -44,17 +44,24 @@ impl<E: std::error::Error> From<E> for CliError {
     }
 }
 
-/// Writes one line per game to `path` (the `--records` files of `eval`), game `i` on line `i`.
+/// Creates a `--records` file of `eval` before the games are played, so that a path that
+/// cannot be written fails at once, not after a long run.
+fn create_records(path: &std::path::Path) -> Result<std::fs::File, CliError> {
+    std::fs::File::create(path)
+        .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Writes one line per game to a file from [`create_records`], game `i` on line `i`.
 fn write_records(
+    file: std::fs::File,
     path: &std::path::Path,
     lines: impl IntoIterator<Item = String>,
 ) -> Result<(), CliError> {
-    let mut text = String::new();
-    for line in lines {
-        text.push_str(&line);
-        text.push('\n');
-    }
-    std::fs::write(path, text)
+    let mut w = io::BufWriter::new(file);
+    lines
+        .into_iter()
+        .try_for_each(|line| writeln!(w, "{line}"))
+        .and_then(|()| w.flush())
         .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
 }
 

@@ -483,14 +483,20 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     };
     // Results come back in game order, so the summary does not depend on scheduling.
+    let records_file = a
+        .records
+        .as_deref()
+        .map(crate::create_records)
+        .transpose()?;
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
     let records = records.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut s = Summary::default();
     for r in &records {
         s.add(r);
     }
-    if let Some(path) = &a.records {
+    if let (Some(file), Some(path)) = (records_file, &a.records) {
         crate::write_records(
+            file,
             path,
             records.iter().enumerate().map(|(i, r)| {
                 format!(
