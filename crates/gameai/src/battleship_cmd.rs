@@ -224,26 +224,18 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             game_seed(a.seed ^ 0x5eed_5eed_5eed_5eed, i),
         ))
     };
-    let records_file = a
-        .records
-        .as_deref()
-        .map(crate::create_records)
-        .transpose()?;
+    let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
     let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
-    if let (Some(file), Some(path)) = (records_file, &a.records) {
-        crate::write_records(
-            file,
-            path,
-            records.iter().enumerate().map(|(i, r)| {
-                format!(
-                    "{{\"game\":{i},\"shots\":{},\"estimated\":{},\"error\":{}}}",
-                    r.shots,
-                    r.estimated,
-                    r.error.is_some()
-                )
-            }),
-        )?;
+    if let Some(file) = records_file {
+        file.write(&records, |r| {
+            format!(
+                "\"shots\":{},\"estimated\":{},\"error\":{}",
+                r.shots,
+                r.estimated,
+                r.error.is_some()
+            )
+        })?;
     }
     let s = Summary::new(&records);
     writeln!(

@@ -44,25 +44,37 @@ impl<E: std::error::Error> From<E> for CliError {
     }
 }
 
-/// Creates a `--records` file of `eval` before the games are played, so that a path that
-/// cannot be written fails at once, not after a long run.
-fn create_records(path: &std::path::Path) -> Result<std::fs::File, CliError> {
-    std::fs::File::create(path)
-        .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
+/// The `--records` file of an `eval`: one JSON line per game, `{"game":i,...}` on line `i`.
+struct RecordsFile {
+    file: std::fs::File,
+    path: std::path::PathBuf,
 }
 
-/// Writes one line per game to a file from [`create_records`], game `i` on line `i`.
-fn write_records(
-    file: std::fs::File,
-    path: &std::path::Path,
-    lines: impl IntoIterator<Item = String>,
-) -> Result<(), CliError> {
-    let mut w = io::BufWriter::new(file);
-    lines
-        .into_iter()
-        .try_for_each(|line| writeln!(w, "{line}"))
-        .and_then(|()| w.flush())
-        .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
+impl RecordsFile {
+    /// Creates the file (when a path is given) before the games are played, so that a path
+    /// that cannot be written fails at once, not after a long run.
+    fn create(path: Option<&std::path::Path>) -> Result<Option<RecordsFile>, CliError> {
+        path.map(|path| {
+            std::fs::File::create(path)
+                .map(|file| RecordsFile {
+                    file,
+                    path: path.to_owned(),
+                })
+                .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
+        })
+        .transpose()
+    }
+
+    /// Writes a line per game; `fields` gives the JSON fields after the game's index.
+    fn write<T>(self, games: &[T], fields: impl Fn(&T) -> String) -> Result<(), CliError> {
+        let mut w = io::BufWriter::new(self.file);
+        games
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, game)| writeln!(w, "{{\"game\":{i},{}}}", fields(game)))
+            .and_then(|()| w.flush())
+            .map_err(|e| CliError(format!("cannot write {}: {e}", self.path.display())))
+    }
 }
 
 fn main() -> ExitCode {

@@ -483,28 +483,20 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     };
     // Results come back in game order, so the summary does not depend on scheduling.
-    let records_file = a
-        .records
-        .as_deref()
-        .map(crate::create_records)
-        .transpose()?;
+    let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
     let records = records.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut s = Summary::default();
     for r in &records {
         s.add(r);
     }
-    if let (Some(file), Some(path)) = (records_file, &a.records) {
-        crate::write_records(
-            file,
-            path,
-            records.iter().enumerate().map(|(i, r)| {
-                format!(
-                    "{{\"game\":{i},\"won\":{},\"guesses\":{},\"decisions\":{}}}",
-                    r.won, r.guesses, r.decisions
-                )
-            }),
-        )?;
+    if let Some(file) = records_file {
+        file.write(&records, |r| {
+            format!(
+                "\"won\":{},\"guesses\":{},\"decisions\":{}",
+                r.won, r.guesses, r.decisions
+            )
+        })?;
     }
     let (lo, hi) = s.ci95();
     writeln!(
