@@ -169,6 +169,10 @@ struct SolverArgs {
     /// The opening looks deeper only on boards of at most this many cells.
     #[arg(long, default_value_t = SolverConfig::default().opening_board_cells)]
     opening_board_cells: usize,
+    /// Guess in closed pockets whose mine count is open as soon as they are the safest,
+    /// instead of after the rest of the board.
+    #[arg(long)]
+    no_postpone_pockets: bool,
     /// Search nodes allowed per component for exact counting; beyond it the solver guesses
     /// with the fallback estimate.
     #[arg(long, default_value_t = csp_core::Budget::default().max_nodes)]
@@ -207,6 +211,7 @@ impl SolverArgs {
             tolerance: self.tolerance,
             max_candidates: self.candidates.max(1),
             endgame_cells: self.endgame_cells,
+            postpone_pockets: !self.no_postpone_pockets,
             budget: csp_core::Budget {
                 max_nodes: self.budget,
             },
@@ -655,8 +660,17 @@ mod tests {
             solver_config(&["m", "solve", "p.txt"]),
             SolverConfig::default()
         );
-        let config = solver_config(&["m", "eval", "--fallback", "model", "--opening-depth", "1"]);
+        let config = solver_config(&[
+            "m",
+            "eval",
+            "--fallback",
+            "model",
+            "--opening-depth",
+            "1",
+            "--no-postpone-pockets",
+        ]);
         assert_eq!(config.fallback, Fallback::PatternModel);
         assert_eq!(config.opening_depth, 1);
+        assert!(!config.postpone_pockets);
     }
 }

@@ -110,6 +110,10 @@ pub struct SolverConfig {
     /// with the hidden cells (every position it values is counted over all of them), and
     /// its gain was measured on the classic levels (up to 480 cells) only.
     pub opening_board_cells: usize,
+    /// Guess in the largest group of undecided cells before the closed pockets whose layouts
+    /// hold different numbers of mines: the final mine count may settle a pocket for free
+    /// (see `docs/MINESWEEPER.md`).
+    pub postpone_pockets: bool,
 }
 
 impl Default for SolverConfig {
@@ -129,6 +133,7 @@ impl Default for SolverConfig {
             opening_depth: 2,
             opening_cells: 10,
             opening_board_cells: 1024,
+            postpone_pockets: true,
         }
     }
 }
@@ -237,6 +242,65 @@ fn lowest(open: &[usize], a: &csp_core::Analysis) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The undecided variables split into closed groups: two variables are in one group when
+/// they share a number or are neighbours (an unrevealed cell between them would be revealed
+/// with a number touching both). Nothing but the global mine count links two groups.
+fn closed_groups(
+    pos: &Position,
+    p: &Problem,
+    a: &csp_core::Analysis,
+    undecided: &[usize],
+) -> Vec<Vec<usize>> {
+    // Union-find over the undecided cells.
+    let mut index = vec![usize::MAX; a.forced.len()];
+    for (i, &v) in undecided.iter().enumerate() {
+        index[v] = i;
+    }
+    let mut parent: Vec<usize> = (0..undecided.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let join = |parent: &mut Vec<usize>, x: usize, y: usize| {
+        let (rx, ry) = (root(parent, x), root(parent, y));
+        if rx != ry {
+            parent[rx.max(ry)] = rx.min(ry);
+        }
+    };
+    for c in p.csp.constraints() {
+        let members: Vec<usize> = c
+            .vars
+            .iter()
+            .map(|&v| index[v])
+            .filter(|&i| i != usize::MAX)
+            .collect();
+        for w in members.windows(2) {
+            join(&mut parent, w[0], w[1]);
+        }
+    }
+    for (i, &v) in undecided.iter().enumerate() {
+        for c in pos.neighbours(p.cell_of[v]) {
+            if let Some(j) = p.var_of[c].map(|w| index[w]).filter(|&j| j != usize::MAX) {
+                join(&mut parent, i, j);
+            }
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of = vec![usize::MAX; undecided.len()];
+    for (i, &v) in undecided.iter().enumerate() {
+        let r = root(&mut parent, i);
+        if group_of[r] == usize::MAX {
+            group_of[r] = groups.len();
+            groups.push(Vec::new());
+        }
+        groups[group_of[r]].push(v);
+    }
+    groups
+}
+
 /// The solver. It keeps no state between positions: the same position always gets the same
 /// decision.
 #[derive(Debug, Clone, Default)]
@@ -298,6 +362,7 @@ impl Solver {
                 exact: true,
             });
         }
+        let open = self.guessable(pos, &p, &a, open);
         let (candidates, influence) = self.guess_candidates(pos, &p, &a, &open)?;
         let mut choice = *candidates.first().ok_or(SolveError::NothingToDo)?;
         if self.config.lookahead && candidates.len() > 1 {
@@ -311,6 +376,41 @@ impl Solver {
             mine_probability: a.probabilities[choice],
             exact: true,
         })
+    }
+
+    /// The cells a guess may go to: `open`, less the cells of closed pockets (the closed
+    /// groups of at most 64 cells other than the largest group, which always keeps its
+    /// cells), if `postpone_pockets` is on.
+    ///
+    /// The pockets left here mostly have layouts with different numbers of mines (those with
+    /// a single mine count are played at once, see [`Solver::pocket`]), and only the final
+    /// mine count can tell those apart without a guess inside. A guess in the largest group
+    /// is needed sooner or later anyway; made first, it leaves the pocket to be played when
+    /// the count says more, by the exhaustive endgame search once few layouts remain.
+    fn guessable(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+        open: Vec<usize>,
+    ) -> Vec<usize> {
+        if !self.config.postpone_pockets {
+            return open;
+        }
+        let groups = closed_groups(pos, p, a, &open);
+        let Some(main) = (0..groups.len()).max_by_key(|&i| (groups[i].len(), usize::MAX - i))
+        else {
+            return open;
+        };
+        let mut pocket = vec![false; a.forced.len()];
+        for (i, g) in groups.iter().enumerate() {
+            if i != main && g.len() <= 64 {
+                for &v in g {
+                    pocket[v] = true;
+                }
+            }
+        }
+        open.into_iter().filter(|&v| !pocket[v]).collect()
     }
 
     /// The guess candidates (see [`Solver::candidates`]) and, per variable, the influence
@@ -482,53 +582,7 @@ impl Solver {
         a: &csp_core::Analysis,
         undecided: &[usize],
     ) -> Option<usize> {
-        // Union-find over the undecided cells: joined by a shared number or adjacency.
-        let mut index = vec![usize::MAX; a.forced.len()];
-        for (i, &v) in undecided.iter().enumerate() {
-            index[v] = i;
-        }
-        let mut parent: Vec<usize> = (0..undecided.len()).collect();
-        fn root(parent: &mut [usize], mut i: usize) -> usize {
-            while parent[i] != i {
-                parent[i] = parent[parent[i]];
-                i = parent[i];
-            }
-            i
-        }
-        let join = |parent: &mut Vec<usize>, x: usize, y: usize| {
-            let (rx, ry) = (root(parent, x), root(parent, y));
-            if rx != ry {
-                parent[rx.max(ry)] = rx.min(ry);
-            }
-        };
-        for c in p.csp.constraints() {
-            let members: Vec<usize> = c
-                .vars
-                .iter()
-                .map(|&v| index[v])
-                .filter(|&i| i != usize::MAX)
-                .collect();
-            for w in members.windows(2) {
-                join(&mut parent, w[0], w[1]);
-            }
-        }
-        for (i, &v) in undecided.iter().enumerate() {
-            for c in pos.neighbours(p.cell_of[v]) {
-                if let Some(j) = p.var_of[c].map(|w| index[w]).filter(|&j| j != usize::MAX) {
-                    join(&mut parent, i, j);
-                }
-            }
-        }
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        let mut group_of = vec![usize::MAX; undecided.len()];
-        for (i, &v) in undecided.iter().enumerate() {
-            let r = root(&mut parent, i);
-            if group_of[r] == usize::MAX {
-                group_of[r] = groups.len();
-                groups.push(Vec::new());
-            }
-            groups[group_of[r]].push(v);
-        }
+        let groups = closed_groups(pos, p, a, undecided);
         if groups.len() < 2 {
             return None;
         }
@@ -1095,6 +1149,64 @@ mod tests {
             },
         );
         assert!(found > 0);
+    }
+
+    /// Over the seeded expert games of `seeds`, the guesses made past the endgame and
+    /// equal-count pocket rules while a closed pocket (a group of undecided cells, by `reach`,
+    /// smaller than the largest group and of at most 64 cells) existed: how many there were,
+    /// and how many went into a pocket.
+    fn pocket_guesses(solver: &Solver, seeds: impl IntoIterator<Item = u64>) -> (usize, usize) {
+        let (mut seen, mut inside) = (0, 0);
+        play(
+            &Level::EXPERT,
+            FirstClick::Zero,
+            seeds,
+            solver,
+            |pos, decision| {
+                let Decision::Guess { cell, .. } = *decision else {
+                    return;
+                };
+                let p = build(pos).unwrap();
+                let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+                let undecided: Vec<usize> = (0..a.forced.len())
+                    .filter(|&v| a.forced[v].is_none())
+                    .collect();
+                if a.solutions.to_u64().is_some_and(|s| s <= 2000)
+                    || solver.pocket(pos, &p, &a, &undecided).is_some()
+                {
+                    return;
+                }
+                let mut groups: Vec<Vec<usize>> = Vec::new();
+                for &u in &undecided {
+                    if !groups.iter().any(|g| g.contains(&u)) {
+                        groups.push(reach(pos, &p, &a, u));
+                    }
+                }
+                let largest = groups.iter().map(Vec::len).max().unwrap();
+                let is_pocket = |g: &Vec<usize>| g.len() < largest && g.len() <= 64;
+                if groups.iter().any(is_pocket) {
+                    seen += 1;
+                    let v = p.var_of[cell].unwrap();
+                    inside += usize::from(groups.iter().any(|g| is_pocket(g) && g.contains(&v)));
+                }
+            },
+        );
+        (seen, inside)
+    }
+
+    #[test]
+    fn pockets_with_an_open_mine_count_are_guessed_last() {
+        // Seeds whose games, without the rule, guess inside such a pocket (found by scanning
+        // the first 400).
+        let seeds = [11, 107, 121, 167];
+        let (seen, inside) = pocket_guesses(&Solver::default(), seeds);
+        assert!(seen > 0);
+        assert_eq!(inside, 0, "{seen} guesses with a pocket left");
+        let off = Solver::new(SolverConfig {
+            postpone_pockets: false,
+            ..SolverConfig::default()
+        });
+        assert!(pocket_guesses(&off, seeds).1 > 0);
     }
 
     /// Plays `decision` in `game`: the guess, or every safe cell not yet revealed.
