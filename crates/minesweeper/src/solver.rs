@@ -380,13 +380,16 @@ impl Solver {
 
     /// The cells a guess may go to: `open`, less the cells of closed pockets (the closed
     /// groups of at most 64 cells other than the largest group, which always keeps its
-    /// cells), if `postpone_pockets` is on.
+    /// cells), if `postpone_pockets` is on and the safest cell left is at most `tolerance`
+    /// riskier than the safest cell of all.
     ///
     /// The pockets left here mostly have layouts with different numbers of mines (those with
     /// a single mine count are played at once, see [`Solver::pocket`]), and only the final
     /// mine count can tell those apart without a guess inside. A guess in the largest group
-    /// is needed sooner or later anyway; made first, it leaves the pocket to be played when
-    /// the count says more, by the exhaustive endgame search once few layouts remain.
+    /// is almost always needed sooner or later too (the count settles a large group only
+    /// when it says all or none of its cells are mines); made first, it leaves the pocket to
+    /// be played when the count says more, by the exhaustive endgame search once few
+    /// layouts remain.
     fn guessable(
         &self,
         pos: &Position,
@@ -410,7 +413,12 @@ impl Solver {
                 }
             }
         }
-        open.into_iter().filter(|&v| !pocket[v]).collect()
+        let kept: Vec<usize> = open.iter().copied().filter(|&v| !pocket[v]).collect();
+        // Not at any price: a pocket's guess much safer than every cell outside is taken.
+        if lowest(&kept, a) > lowest(&open, a) + self.config.tolerance {
+            return open;
+        }
+        kept
     }
 
     /// The guess candidates (see [`Solver::candidates`]) and, per variable, the influence
@@ -1154,9 +1162,14 @@ mod tests {
     /// Over the seeded expert games of `seeds`, the guesses made past the endgame and
     /// equal-count pocket rules while a closed pocket (a group of undecided cells, by `reach`,
     /// smaller than the largest group and of at most 64 cells) existed: how many there were,
-    /// and how many went into a pocket.
-    fn pocket_guesses(solver: &Solver, seeds: impl IntoIterator<Item = u64>) -> (usize, usize) {
-        let (mut seen, mut inside) = (0, 0);
+    /// how many went into a pocket although a cell outside was within the tolerance of the
+    /// safest, how many had no such cell outside, and how many of those went to a cell
+    /// within the tolerance of the safest.
+    fn pocket_guesses(
+        solver: &Solver,
+        seeds: impl IntoIterator<Item = u64>,
+    ) -> (usize, usize, usize, usize) {
+        let (mut seen, mut inside, mut pricey, mut cheap) = (0, 0, 0, 0);
         play(
             &Level::EXPERT,
             FirstClick::Zero,
@@ -1184,14 +1197,29 @@ mod tests {
                 }
                 let largest = groups.iter().map(Vec::len).max().unwrap();
                 let is_pocket = |g: &Vec<usize>| g.len() < largest && g.len() <= 64;
-                if groups.iter().any(is_pocket) {
-                    seen += 1;
-                    let v = p.var_of[cell].unwrap();
-                    inside += usize::from(groups.iter().any(|g| is_pocket(g) && g.contains(&v)));
+                if !groups.iter().any(is_pocket) {
+                    return;
+                }
+                seen += 1;
+                let in_pocket = |v: usize| groups.iter().any(|g| is_pocket(g) && g.contains(&v));
+                let low = |outside_only: bool| {
+                    undecided
+                        .iter()
+                        .filter(|&&v| !outside_only || !in_pocket(v))
+                        .map(|&v| a.probabilities[v])
+                        .fold(f64::INFINITY, f64::min)
+                };
+                let v = p.var_of[cell].unwrap();
+                let limit = low(false) + solver.config.tolerance + 1e-9;
+                if low(true) > limit {
+                    pricey += 1;
+                    cheap += usize::from(a.probabilities[v] <= limit);
+                } else {
+                    inside += usize::from(in_pocket(v));
                 }
             },
         );
-        (seen, inside)
+        (seen, inside, pricey, cheap)
     }
 
     #[test]
@@ -1199,7 +1227,7 @@ mod tests {
         // Seeds whose games, without the rule, guess inside such a pocket (found by scanning
         // the first 400).
         let seeds = [11, 107, 121, 167];
-        let (seen, inside) = pocket_guesses(&Solver::default(), seeds);
+        let (seen, inside, ..) = pocket_guesses(&Solver::default(), seeds);
         assert!(seen > 0);
         assert_eq!(inside, 0, "{seen} guesses with a pocket left");
         let off = Solver::new(SolverConfig {
@@ -1207,6 +1235,16 @@ mod tests {
             ..SolverConfig::default()
         });
         assert!(pocket_guesses(&off, seeds).1 > 0);
+    }
+
+    #[test]
+    fn a_much_safer_pocket_is_not_postponed() {
+        // Where every cell outside the pockets is more than the tolerance riskier than the
+        // safest pocket cell, the guess stays among the cells within the tolerance. Seed 504
+        // meets that case (the only one in the first 1500).
+        let (_, _, pricey, cheap) = pocket_guesses(&Solver::default(), [504]);
+        assert!(pricey > 0);
+        assert_eq!(cheap, pricey);
     }
 
     /// Plays `decision` in `game`: the guess, or every safe cell not yet revealed.
