@@ -243,8 +243,8 @@ fn lowest(open: &[usize], a: &csp_core::Analysis) -> f64 {
 }
 
 /// The undecided variables split into closed groups: two variables are in one group when
-/// they share a number or are neighbours (an unrevealed cell between them would be revealed
-/// with a number touching both). Nothing but the global mine count links two groups.
+/// they share a number or are neighbours (revealing one shows a number that touches the
+/// other). Nothing but the global mine count links two groups.
 fn closed_groups(
     pos: &Position,
     p: &Problem,
@@ -386,10 +386,9 @@ impl Solver {
     /// The pockets left here mostly have layouts with different numbers of mines (those with
     /// a single mine count are played at once, see [`Solver::pocket`]), and only the final
     /// mine count can tell those apart without a guess inside. A guess in the largest group
-    /// is almost always needed sooner or later too (the count settles a large group only
-    /// when it says all or none of its cells are mines); made first, it leaves the pocket to
-    /// be played when the count says more, by the exhaustive endgame search once few
-    /// layouts remain.
+    /// is almost always needed sooner or later too (the count seldom settles a large
+    /// group); made first, it leaves the pocket to be played when the count says more, by
+    /// the exhaustive endgame search once few layouts remain.
     fn guessable(
         &self,
         pos: &Position,
@@ -1247,7 +1246,6 @@ mod tests {
         assert_eq!(cheap, pricey);
     }
 
-    /// Plays `decision` in `game`: the guess, or every safe cell not yet revealed.
     /// Plays the seeded games of `level` (first click at cell 0 under `rule`) with `solver`,
     /// showing `visit` every position and the solver's decision there before it is played.
     fn play(
@@ -1270,6 +1268,7 @@ mod tests {
         }
     }
 
+    /// Plays `decision` in `game`: the guess, or every safe cell not yet revealed.
     fn apply(game: &mut Game, decision: Decision) {
         match decision {
             Decision::Guess { cell, .. } => game.reveal(cell).map(|_| ()).unwrap(),
