@@ -31,6 +31,10 @@ use crate::risk::Risk;
 /// Step budget of the enumeration of the endgame layouts.
 const ENUMERATION_STEPS: u64 = 1_000_000;
 
+/// The largest closed pocket (in undecided cells) the pocket rules consider: the exhaustive
+/// search holds a layout in a 64-bit mask.
+const POCKET_CELLS: usize = 64;
+
 /// A risk estimate that exceeded the budget counts as no risk; other errors stay errors.
 fn or_zero(r: Result<f64, CspError>) -> Result<f64, SolveError> {
     match r {
@@ -355,14 +359,16 @@ impl Solver {
         if !safe.is_empty() {
             return Ok(Decision::Safe(safe));
         }
-        if let Some(v) = self.endgame(pos, &p, &a) {
+        // Here every open variable is undecided; both pocket rules use its closed groups.
+        let groups = closed_groups(pos, &p, &a, &open);
+        if let Some(v) = self.endgame(pos, &p, &a, &open, &groups) {
             return Ok(Decision::Guess {
                 cell: p.cell_of[v],
                 mine_probability: a.probabilities[v],
                 exact: true,
             });
         }
-        let open = self.guessable(pos, &p, &a, open);
+        let open = self.guessable(&a, open, &groups);
         let (candidates, influence) = self.guess_candidates(pos, &p, &a, &open)?;
         let mut choice = *candidates.first().ok_or(SolveError::NothingToDo)?;
         if self.config.lookahead && candidates.len() > 1 {
@@ -378,8 +384,8 @@ impl Solver {
         })
     }
 
-    /// The cells a guess may go to: `open`, less the cells of closed pockets (the closed
-    /// groups of at most 64 cells other than the largest group, which always keeps its
+    /// The cells a guess may go to: `open`, less the cells of closed pockets (the `groups` of
+    /// at most [`POCKET_CELLS`] cells other than the largest group, which always keeps its
     /// cells), if `postpone_pockets` is on and the safest cell left is at most `tolerance`
     /// riskier than the safest cell of all.
     ///
@@ -391,22 +397,20 @@ impl Solver {
     /// the exhaustive endgame search once few layouts remain.
     fn guessable(
         &self,
-        pos: &Position,
-        p: &Problem,
         a: &csp_core::Analysis,
         open: Vec<usize>,
+        groups: &[Vec<usize>],
     ) -> Vec<usize> {
         if !self.config.postpone_pockets {
             return open;
         }
-        let groups = closed_groups(pos, p, a, &open);
         let Some(main) = (0..groups.len()).max_by_key(|&i| (groups[i].len(), usize::MAX - i))
         else {
             return open;
         };
         let mut pocket = vec![false; a.forced.len()];
         for (i, g) in groups.iter().enumerate() {
-            if i != main && g.len() <= 64 {
+            if i != main && g.len() <= POCKET_CELLS {
                 for &v in g {
                     pocket[v] = true;
                 }
@@ -555,26 +559,30 @@ impl Solver {
         self.config.depth.max(opening).max(1)
     }
 
-    /// The variable to guess by exhaustive endgame search: over all undecided cells when few
-    /// layouts remain, else inside a closed pocket (see [`Solver::pocket`]); `None` when
-    /// neither applies or the search exceeds its budget.
-    fn endgame(&self, pos: &Position, p: &Problem, a: &csp_core::Analysis) -> Option<usize> {
+    /// The variable to guess by exhaustive endgame search: over all `undecided` variables
+    /// when few layouts remain, else inside a closed pocket (one of `groups`, see
+    /// [`Solver::pocket`]); `None` when neither applies or the search exceeds its budget.
+    fn endgame(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+        undecided: &[usize],
+        groups: &[Vec<usize>],
+    ) -> Option<usize> {
         let forced = &a.forced;
         let is_mine = |v: usize| {
             forced[v] == Some(true) || matches!(pos.cells()[p.cell_of[v]], CellView::Mine)
         };
-        let undecided: Vec<usize> = (0..forced.len())
-            .filter(|&v| forced[v].is_none() && !is_mine(v))
-            .collect();
         if a.solutions
             .to_u64()
             .is_some_and(|s| s <= self.config.endgame_layouts as u64)
         {
             let known_mines = (0..forced.len()).filter(|&v| is_mine(v)).count() as u32;
             let left = p.csp.total()?.checked_sub(known_mines)?;
-            return self.search(pos, p, a, &undecided, Some(left));
+            return self.search(pos, p, a, undecided, Some(left));
         }
-        self.pocket(pos, p, a, &undecided)
+        self.pocket(pos, p, a, groups)
     }
 
     /// A guess inside a closed pocket: a group of undecided cells whose hidden neighbours and
@@ -587,15 +595,14 @@ impl Solver {
         pos: &Position,
         p: &Problem,
         a: &csp_core::Analysis,
-        undecided: &[usize],
+        groups: &[Vec<usize>],
     ) -> Option<usize> {
-        let groups = closed_groups(pos, p, a, undecided);
         if groups.len() < 2 {
             return None;
         }
         groups
             .iter()
-            .filter(|g| g.len() >= 2 && g.len() <= 64)
+            .filter(|g| g.len() >= 2 && g.len() <= POCKET_CELLS)
             .find_map(|g| self.search(pos, p, a, g, None))
     }
 
@@ -611,7 +618,7 @@ impl Solver {
     ) -> Option<usize> {
         let forced = &a.forced;
         let n = cells.len();
-        if n < 2 || n > self.config.endgame_cells.min(64) {
+        if n < 2 || n > self.config.endgame_cells.min(POCKET_CELLS) {
             return None;
         }
         let is_mine = |v: usize| {
@@ -1058,12 +1065,17 @@ mod tests {
         play(&level, FirstClick::Safe, 0..60, &solver, |pos, decision| {
             let p = build(pos).unwrap();
             let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
-            let undecided = a.forced.iter().filter(|f| f.is_none()).count();
+            let undecided: Vec<usize> = (0..a.forced.len())
+                .filter(|&v| a.forced[v].is_none())
+                .collect();
             if let Decision::Guess { cell, .. } = *decision
-                && undecided > 14
+                && undecided.len() > 14
                 && a.solutions.to_u64().is_some_and(|s| s <= 2000)
             {
-                let v = solver.endgame(pos, &p, &a).expect("the search applies");
+                let groups = closed_groups(pos, &p, &a, &undecided);
+                let v = solver
+                    .endgame(pos, &p, &a, &undecided, &groups)
+                    .expect("the search applies");
                 assert_eq!(cell, p.cell_of[v]);
                 found += 1;
             }
@@ -1145,7 +1157,8 @@ mod tests {
                 let global = a.solutions.to_u64().is_some_and(|s| s <= 2000);
                 if let Decision::Guess { cell, .. } = *decision
                     && !global
-                    && let Some(v) = solver.pocket(pos, &p, &a, &undecided)
+                    && let Some(v) =
+                        solver.pocket(pos, &p, &a, &closed_groups(pos, &p, &a, &undecided))
                 {
                     assert_eq!(cell, p.cell_of[v]);
                     let group = reach(pos, &p, &a, v);
@@ -1184,7 +1197,9 @@ mod tests {
                     .filter(|&v| a.forced[v].is_none())
                     .collect();
                 if a.solutions.to_u64().is_some_and(|s| s <= 2000)
-                    || solver.pocket(pos, &p, &a, &undecided).is_some()
+                    || solver
+                        .pocket(pos, &p, &a, &closed_groups(pos, &p, &a, &undecided))
+                        .is_some()
                 {
                     return;
                 }
