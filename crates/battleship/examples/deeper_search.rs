@@ -31,7 +31,7 @@ use battleship::infer::{PosteriorConfig, consistent_fleets, posterior};
 use battleship::optimal::Strategy;
 use battleship::shooters::{EndgameShooter, chain_fleets, improvement_step};
 use battleship::{
-    Adjacency, Decision, Error, Geometry, Placer, Rules, Shooter, View, cells_of, game_seed, play,
+    Adjacency, Decision, Error, Geometry, Placer, Rules, Shooter, View, cells_of, play,
     seeded_fleet,
 };
 use rand::{Rng, RngExt, SeedableRng};
@@ -134,7 +134,7 @@ fn run(
     for i in games {
         let fleet = seeded_fleet(geo, Placer::Uniform, seed, i)?;
         // As `gameai battleship eval` seeds its games, so the first column is its games.
-        let shooter_seed = game_seed(seed ^ 0x5eed_5eed_5eed_5eed, i);
+        let shooter_seed = battleship::shooter_seed(seed, i);
         let mut base = EndgameShooter {
             max_fleets: BASE_FLEETS,
             ..EndgameShooter::default()

@@ -15,11 +15,9 @@
 use std::sync::Arc;
 
 use battleship::{
-    Error, Fleet, Game, Geometry, Placer, Rules, ShooterKind, View, cells_of, game_seed,
-    infer::exact_posterior, seeded_fleet,
+    Decision, Error, Fleet, Game, Geometry, Placer, Rules, Shooter, ShooterKind, View, cells_of,
+    infer::exact_posterior, play, seeded_fleet, shooter_seed,
 };
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Tallies of one or more games.
 #[derive(Debug, Default, Clone)]
@@ -81,7 +79,26 @@ impl Tally {
     }
 }
 
-/// Plays game `i` as `gameai battleship eval` does and tallies its misses.
+/// A shooter that writes down the cells another one chooses.
+#[derive(Debug)]
+struct Recorder {
+    inner: Box<dyn Shooter>,
+    cells: Vec<usize>,
+}
+
+impl Shooter for Recorder {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn choose(&mut self, view: &View, rng: &mut dyn rand::Rng) -> Result<Decision, Error> {
+        let d = self.inner.choose(view, rng)?;
+        self.cells.push(d.cell);
+        Ok(d)
+    }
+}
+
+/// Plays game `i` as `gameai battleship eval` does, then replays its shots to tally the
+/// misses.
 fn game(
     geo: &Arc<Geometry>,
     kind: ShooterKind,
@@ -92,13 +109,19 @@ fn game(
     let rules = geo.rules();
     let fleet: Fleet = seeded_fleet(geo, Placer::Uniform, seed, i)?;
     let ships: Vec<u128> = (0..rules.fleet.len()).map(|s| fleet.cells(s)).collect();
+    let mut recorder = Recorder {
+        inner: kind.build(),
+        cells: Vec::new(),
+    };
+    let record = play(geo, fleet.clone(), &mut recorder, shooter_seed(seed, i));
+    if let Some(e) = record.error {
+        return Err(e);
+    }
     let mut game = Game::new(Arc::clone(geo), fleet);
-    let mut shooter = kind.build();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(game_seed(seed ^ 0x5eed_5eed_5eed_5eed, i));
-    let mut shot = 0u128;
     // The last ship's length, and whether its position was bounded.
     let mut last: Option<(usize, bool)> = None;
-    while !game.is_over() && game.view().shots() < rules.cells() as u32 {
+    for cell in recorder.cells {
+        let shot = game.view().misses() | game.view().hits();
         let afloat: Vec<usize> = (0..ships.len())
             .filter(|&s| ships[s] & shot != ships[s])
             .collect();
@@ -117,9 +140,7 @@ fn game(
             }
             last = Some((len, bound.is_some()));
         }
-        let cell = shooter.choose(game.view(), &mut rng)?.cell;
         game.shoot(cell)?;
-        shot |= 1u128 << cell;
         tally.shots += 1;
         if ships.iter().all(|&m| m >> cell & 1 == 0) {
             if damaged {

@@ -62,7 +62,9 @@ pub use fleet::{Dir, Fleet, ShipPlacement, read_fleet, read_fleets};
 pub use game::{Game, Shot, Sunk, View, cells_xy, xy};
 pub use rules::{Adjacency, Feedback, Geometry, MAX_CELLS, MAX_SHIPS, Rules, ShipSpec, cells_of};
 pub use shooters::{Decision, Shooter, ShooterKind};
-pub use sim::{ANTI_DENSITY_CANDIDATES, GameRecord, Placer, game_seed, play, seeded_fleet};
+pub use sim::{
+    ANTI_DENSITY_CANDIDATES, GameRecord, Placer, game_seed, play, seeded_fleet, shooter_seed,
+};
 
 /// Every error of the crate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -93,6 +93,14 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
     x ^ (x >> 32)
 }
 
+/// The seed of the shooter's random choices in game `index` of a run seeded with `seed`:
+/// the one `gameai battleship eval` hands to [`play`], so that tools replaying its games play
+/// the same shots. Distinct from the fleet's seed ([`seeded_fleet`]).
+#[must_use]
+pub fn shooter_seed(seed: u64, index: u64) -> u64 {
+    game_seed(seed ^ 0x5eed_5eed_5eed_5eed, index)
+}
+
 /// Fleet number `index` of a seeded run.
 ///
 /// # Errors

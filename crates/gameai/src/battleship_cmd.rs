@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use battleship::{
     Adjacency, Feedback, Fleet, GameRecord, Geometry, Placer, Rules, ShooterKind, game_seed, infer,
-    play, read_fleets, seeded_fleet, text,
+    play, read_fleets, seeded_fleet, shooter_seed, text,
 };
 use rand::SeedableRng;
 use rayon::prelude::*;
@@ -217,12 +217,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             config.burn_in = config.burn_in.min(n);
         }
         let mut shooter = kind.build_with(config);
-        Ok(play(
-            &geo,
-            fleet,
-            shooter.as_mut(),
-            game_seed(a.seed ^ 0x5eed_5eed_5eed_5eed, i),
-        ))
+        Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(a.seed, i)))
     };
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
