@@ -54,28 +54,19 @@ impl Tally {
         self.games += o.games;
         self.shots += o.shots;
         self.targeting += o.targeting;
-        for (a, b) in self.hunting.iter_mut().zip(&o.hunting) {
-            *a += b;
-        }
-        for (a, b) in self.last_games.iter_mut().zip(&o.last_games) {
-            *a += b;
-        }
-        for (a, b) in self.last_misses.iter_mut().zip(&o.last_misses) {
-            *a += b;
-        }
-        for (a, b) in self.last_bound.iter_mut().zip(&o.last_bound) {
-            *a += b;
-        }
-        for (a, b) in self.last_bounded.iter_mut().zip(&o.last_bounded) {
-            *a += b;
-        }
-        for (a, b) in self
-            .last_bounded_misses
-            .iter_mut()
-            .zip(&o.last_bounded_misses)
-        {
-            *a += b;
-        }
+        add_all(&mut self.hunting, &o.hunting);
+        add_all(&mut self.last_games, &o.last_games);
+        add_all(&mut self.last_misses, &o.last_misses);
+        add_all(&mut self.last_bound, &o.last_bound);
+        add_all(&mut self.last_bounded, &o.last_bounded);
+        add_all(&mut self.last_bounded_misses, &o.last_bounded_misses);
+    }
+}
+
+/// Adds `b` to `a`, element by element.
+fn add_all<T: Copy + std::ops::AddAssign>(a: &mut [T], b: &[T]) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x += y;
     }
 }
 
