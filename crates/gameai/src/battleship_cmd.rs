@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use battleship::{
     Adjacency, Feedback, Fleet, GameRecord, Geometry, Placer, Rules, ShooterKind, game_seed, infer,
-    play, read_fleets, seeded_fleet, shooter_seed, text,
+    play, read_fleets, seeded_fleet, shooter_seed, shooters::HybridShooter, text,
 };
 use rand::SeedableRng;
 use rayon::prelude::*;
@@ -79,6 +79,10 @@ struct EvalArgs {
     /// Posterior shooters: Markov chain sweeps recorded when sampling.
     #[arg(long)]
     sweeps: Option<u64>,
+    /// Hybrid shooter: weight of the answer's entropy (bits) against the hit probability
+    /// (default 0.05).
+    #[arg(long)]
+    info_weight: Option<f64>,
     /// End with one JSON line of results.
     #[arg(long)]
     json: bool,
@@ -187,6 +191,18 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let geo = Geometry::new(&rules)?;
     let kind: ShooterKind = a.shooter.parse()?;
     let placer: Placer = a.placer.parse()?;
+    if let Some(w) = a.info_weight {
+        if kind != ShooterKind::Hybrid {
+            return Err(CliError(format!(
+                "--info-weight applies to the hybrid shooter only, not to {kind}"
+            )));
+        }
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(CliError(format!(
+                "--info-weight must be a finite number >= 0, not {w}"
+            )));
+        }
+    }
     let (fleets, label) = if let Some(path) = &a.fleets {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
@@ -216,7 +232,13 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             config.sweeps = n;
             config.burn_in = config.burn_in.min(n);
         }
-        let mut shooter = kind.build_with(config);
+        let mut shooter = match a.info_weight {
+            Some(info_weight) => Box::new(HybridShooter {
+                config,
+                info_weight,
+            }),
+            None => kind.build_with(config),
+        };
         Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(a.seed, i)))
     };
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
@@ -233,9 +255,13 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?;
     }
     let s = Summary::new(&records);
+    let shooter_label = match a.info_weight {
+        Some(w) => format!("{kind} (info weight {w})"),
+        None => kind.to_string(),
+    };
     writeln!(
         out,
-        "{label}, shooter {kind}: {} games, mean {:.2} shots (± {:.2}), median {}, p90 {}, max {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
+        "{label}, shooter {shooter_label}: {} games, mean {:.2} shots (± {:.2}), median {}, p90 {}, max {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
         s.shots.len(),
         s.mean(),
         s.sem(),

@@ -160,3 +160,37 @@ fn eval_records_one_line_per_game() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn info_weight_sets_the_hybrid_weight_and_is_refused_elsewhere() {
+    let run = |extra: &str| {
+        gameai(&words(&format!(
+            "battleship eval --games 3 --seed 5 --shooter hybrid --json {extra}"
+        )))
+    };
+    let default = run("");
+    assert!(default.status.success(), "{}", text(&default.stderr));
+    // The default weight spelled out plays the same games.
+    let same = run("--info-weight 0.05");
+    assert!(same.status.success(), "{}", text(&same.stderr));
+    let strip = |o: &Output| {
+        let j = last_json(o);
+        j.split(",\"ms_per_shot_mean\"").next().unwrap().to_owned()
+    };
+    assert_eq!(strip(&default), strip(&same));
+    assert!(text(&same.stdout).contains("shooter hybrid (info weight 0.05)"));
+    for (args, message) in [
+        (
+            "battleship eval --games 1 --shooter posterior --info-weight 0.3",
+            "applies to the hybrid shooter only",
+        ),
+        (
+            "battleship eval --games 1 --shooter hybrid --info-weight=-1",
+            "must be a finite number >= 0",
+        ),
+    ] {
+        let out = gameai(&words(args));
+        assert!(!out.status.success());
+        assert!(text(&out.stderr).contains(message), "{}", text(&out.stderr));
+    }
+}
