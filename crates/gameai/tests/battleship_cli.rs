@@ -179,6 +179,10 @@ fn info_weight_sets_the_hybrid_weight_and_is_refused_elsewhere() {
     };
     assert_eq!(strip(&default), strip(&same));
     assert!(text(&same.stdout).contains("shooter hybrid (info weight 0.05)"));
+    // A weight that makes the entropy dominate plays other games (it hardly finishes a ship).
+    let heavy = run("--info-weight 50");
+    assert!(heavy.status.success(), "{}", text(&heavy.stderr));
+    assert_ne!(strip(&default), strip(&heavy));
     for (args, message) in [
         (
             "battleship eval --games 1 --shooter posterior --info-weight 0.3",
