@@ -30,11 +30,13 @@
 //! ```
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::Error;
 use crate::game::Shot;
-use crate::rules::{Adjacency, Feedback, Geometry, cells_of};
+use crate::rules::{Adjacency, Feedback, Geometry, MAX_CELLS, cells_of};
 
 /// Which shot is taken in each state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,14 +150,17 @@ pub fn shot_values(
     for &c in candidates {
         let m = 1u128 << c;
         let mut v = 1.0;
-        for b in solver.branches(&all, hits, c) {
+        let (sets, branches) = solver.branches(&all, hits, c);
+        for b in branches {
             if b.over {
                 continue;
             }
             let h = if b.shot == Shot::Miss { hits } else { hits | m };
-            let (sub, _, _) = solver.value(&b.set, b.fp, shots | m, h, f64::INFINITY, false)?;
-            v += b.set.len() as f64 / n as f64 * sub;
+            let set = &sets[b.range.clone()];
+            let (sub, _, _) = solver.value(set, b.fp, shots | m, h, f64::INFINITY, false)?;
+            v += set.len() as f64 / n as f64 * sub;
         }
+        solver.recycle(sets);
         out.push(v);
     }
     Ok(out)
@@ -257,15 +262,45 @@ struct Solver {
     cells: usize,
     max_states: usize,
     /// Per state: its value, or a lower bound (`false`).
-    memo: HashMap<(u128, u128), (f64, bool)>,
+    memo: HashMap<(u128, u128), (f64, bool), BuildHasherDefault<KeyHasher>>,
+    /// Lists of fleets no longer in use, for [`Solver::branches`] to reuse.
+    spare: Vec<Vec<u32>>,
 }
 
-/// One answer class of a shot: the answer, whether the game ends, the fleets giving it and
-/// their fingerprint.
+/// Hashes memo keys, which need no protection against chosen collisions: every state's key
+/// holds a fingerprint of pseudo-random 128-bit words, so mixing the words with one
+/// multiplication spreads them well, at a fraction of the default hasher's cost.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(23) ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_u128(&mut self, x: u128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        // The table indexes by the low bits: fold the well-mixed high half into them.
+        self.0 ^ self.0 >> 29
+    }
+}
+
+/// One answer class of a shot: the answer, whether the game ends, where the fleets giving
+/// it lie in the list [`Solver::branches`] returns with it, and their fingerprint.
 struct Branch {
     shot: Shot,
     over: bool,
-    set: Vec<u32>,
+    range: Range<usize>,
     fp: u128,
 }
 
@@ -302,41 +337,81 @@ impl Solver {
             ship_cells: rules.fleet.iter().map(|s| s.length as u32).sum(),
             cells: rules.cells(),
             max_states,
-            memo: HashMap::new(),
+            memo: HashMap::default(),
+            spare: Vec::new(),
         }
     }
 
-    fn branches(&self, set: &[u32], hits: u128, cell: usize) -> Vec<Branch> {
+    /// The answer classes of a shot at `cell` from the fleets of `set` (`hits` so far),
+    /// and the fleets of `set` grouped by class, in their order within each class: a
+    /// branch's fleets are the returned list's slice at its `range`. One list for all
+    /// classes instead of one per class: this runs in every state of the search. Hand the
+    /// list back with [`Solver::recycle`] when done with it.
+    fn branches(&mut self, set: &[u32], hits: u128, cell: usize) -> (Vec<u32>, Vec<Branch>) {
         let mut out: Vec<Branch> = Vec::new();
+        // Each fleet's class, then the class sizes (kept in `range.end` until placed).
+        let mut class = self.spare.pop().unwrap_or_default();
+        class.clear();
         for &f in set {
             let (shot, over) = answer(&self.fleets[f as usize], hits, cell, self.feedback);
             let z = self.zobrist[f as usize];
-            match out.iter_mut().find(|b| b.shot == shot && b.over == over) {
-                Some(b) => {
-                    b.set.push(f);
-                    b.fp ^= z;
+            let k = match out.iter().position(|b| b.shot == shot && b.over == over) {
+                Some(k) => k,
+                None => {
+                    out.push(Branch {
+                        shot,
+                        over,
+                        range: 0..0,
+                        fp: 0,
+                    });
+                    out.len() - 1
                 }
-                None => out.push(Branch {
-                    shot,
-                    over,
-                    set: vec![f],
-                    fp: z,
-                }),
-            }
+            };
+            let b = &mut out[k];
+            b.range.end += 1;
+            b.fp ^= z;
+            class.push(k as u32);
         }
-        out
+        let mut start = 0;
+        for b in &mut out {
+            let len = b.range.end;
+            b.range = start..start;
+            start += len;
+        }
+        let mut sets = self.spare.pop().unwrap_or_default();
+        sets.clear();
+        sets.resize(set.len(), 0);
+        for (&f, &k) in set.iter().zip(&class) {
+            let r = &mut out[k as usize].range;
+            sets[r.end] = f;
+            r.end += 1;
+        }
+        self.recycle(class);
+        (sets, out)
+    }
+
+    /// Keeps a list of fleets for [`Solver::branches`] to reuse.
+    fn recycle(&mut self, list: Vec<u32>) {
+        self.spare.push(list);
     }
 
     /// The largest chance that one shot hits, over the cells not yet shot.
     fn best_hit_chance(&self, set: &[u32], shots: u128) -> f64 {
-        let mut count = vec![0u32; self.cells];
+        let count = self.counts(set, shots);
+        let max = count.iter().copied().max().unwrap_or(0);
+        (f64::from(max) / set.len() as f64).min(1.0)
+    }
+
+    /// Per cell not in `shots`: how many fleets of `set` have a ship there (on the stack:
+    /// this runs in every state of the search).
+    fn counts(&self, set: &[u32], shots: u128) -> [u32; MAX_CELLS] {
+        let mut count = [0u32; MAX_CELLS];
         for &f in set {
             for c in cells_of(self.union[f as usize] & !shots) {
                 count[c] += 1;
             }
         }
-        let max = count.iter().copied().max().unwrap_or(0);
-        (f64::from(max) / set.len() as f64).min(1.0)
+        count
     }
 
     /// The expected number of shots still needed from the state (`set` of consistent fleets
@@ -366,33 +441,19 @@ impl Solver {
             )));
         }
         let n = set.len();
-        let mut count = vec![0u32; self.cells];
-        for &f in set {
-            for c in cells_of(self.union[f as usize] & !shots) {
-                count[c] += 1;
-            }
-        }
-        let open: Vec<usize> = (0..self.cells).filter(|&c| count[c] > 0).collect();
-        if open.is_empty() {
+        let count = self.counts(set, shots);
+        let count = &count[..self.cells];
+        let max = count.iter().copied().max().unwrap_or(0);
+        if max == 0 {
             // Every ship cell of every fleet is shot: nothing is left to do.
             return Ok((0.0, true, Vec::new()));
         }
-        let max = open.iter().map(|&c| count[c]).max().unwrap_or(0);
+        let first_max = || count.iter().position(|&k| k == max).into_iter().collect();
         let mut cands: Vec<usize> = match self.strategy {
-            Strategy::Greedy => open.iter().copied().filter(|&c| count[c] == max).collect(),
-            Strategy::GreedyFirst => open
-                .iter()
-                .copied()
-                .filter(|&c| count[c] == max)
-                .take(1)
-                .collect(),
-            Strategy::Optimal if max as usize == n => open
-                .iter()
-                .copied()
-                .filter(|&c| count[c] == max)
-                .take(1)
-                .collect(),
-            Strategy::Optimal => open,
+            Strategy::Greedy => (0..self.cells).filter(|&c| count[c] == max).collect(),
+            Strategy::GreedyFirst => first_max(),
+            Strategy::Optimal if max as usize == n => first_max(),
+            Strategy::Optimal => (0..self.cells).filter(|&c| count[c] > 0).collect(),
         };
         cands.sort_by_key(|&c| std::cmp::Reverse(count[c]));
         let optimal = self.strategy == Strategy::Optimal;
@@ -417,21 +478,23 @@ impl Solver {
                 break;
             }
             let m = 1u128 << c;
-            let branches = self.branches(set, hits, c);
+            let (sets, branches) = self.branches(set, hits, c);
             // Per answer: a lower bound on what follows it (the ship cells still to hit,
-            // plus the chance that the next shot misses).
+            // plus the chance that the next shot misses). Only the optimal search prunes
+            // with them; a greedy value is summed in full.
             let mut lows: Vec<f64> = branches
                 .iter()
                 .map(|b| {
-                    if b.over {
+                    if b.over || !optimal {
                         0.0
                     } else {
                         let r = remaining - u32::from(b.shot != Shot::Miss);
-                        f64::from(r) + 1.0 - self.best_hit_chance(&b.set, shots | m)
+                        let chance = self.best_hit_chance(&sets[b.range.clone()], shots | m);
+                        f64::from(r) + 1.0 - chance
                     }
                 })
                 .collect();
-            let weight = |b: &Branch| b.set.len() as f64 / n as f64;
+            let weight = |b: &Branch| b.range.len() as f64 / n as f64;
             let mut low: f64 = 1.0
                 + branches
                     .iter()
@@ -451,8 +514,9 @@ impl Solver {
                 // The child must stay below this for the candidate to beat `target`.
                 let child_beta = lows[i] + (target - low) / w;
                 let h = if b.shot == Shot::Miss { hits } else { hits | m };
+                let child = &sets[b.range.clone()];
                 let (sub, sub_exact, _) =
-                    self.value(&b.set, b.fp, shots | m, h, child_beta, false)?;
+                    self.value(child, b.fp, shots | m, h, child_beta, false)?;
                 low += w * (sub - lows[i]);
                 lows[i] = sub;
                 if !sub_exact {
@@ -460,6 +524,7 @@ impl Solver {
                     break;
                 }
             }
+            self.recycle(sets);
             if !exact {
                 cut_low = cut_low.min(low);
                 continue;

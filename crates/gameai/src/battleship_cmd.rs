@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use battleship::{
     Adjacency, Feedback, Fleet, GameRecord, Geometry, Placer, Rules, ShooterKind, game_seed, infer,
-    play, read_fleets, seeded_fleet, shooter_seed, shooters::HybridShooter, text,
+    play, read_fleets, seeded_fleet, shooter_seed,
+    shooters::{EndgameShooter, HybridShooter},
+    text,
 };
 use rand::SeedableRng;
 use rayon::prelude::*;
@@ -83,6 +85,14 @@ struct EvalArgs {
     /// (default 0.05).
     #[arg(long)]
     info_weight: Option<f64>,
+    /// Endgame shooter: how many of the likeliest cells its exact search compares
+    /// (default 8).
+    #[arg(long)]
+    candidates: Option<usize>,
+    /// Endgame shooter: its exact search starts once at most this many fleets remain
+    /// (default 6000; 0 never searches, playing as `posterior`).
+    #[arg(long)]
+    search_fleets: Option<usize>,
     /// End with one JSON line of results.
     #[arg(long)]
     json: bool,
@@ -186,6 +196,39 @@ impl Summary {
     }
 }
 
+/// The most fleets `--search-fleets` may ask the endgame shooter to list (each is kept in
+/// memory while it searches).
+const MAX_SEARCH_FLEETS: usize = 1_000_000;
+
+/// The endgame shooter's search settings from `--candidates` and `--search-fleets`, when
+/// either is given (they apply to that shooter only).
+fn endgame_shooter(a: &EvalArgs, kind: ShooterKind) -> Result<Option<EndgameShooter>, CliError> {
+    if a.candidates.is_none() && a.search_fleets.is_none() {
+        return Ok(None);
+    }
+    if kind != ShooterKind::Endgame {
+        return Err(CliError(format!(
+            "--candidates and --search-fleets apply to the endgame shooter only, not to {kind}"
+        )));
+    }
+    let d = EndgameShooter::default();
+    let candidates = a.candidates.unwrap_or(d.candidates);
+    if candidates == 0 {
+        return Err(CliError("--candidates must be at least 1".into()));
+    }
+    let max_fleets = a.search_fleets.unwrap_or(d.max_fleets);
+    if max_fleets > MAX_SEARCH_FLEETS {
+        return Err(CliError(format!(
+            "--search-fleets must be at most {MAX_SEARCH_FLEETS}, not {max_fleets}"
+        )));
+    }
+    Ok(Some(EndgameShooter {
+        candidates,
+        max_fleets,
+        ..d
+    }))
+}
+
 fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let rules = a.rules.rules()?;
     let geo = Geometry::new(&rules)?;
@@ -203,6 +246,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             )));
         }
     }
+    let endgame = endgame_shooter(a, kind)?;
     let (fleets, label) = if let Some(path) = &a.fleets {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
@@ -232,12 +276,13 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             config.sweeps = n;
             config.burn_in = config.burn_in.min(n);
         }
-        let mut shooter = match a.info_weight {
-            Some(info_weight) => Box::new(HybridShooter {
+        let mut shooter: Box<dyn battleship::Shooter> = match (a.info_weight, endgame) {
+            (Some(info_weight), _) => Box::new(HybridShooter {
                 config,
                 info_weight,
             }),
-            None => kind.build_with(config),
+            (None, Some(e)) => Box::new(EndgameShooter { config, ..e }),
+            (None, None) => kind.build_with(config),
         };
         Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(a.seed, i)))
     };
@@ -255,9 +300,13 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?;
     }
     let s = Summary::new(&records);
-    let shooter_label = match a.info_weight {
-        Some(w) => format!("{kind} (info weight {w})"),
-        None => kind.to_string(),
+    let shooter_label = match (a.info_weight, endgame) {
+        (Some(w), _) => format!("{kind} (info weight {w})"),
+        (None, Some(e)) => format!(
+            "{kind} ({} candidates, from {} fleets)",
+            e.candidates, e.max_fleets
+        ),
+        (None, None) => kind.to_string(),
     };
     writeln!(
         out,

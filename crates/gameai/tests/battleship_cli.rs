@@ -183,7 +183,7 @@ fn info_weight_sets_the_hybrid_weight_and_is_refused_elsewhere() {
     let heavy = run("--info-weight 50");
     assert!(heavy.status.success(), "{}", text(&heavy.stderr));
     assert_ne!(strip(&default), strip(&heavy));
-    for (args, message) in [
+    fails_with(&[
         (
             "battleship eval --games 1 --shooter posterior --info-weight 0.3",
             "applies to the hybrid shooter only",
@@ -192,9 +192,61 @@ fn info_weight_sets_the_hybrid_weight_and_is_refused_elsewhere() {
             "battleship eval --games 1 --shooter hybrid --info-weight=-1",
             "must be a finite number >= 0",
         ),
-    ] {
+    ]);
+}
+
+/// Each command line fails, with its message on stderr.
+fn fails_with(cases: &[(&str, &str)]) {
+    for &(args, message) in cases {
         let out = gameai(&words(args));
-        assert!(!out.status.success());
+        assert!(!out.status.success(), "{args} succeeded");
         assert!(text(&out.stderr).contains(message), "{}", text(&out.stderr));
     }
+}
+
+#[test]
+fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
+    let run = |extra: &str| {
+        let out = gameai(&words(&format!(
+            "battleship eval --games 3 --seed 5 --json {extra}"
+        )));
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        out
+    };
+    // The games' figures, without the shooter's name and the timings.
+    let games = |o: &Output| {
+        let j = last_json(o);
+        let from = j.find("\"mean_shots\"").unwrap();
+        let to = j.find(",\"ms_per_shot_mean\"").unwrap();
+        j[from..to].to_owned()
+    };
+    let default = run("");
+    // The defaults spelled out play the same games.
+    let same = run("--candidates 8 --search-fleets 6000");
+    assert_eq!(games(&default), games(&same));
+    assert!(text(&same.stdout).contains("shooter endgame (8 candidates, from 6000 fleets)"));
+    // Without the search it is the greedy posterior shooter, shot for shot; these games
+    // differ from the default's.
+    let never = run("--search-fleets 0");
+    let posterior = run("--shooter posterior");
+    assert_eq!(games(&never), games(&posterior));
+    assert_ne!(games(&never), games(&default));
+    fails_with(&[
+        (
+            "battleship eval --games 1 --shooter posterior --candidates 16",
+            "apply to the endgame shooter only",
+        ),
+        (
+            "battleship eval --games 1 --shooter density --search-fleets 100",
+            "apply to the endgame shooter only",
+        ),
+        (
+            "battleship eval --games 1 --candidates 0",
+            "--candidates must be at least 1",
+        ),
+        (
+            "battleship eval --games 1 --search-fleets 2000000",
+            "--search-fleets must be at most 1000000",
+        ),
+    ]);
 }
