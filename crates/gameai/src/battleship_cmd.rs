@@ -200,33 +200,88 @@ impl Summary {
 /// memory while it searches).
 const MAX_SEARCH_FLEETS: usize = 1_000_000;
 
-/// The endgame shooter's search settings from `--candidates` and `--search-fleets`, when
-/// either is given (they apply to that shooter only).
-fn endgame_shooter(a: &EvalArgs, kind: ShooterKind) -> Result<Option<EndgameShooter>, CliError> {
-    if a.candidates.is_none() && a.search_fleets.is_none() {
-        return Ok(None);
+/// The shooter as its own options (`--info-weight`, `--candidates`, `--search-fleets`) set
+/// it; each applies to one shooter only.
+#[derive(Debug, Clone, Copy)]
+enum Tuned {
+    /// No shooter-specific option: the kind's defaults.
+    Default(ShooterKind),
+    /// The hybrid shooter with this weight on the answer's entropy.
+    Hybrid(f64),
+    /// The endgame shooter with these search settings (its posterior set per game).
+    Endgame(EndgameShooter),
+}
+
+impl Tuned {
+    fn new(a: &EvalArgs, kind: ShooterKind) -> Result<Tuned, CliError> {
+        let only = |options: &str, shooter: ShooterKind| {
+            CliError(format!(
+                "{options} to the {shooter} shooter only, not to {kind}"
+            ))
+        };
+        let endgame_options = a.candidates.is_some() || a.search_fleets.is_some();
+        if endgame_options && kind != ShooterKind::Endgame {
+            return Err(only(
+                "--candidates and --search-fleets apply",
+                ShooterKind::Endgame,
+            ));
+        }
+        if let Some(w) = a.info_weight {
+            if kind != ShooterKind::Hybrid {
+                return Err(only("--info-weight applies", ShooterKind::Hybrid));
+            }
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(CliError(format!(
+                    "--info-weight must be a finite number >= 0, not {w}"
+                )));
+            }
+            return Ok(Tuned::Hybrid(w));
+        }
+        if !endgame_options {
+            return Ok(Tuned::Default(kind));
+        }
+        let d = EndgameShooter::default();
+        let candidates = a.candidates.unwrap_or(d.candidates);
+        if candidates == 0 {
+            return Err(CliError("--candidates must be at least 1".into()));
+        }
+        let max_fleets = a.search_fleets.unwrap_or(d.max_fleets);
+        if max_fleets > MAX_SEARCH_FLEETS {
+            return Err(CliError(format!(
+                "--search-fleets must be at most {MAX_SEARCH_FLEETS}, not {max_fleets}"
+            )));
+        }
+        Ok(Tuned::Endgame(EndgameShooter {
+            candidates,
+            max_fleets,
+            ..d
+        }))
     }
-    if kind != ShooterKind::Endgame {
-        return Err(CliError(format!(
-            "--candidates and --search-fleets apply to the endgame shooter only, not to {kind}"
-        )));
+
+    fn build(self, config: infer::PosteriorConfig) -> Box<dyn battleship::Shooter> {
+        match self {
+            Tuned::Default(kind) => kind.build_with(config),
+            Tuned::Hybrid(info_weight) => Box::new(HybridShooter {
+                config,
+                info_weight,
+            }),
+            Tuned::Endgame(e) => Box::new(EndgameShooter { config, ..e }),
+        }
     }
-    let d = EndgameShooter::default();
-    let candidates = a.candidates.unwrap_or(d.candidates);
-    if candidates == 0 {
-        return Err(CliError("--candidates must be at least 1".into()));
+
+    /// The shooter's name, with the options that set it.
+    fn label(self) -> String {
+        match self {
+            Tuned::Default(kind) => kind.to_string(),
+            Tuned::Hybrid(w) => format!("{} (info weight {w})", ShooterKind::Hybrid),
+            Tuned::Endgame(e) => format!(
+                "{} ({} candidates, from {} fleets)",
+                ShooterKind::Endgame,
+                e.candidates,
+                e.max_fleets
+            ),
+        }
     }
-    let max_fleets = a.search_fleets.unwrap_or(d.max_fleets);
-    if max_fleets > MAX_SEARCH_FLEETS {
-        return Err(CliError(format!(
-            "--search-fleets must be at most {MAX_SEARCH_FLEETS}, not {max_fleets}"
-        )));
-    }
-    Ok(Some(EndgameShooter {
-        candidates,
-        max_fleets,
-        ..d
-    }))
 }
 
 fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
@@ -234,19 +289,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let geo = Geometry::new(&rules)?;
     let kind: ShooterKind = a.shooter.parse()?;
     let placer: Placer = a.placer.parse()?;
-    if let Some(w) = a.info_weight {
-        if kind != ShooterKind::Hybrid {
-            return Err(CliError(format!(
-                "--info-weight applies to the hybrid shooter only, not to {kind}"
-            )));
-        }
-        if !(w.is_finite() && w >= 0.0) {
-            return Err(CliError(format!(
-                "--info-weight must be a finite number >= 0, not {w}"
-            )));
-        }
-    }
-    let endgame = endgame_shooter(a, kind)?;
+    let tuned = Tuned::new(a, kind)?;
     let (fleets, label) = if let Some(path) = &a.fleets {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
@@ -276,14 +319,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             config.sweeps = n;
             config.burn_in = config.burn_in.min(n);
         }
-        let mut shooter: Box<dyn battleship::Shooter> = match (a.info_weight, endgame) {
-            (Some(info_weight), _) => Box::new(HybridShooter {
-                config,
-                info_weight,
-            }),
-            (None, Some(e)) => Box::new(EndgameShooter { config, ..e }),
-            (None, None) => kind.build_with(config),
-        };
+        let mut shooter = tuned.build(config);
         Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(a.seed, i)))
     };
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
@@ -300,14 +336,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?;
     }
     let s = Summary::new(&records);
-    let shooter_label = match (a.info_weight, endgame) {
-        (Some(w), _) => format!("{kind} (info weight {w})"),
-        (None, Some(e)) => format!(
-            "{kind} ({} candidates, from {} fleets)",
-            e.candidates, e.max_fleets
-        ),
-        (None, None) => kind.to_string(),
-    };
+    let shooter_label = tuned.label();
     writeln!(
         out,
         "{label}, shooter {shooter_label}: {} games, mean {:.2} shots (± {:.2}), median {}, p90 {}, max {}, {:.3} ms/shot mean, {:.1} ms max{}{}",

@@ -241,6 +241,10 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
             "apply to the endgame shooter only",
         ),
         (
+            "battleship eval --games 1 --shooter hybrid --info-weight 0.3 --candidates 16",
+            "apply to the endgame shooter only",
+        ),
+        (
             "battleship eval --games 1 --candidates 0",
             "--candidates must be at least 1",
         ),
