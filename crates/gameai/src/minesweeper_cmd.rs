@@ -372,25 +372,9 @@ fn calibrate(a: &CalibrateArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 fn start_cell(spec: &str, level: &Level) -> Result<usize, CliError> {
-    let (w, h) = (level.width, level.height);
-    let (x, y) = match spec {
-        "corner" => (0, 0),
-        "centre" | "center" => (w / 2, h / 2),
-        xy => {
-            let parsed = xy
-                .split_once(',')
-                .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)));
-            parsed.ok_or_else(|| {
-                CliError(format!("--start `{xy}`: expected corner, centre or X,Y"))
-            })?
-        }
-    };
-    if x >= w || y >= h {
-        return Err(CliError(format!(
-            "--start {x},{y} is outside the {w}x{h} board"
-        )));
-    }
-    Ok(y * w + x)
+    level
+        .start_cell(spec)
+        .map_err(|e| CliError(format!("--{e}")))
 }
 
 /// Summary of an evaluation.

@@ -12,7 +12,7 @@
 //! cargo run --release -p minesweeper --example rollouts -- beginner safe corner 2000 99 joint 100 8
 //! cargo run --release -p minesweeper --example rollouts -- beginner safe corner 2000 99 guarded 200 6 2
 //! ```
-//! Arguments: level, first-click rule, start (`corner` or `X,Y`), games, seed, mode, samples
+//! Arguments: level, first-click rule, start (`corner`, `centre` or `X,Y`), games, seed, mode, samples
 //! per decision (`N`), candidates (`K`, the solver's guess first, then the other undecided
 //! cells within 0.1 of the lowest mine probability, safest first), and for `guarded` a z-score:
 //!
@@ -235,17 +235,7 @@ fn parse_args() -> Result<(Level, FirstClick, usize, u64, u64, Rollouts), String
     }
     let level: Level = args[0].parse().map_err(|e| format!("{e}"))?;
     let rule: FirstClick = args[1].parse().map_err(|e| format!("{e}"))?;
-    let start = if args[2] == "corner" {
-        0
-    } else {
-        let (x, y) = args[2].split_once(',').ok_or(USAGE)?;
-        let x: usize = x.parse().map_err(|_| USAGE)?;
-        let y: usize = y.parse().map_err(|_| USAGE)?;
-        if x >= level.width || y >= level.height {
-            return Err(format!("start {x},{y} is outside the board"));
-        }
-        y * level.width + x
-    };
+    let start = level.start_cell(&args[2]).map_err(|e| format!("{e}"))?;
     let num = |s: &String| s.parse::<u64>().map_err(|_| format!("not a number: {s}"));
     let (games, seed) = (num(&args[3])?, num(&args[4])?);
     let samples = num(&args[6])? as usize;

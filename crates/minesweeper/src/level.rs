@@ -34,6 +34,21 @@ pub enum LevelError {
         /// Why the board is invalid.
         source: BoardError,
     },
+    /// A first-click cell that is neither `corner`, `centre` nor `X,Y`.
+    #[error("start `{0}`: expected corner, centre or X,Y")]
+    Start(String),
+    /// A first-click cell outside the board.
+    #[error("start {x},{y} is outside the {width}x{height} board")]
+    StartOutside {
+        /// The column asked for.
+        x: usize,
+        /// The row asked for.
+        y: usize,
+        /// The board's width.
+        width: usize,
+        /// The board's height.
+        height: usize,
+    },
 }
 
 impl Level {
@@ -78,6 +93,38 @@ impl Level {
     /// The mine density, `mines / cells`.
     pub fn density(&self) -> f64 {
         self.mines as f64 / self.cells().max(1) as f64
+    }
+
+    /// The cell index of a first click given as `corner` (0,0), `centre` (or `center`:
+    /// column `width / 2`, row `height / 2`) or `X,Y` (zero-based column and row).
+    ///
+    /// ```
+    /// use minesweeper::Level;
+    ///
+    /// assert_eq!(Level::EXPERT.start_cell("corner"), Ok(0));
+    /// assert_eq!(Level::EXPERT.start_cell("3,3"), Ok(3 * 30 + 3));
+    /// assert_eq!(Level::BEGINNER.start_cell("centre"), Ok(4 * 9 + 4));
+    /// assert!(Level::BEGINNER.start_cell("9,0").is_err());
+    /// ```
+    pub fn start_cell(&self, spec: &str) -> Result<usize, LevelError> {
+        let (w, h) = (self.width, self.height);
+        let (x, y) = match spec.trim() {
+            "corner" => (0, 0),
+            "centre" | "center" => (w / 2, h / 2),
+            xy => xy
+                .split_once(',')
+                .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)))
+                .ok_or_else(|| LevelError::Start(spec.to_string()))?,
+        };
+        if x >= w || y >= h {
+            return Err(LevelError::StartOutside {
+                x,
+                y,
+                width: w,
+                height: h,
+            });
+        }
+        Ok(y * w + x)
     }
 
     /// A random board of this level: see [`Board::random`].
@@ -188,5 +235,22 @@ mod tests {
             err("3x3x9"),
             "invalid level `3x3x9`: 9 mines leave no safe cell on a board of 9 cells"
         );
+    }
+
+    #[test]
+    fn start_cells() {
+        let l = Level::INTERMEDIATE;
+        assert_eq!(l.start_cell(" corner "), Ok(0));
+        assert_eq!(l.start_cell("center"), Ok(8 * 16 + 8));
+        assert_eq!(l.start_cell("15, 2"), Ok(2 * 16 + 15));
+        let err = |s: &str| l.start_cell(s).unwrap_err().to_string();
+        assert_eq!(err("16,0"), "start 16,0 is outside the 16x16 board");
+        assert_eq!(err("0,16"), "start 0,16 is outside the 16x16 board");
+        for s in ["middle", "3", "3,", "-1,2", "1,2,3"] {
+            assert_eq!(
+                err(s),
+                format!("start `{s}`: expected corner, centre or X,Y")
+            );
+        }
     }
 }

@@ -9,6 +9,9 @@
 //!   and the won/lost state in O(1).
 //! - [`Position`]: the player's view ([`CellView`] per cell plus the total mine count), which
 //!   is what a solver receives.
+//! - [`blind_sets`] finds the coin flips built into a board (cells no player can tell apart
+//!   before clicking one), and [`bound_set`] turns them into an upper bound on any player's
+//!   win rate.
 //! - [`mbf`] reads and writes boards in the MBF binary format; [`text`] reads and writes
 //!   positions in the common text format.
 //!
@@ -39,6 +42,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod blind;
 mod board;
 mod boards;
 mod endgame;
@@ -51,6 +55,7 @@ mod risk;
 mod sim;
 mod solver;
 
+pub use blind::{blind_sets, bound_set, flip_cells};
 pub use board::{Board, BoardError, FirstClick, Grid, MAX_SIDE, Neighbours, ParseFirstClickError};
 pub use boards::{BoardSpec, BoardsError, read_boards, write_boards};
 pub use format::{FormatError, TextError, mbf, text};
