@@ -2,42 +2,57 @@
 //!
 //! Draws the seeded boards of `gameai minesweeper eval` (the same level, first-click rule,
 //! start, games and seed give the same boards) and counts those that [`bound_set`] matches
-//! with a twin: a board with a mine moved between two cells (or a 2x2 block's mines moved to
-//! its other diagonal) that no player can tell apart from it before clicking one of those
-//! cells, equally likely under the first-click rule. No player wins
-//! both boards of such a couple, so no player's expected win rate exceeds
-//! `1 - P(matched) / 2`. The example also plays every board with the default solver and splits
-//! its wins between the matched boards (where no player averages more than one half) and the
-//! others.
+//! with a twin: the board with the mines and safe cells of a small set exchanged (a mine
+//! moved between two cells along an edge, say), which no player can tell apart from it
+//! before clicking a cell of the set, and which the first-click rule makes equally likely.
+//! No player wins both boards of such a couple, so no player's expected win rate exceeds
+//! `1 - P(matched) / 2`. The example also plays every board with the default solver and
+//! splits its wins between the matched boards (where no player averages more than one half)
+//! and the others.
 //!
 //! ```sh
 //! cargo run --release -p minesweeper --example win_bound -- beginner safe corner 10000 1
 //! cargo run --release -p minesweeper --example win_bound -- expert zero 3,3 10000 1
 //! ```
-//! Arguments: level, first-click rule, start (`corner`, `centre` or `X,Y`), games, seed. Games run on
-//! two threads; the results do not depend on it.
+//! Arguments: level, first-click rule, start (`corner`, `centre` or `X,Y`), games, seed, and
+//! optionally the largest set looked for (default 8 cells). Games run on two threads; the
+//! results do not depend on it.
 
 use minesweeper::{FirstClick, Level, Solver, blind_sets, bound_set, play, seeded_board};
 
-const USAGE: &str = "usage: win_bound LEVEL RULE corner|X,Y GAMES SEED";
+const USAGE: &str = "usage: win_bound LEVEL RULE corner|centre|X,Y GAMES SEED [MAX_CELLS]";
+
+/// The largest blind set looked for, unless given.
+const MAX_CELLS: usize = 8;
 
 /// One board: has a blind pair, is matched with a twin, the solver won.
 type Outcome = (bool, bool, bool);
 
-fn parse_args() -> Result<(Level, FirstClick, usize, u64, u64), String> {
+fn parse_args() -> Result<(Level, FirstClick, usize, u64, u64, usize), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() != 5 {
+    if args.len() != 5 && args.len() != 6 {
         return Err(USAGE.into());
     }
     let level: Level = args[0].parse().map_err(|e| format!("{e}"))?;
     let rule: FirstClick = args[1].parse().map_err(|e| format!("{e}"))?;
     let start = level.start_cell(&args[2]).map_err(|e| format!("{e}"))?;
     let num = |s: &String| s.parse::<u64>().map_err(|_| format!("not a number: {s}"));
-    Ok((level, rule, start, num(&args[3])?, num(&args[4])?))
+    let max_cells = match args.get(5) {
+        Some(k) => num(k)? as usize,
+        None => MAX_CELLS,
+    };
+    Ok((
+        level,
+        rule,
+        start,
+        num(&args[3])?,
+        num(&args[4])?,
+        max_cells,
+    ))
 }
 
 fn main() {
-    let (level, rule, start, games, seed) = match parse_args() {
+    let (level, rule, start, games, seed, max_cells) = match parse_args() {
         Ok(x) => x,
         Err(e) => {
             eprintln!("{e}");
@@ -48,8 +63,8 @@ fn main() {
     let solver = Solver::default();
     let outcome = |i: u64| -> Result<Outcome, String> {
         let board = seeded_board(&level, rule, start, seed, i).map_err(|e| e.to_string())?;
-        let blind = !blind_sets(&board, rule, start).is_empty();
-        let matched = bound_set(&board, rule, start).is_some();
+        let blind = !blind_sets(&board, rule, start, max_cells).is_empty();
+        let matched = bound_set(&board, rule, start, max_cells).is_some();
         let won = play(board, start, rule == FirstClick::None, &solver).won;
         Ok((blind, matched, won))
     };

@@ -5,12 +5,13 @@
 //! other than `a` and `b` that touches exactly one of them is a mine (say the pair lies along
 //! an edge with mines beyond it), no other cell's number changes, so the two boards show a
 //! player exactly the same thing until it clicks `a` or `b`, and it then loses one of them.
-//! The same holds for a 2x2 block with mines on one diagonal, flipped to the other, when the
-//! cells touching only one corner of the block are mines. When the first-click rule allows
-//! both boards they are equally likely, so over random boards no player wins more than half
-//! of the boards that hold such a set. [`bound_set`] picks one set per board so that the boards
-//! pair up exactly, which turns this into an upper bound on the win rate of any strategy: at
-//! most `1 - P(paired) / 2`.
+//! The same holds for any set of cells, half of them mines, whose mines and safe cells can
+//! all be exchanged without changing another safe cell's number: a 2x2 block with mines on
+//! one diagonal, a chain along an edge. When the first-click rule allows both boards they are
+//! equally likely, so over random boards no player wins more than half of the boards that
+//! hold such a set. [`bound_set`] picks one set per board so that the boards pair up exactly,
+//! which turns this into an upper bound on the win rate of any strategy: at most
+//! `1 - P(paired) / 2`.
 
 use crate::board::{Board, FirstClick};
 
@@ -29,38 +30,142 @@ fn protected(board: &Board, rule: FirstClick, start: usize) -> Vec<bool> {
     p
 }
 
-/// Whether cells `a` and `b` are neighbours (distinct, at most one step apart each way).
-fn adjacent(board: &Board, a: usize, b: usize) -> bool {
-    let ((ax, ay), (bx, by)) = (board.xy(a), board.xy(b));
-    a != b && ax.abs_diff(bx) <= 1 && ay.abs_diff(by) <= 1
+/// Search effort per first cell: enough for every set of up to 8 cells on the classic levels
+/// in practice; past it the cell's search stops (the sets found so far stay valid).
+const NODES_PER_CELL: usize = 200_000;
+
+/// Depth-first search for blind sets whose smallest cell is a given one.
+///
+/// A set is grown from its smallest cell by repairs: flipping cells changes the numbers of
+/// the safe cells around them, and every safe cell left with a changed number must itself
+/// join the set or have a neighbour join it that moves its count back. Each branch includes
+/// one candidate and excludes the ones before it, so no set is visited twice.
+struct Search<'a> {
+    board: &'a Board,
+    /// Cells the search may not use: the first click's, and cells excluded by earlier
+    /// branches.
+    banned: Vec<bool>,
+    inset: Vec<bool>,
+    /// Per cell: how its count of adjacent mines changes when the set is flipped.
+    delta: Vec<i8>,
+    set: Vec<usize>,
+    /// Mines the flip adds minus mines it removes.
+    balance: i32,
+    max: usize,
+    nodes: usize,
+    found: Vec<Vec<usize>>,
 }
 
-/// Whether flipping the cells of `set` (mines become safe and safe cells mines) leaves the
-/// number of every other safe cell unchanged: each such cell touches as many mines of the set
-/// as safe cells of it. Checked on the cells around the set.
-fn blind(board: &Board, set: &[usize]) -> bool {
-    set.iter().flat_map(|&d| board.neighbours(d)).all(|c| {
-        if set.contains(&c) || board.is_mine(c) {
-            return true;
+impl Search<'_> {
+    /// +1 when flipping `c` adds a mine, -1 when it removes one.
+    fn sign(&self, c: usize) -> i8 {
+        if self.board.is_mine(c) { -1 } else { 1 }
+    }
+
+    fn flip(&mut self, c: usize, on: bool) {
+        let s = if on { self.sign(c) } else { -self.sign(c) };
+        self.inset[c] = on;
+        if on {
+            self.set.push(c);
+        } else {
+            self.set.pop();
         }
-        let (mut mines, mut safe) = (0, 0);
-        for &d in set.iter().filter(|&&d| adjacent(board, c, d)) {
-            if board.is_mine(d) {
-                mines += 1;
-            } else {
-                safe += 1;
+        self.balance += i32::from(s);
+        for n in self.board.neighbours(c) {
+            self.delta[n] += s;
+        }
+    }
+
+    /// A safe cell outside the set whose number the flip changes.
+    fn violated(&self, c: usize) -> bool {
+        !self.inset[c] && !self.board.is_mine(c) && self.delta[c] != 0
+    }
+
+    /// The cells whose joining the set moves the number of violated cell `c` back toward
+    /// its own (or removes it, for `c` itself), above `first` and not banned.
+    fn repairs(&self, c: usize, first: usize) -> Vec<usize> {
+        let want = -self.delta[c].signum();
+        let usable = |x: usize| x > first && !self.banned[x] && !self.inset[x];
+        std::iter::once(c)
+            .filter(|&x| usable(x))
+            .chain(
+                self.board
+                    .neighbours(c)
+                    .filter(|&n| usable(n) && self.sign(n) == want),
+            )
+            .collect()
+    }
+
+    /// Tries every way to include `options` (one each, excluding the earlier ones).
+    fn branch(&mut self, options: &[usize], first: usize) {
+        for (i, &x) in options.iter().enumerate() {
+            self.flip(x, true);
+            self.grow(first);
+            self.flip(x, false);
+            self.banned[x] = true;
+            if i + 1 == options.len() {
+                for &y in options {
+                    self.banned[y] = false;
+                }
             }
         }
-        mines == safe
-    })
+    }
+
+    fn grow(&mut self, first: usize) {
+        self.nodes += 1;
+        if self.nodes > NODES_PER_CELL {
+            return;
+        }
+        // The violated cell with the fewest repairs.
+        let mut best: Option<Vec<usize>> = None;
+        let mut any = false;
+        for i in 0..self.set.len() {
+            let d = self.set[i];
+            for c in self.board.neighbours(d) {
+                if self.violated(c) {
+                    any = true;
+                    let r = self.repairs(c, first);
+                    if best.as_ref().is_none_or(|b| r.len() < b.len()) {
+                        best = Some(r);
+                    }
+                }
+            }
+        }
+        if !any {
+            if self.balance == 0 {
+                let mut set = self.set.clone();
+                set.sort_unstable();
+                self.found.push(set);
+                return;
+            }
+            // Nothing to repair but the mine count: another piece must start elsewhere.
+            if self.set.len() < self.max {
+                let want = -self.balance.signum() as i8;
+                let options: Vec<usize> = (first + 1..self.board.len())
+                    .filter(|&x| !self.banned[x] && !self.inset[x] && self.sign(x) == want)
+                    .collect();
+                self.branch(&options, first);
+            }
+            return;
+        }
+        if self.set.len() < self.max
+            && let Some(options) = best
+        {
+            self.branch(&options, first);
+        }
+    }
 }
 
-/// The coin flips built into a board: every set of cells, half of them mines, whose mines
-/// and safe cells can be exchanged without changing any other cell's number, and which the
-/// first-click `rule` (first click on `start`) allows both ways. Two shapes are looked for:
-/// pairs of cells (one mine), and 2x2 blocks with mines on one diagonal. Until it clicks a
-/// cell of the set, a player sees the same on both boards, and that click is a mine on one of
-/// them. Each set is sorted; the list is sorted.
+/// The coin flips built into a board: sets of at most `max_cells` cells, half of them mines,
+/// whose mines and safe cells can all be exchanged without changing any other safe cell's
+/// number, and which the first-click `rule` (first click on `start`) allows both ways. Until
+/// it clicks a cell of such a set, a player sees exactly the same on both boards (the mine
+/// counter too), and that click is a mine on one of them.
+///
+/// The sets listed are the minimal ones (no smaller blind set inside), found by a search
+/// that grows each set from its smallest cell; each set is sorted, and the list is sorted.
+/// The search has a fixed effort per cell, so on large dense boards with a large
+/// `max_cells` it may miss some sets, never list a wrong one.
 ///
 /// ```
 /// use minesweeper::{Board, FirstClick, blind_sets};
@@ -68,60 +173,49 @@ fn blind(board: &Board, set: &[usize]) -> bool {
 /// // Top-left corner of a 4x4 board: the mine at (1,0) could as well be at (0,0), since the
 /// // mines at (2,0) and (2,1) hide the difference from every other cell.
 /// let board = Board::new(4, 4, &[1, 2, 6])?;
-/// assert_eq!(blind_sets(&board, FirstClick::Safe, 15), vec![vec![0, 1]]);
+/// assert_eq!(blind_sets(&board, FirstClick::Safe, 15, 4), vec![vec![0, 1]]);
 /// // A first click on (0,0) tells the two boards apart.
-/// assert!(blind_sets(&board, FirstClick::Safe, 0).is_empty());
+/// assert!(blind_sets(&board, FirstClick::Safe, 0, 4).is_empty());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
-pub fn blind_sets(board: &Board, rule: FirstClick, start: usize) -> Vec<Vec<usize>> {
-    let guard = protected(board, rule, start);
-    let free = |c: usize| !guard[c];
-    let (w, h) = (board.width(), board.height());
-    // Cells whose every neighbour is a mine: two of them, far apart, form a pair as well.
-    let enclosed: Vec<usize> = (0..board.len())
-        .filter(|&c| free(c) && board.neighbours(c).all(|n| board.is_mine(n)))
-        .collect();
-    let mut sets = Vec::new();
-    for a in (0..board.len()).filter(|&a| free(a)) {
-        let (ax, ay) = board.xy(a);
-        let near = |b: usize| {
-            let (bx, by) = board.xy(b);
-            ax.abs_diff(bx) <= 2 && ay.abs_diff(by) <= 2
-        };
-        // Pairs within two steps: check the cells around both.
-        for by in ay.saturating_sub(2)..(ay + 3).min(h) {
-            for bx in ax.saturating_sub(2)..(ax + 3).min(w) {
-                let b = board.cell(bx, by);
-                if b > a && free(b) && board.is_mine(a) != board.is_mine(b) && blind(board, &[a, b])
-                {
-                    sets.push(vec![a, b]);
-                }
-            }
-        }
-        // Farther apart, no cell touches both: each must be walled in by mines.
-        if enclosed.binary_search(&a).is_ok() {
-            for &b in enclosed.iter().filter(|&&b| b > a && !near(b)) {
-                if board.is_mine(a) != board.is_mine(b) {
-                    sets.push(vec![a, b]);
-                }
-            }
-        }
-        // The 2x2 block with `a` at its top left, mines on one diagonal.
-        if ax + 1 < w && ay + 1 < h {
-            let block = [a, a + 1, a + w, a + w + 1];
-            let m = block.map(|c| board.is_mine(c));
-            if block.iter().all(|&c| free(c))
-                && m[0] == m[3]
-                && m[1] == m[2]
-                && m[0] != m[1]
-                && blind(board, &block)
-            {
-                sets.push(block.to_vec());
+pub fn blind_sets(
+    board: &Board,
+    rule: FirstClick,
+    start: usize,
+    max_cells: usize,
+) -> Vec<Vec<usize>> {
+    let n = board.len();
+    let mut search = Search {
+        board,
+        banned: protected(board, rule, start),
+        inset: vec![false; n],
+        delta: vec![0; n],
+        set: Vec::new(),
+        balance: 0,
+        max: max_cells,
+        nodes: 0,
+        found: Vec::new(),
+    };
+    if max_cells >= 2 {
+        for first in 0..n {
+            if !search.banned[first] {
+                search.nodes = 0;
+                search.flip(first, true);
+                search.grow(first);
+                search.flip(first, false);
             }
         }
     }
+    let mut sets = search.found;
     sets.sort_unstable();
+    sets.dedup();
+    // Keep the minimal ones.
+    let all = sets.clone();
+    sets.retain(|s| {
+        !all.iter()
+            .any(|t| t.len() < s.len() && t.iter().all(|c| s.binary_search(c).is_ok()))
+    });
     sets
 }
 
@@ -143,8 +237,9 @@ pub fn flip_cells(board: &Board, cells: &[usize]) -> Option<Board> {
 }
 
 /// The set that matches this board with a twin no player can win together with it: the
-/// first of [`blind_sets`], provided the board with that set flipped has the same first set
-/// (so that the matching is exact: each of the two boards names the other).
+/// first of [`blind_sets`] (with at most `max_cells` cells), provided the board with that set
+/// flipped has the same first set (so that the matching is exact: each of the two boards
+/// names the other).
 ///
 /// Any strategy wins at most one board of each such couple, and the first-click rule makes
 /// both equally likely, so over random boards drawn under `rule` every strategy's win rate is
@@ -154,16 +249,23 @@ pub fn flip_cells(board: &Board, cells: &[usize]) -> Option<Board> {
 /// use minesweeper::{Board, FirstClick, bound_set, flip_cells};
 ///
 /// let board = Board::new(4, 4, &[1, 2, 6])?;
-/// assert_eq!(bound_set(&board, FirstClick::Safe, 15), Some(vec![0, 1]));
+/// assert_eq!(bound_set(&board, FirstClick::Safe, 15, 4), Some(vec![0, 1]));
 /// let twin = flip_cells(&board, &[0, 1]).unwrap();
-/// assert_eq!(bound_set(&twin, FirstClick::Safe, 15), Some(vec![0, 1]));
+/// assert_eq!(bound_set(&twin, FirstClick::Safe, 15, 4), Some(vec![0, 1]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
-pub fn bound_set(board: &Board, rule: FirstClick, start: usize) -> Option<Vec<usize>> {
-    let first = blind_sets(board, rule, start).into_iter().next()?;
+pub fn bound_set(
+    board: &Board,
+    rule: FirstClick,
+    start: usize,
+    max_cells: usize,
+) -> Option<Vec<usize>> {
+    let first = blind_sets(board, rule, start, max_cells)
+        .into_iter()
+        .next()?;
     let twin = flip_cells(board, &first)?;
-    (blind_sets(&twin, rule, start).first() == Some(&first)).then_some(first)
+    (blind_sets(&twin, rule, start, max_cells).first() == Some(&first)).then_some(first)
 }
 
 #[cfg(test)]
@@ -174,41 +276,56 @@ mod tests {
     use proptest::prelude::*;
     use std::sync::Arc;
 
-    /// The brute-force definition: every pair of cells and every 2x2 block, flipped, that
-    /// holds as many mines as safe cells (the block's on a diagonal), lies outside the cells
-    /// the rule protects, and leaves the number of every other safe cell unchanged.
-    fn brute(board: &Board, rule: FirstClick, start: usize) -> Vec<Vec<usize>> {
-        let guard = protected(board, rule, start);
-        let (w, n) = (board.width(), board.len());
-        let mut shapes: Vec<Vec<usize>> = Vec::new();
-        for a in 0..n {
-            shapes.extend((a + 1..n).map(|b| vec![a, b]));
-            let (x, y) = board.xy(a);
-            if x + 1 < w && y + 1 < board.height() {
-                shapes.push(vec![a, a + 1, a + w, a + w + 1]);
-            }
-        }
-        let mut out: Vec<Vec<usize>> = shapes
-            .into_iter()
-            .filter(|set| {
-                let m: Vec<bool> = set.iter().map(|&c| board.is_mine(c)).collect();
-                let mines = m.iter().filter(|&&x| x).count();
-                let diagonal = set.len() == 2 || (m[0] == m[3] && m[1] == m[2]);
-                if 2 * mines != set.len() || !diagonal || set.iter().any(|&c| guard[c]) {
-                    return false;
+    /// Whether flipping the cells of `set` (mines become safe and safe cells mines) leaves the
+    /// number of every other safe cell unchanged and the number of mines too.
+    fn blind(board: &Board, set: &[usize]) -> bool {
+        let mines = set.iter().filter(|&&c| board.is_mine(c)).count();
+        2 * mines == set.len()
+            && set.iter().flat_map(|&d| board.neighbours(d)).all(|c| {
+                if set.contains(&c) || board.is_mine(c) {
+                    return true;
                 }
-                let twin = flip_cells(board, set).unwrap();
-                (0..n)
-                    .filter(|c| !set.contains(c) && !board.is_mine(*c))
-                    .all(|c| board.adjacent_mines(c) == twin.adjacent_mines(c))
+                let change: i32 = set
+                    .iter()
+                    .filter(|&&d| board.neighbours(c).any(|n| n == d))
+                    .map(|&d| if board.is_mine(d) { -1 } else { 1 })
+                    .sum();
+                change == 0
             })
-            .collect();
-        out.sort();
-        out
     }
 
-    fn board_strategy() -> impl Strategy<Value = (Board, FirstClick, usize)> {
-        (1usize..=7, 1usize..=7, 0u8..3).prop_flat_map(|(w, h, r)| {
+    /// The brute-force definition: every set of 2 to `k` cells outside the ones the rule
+    /// protects that [`blind`] accepts, keeping the minimal ones; sorted.
+    fn brute(board: &Board, rule: FirstClick, start: usize, k: usize) -> Vec<Vec<usize>> {
+        let guard = protected(board, rule, start);
+        let cells: Vec<usize> = (0..board.len()).filter(|&c| !guard[c]).collect();
+        let mut valid: Vec<Vec<usize>> = Vec::new();
+        let mut stack: Vec<Vec<usize>> = cells.iter().map(|&c| vec![c]).collect();
+        while let Some(set) = stack.pop() {
+            if set.len() >= 2 && blind(board, &set) {
+                valid.push(set.clone());
+            }
+            if set.len() < k {
+                let last = *set.last().unwrap();
+                for &c in cells.iter().filter(|&&c| c > last) {
+                    let mut next = set.clone();
+                    next.push(c);
+                    stack.push(next);
+                }
+            }
+        }
+        let all = valid.clone();
+        valid.retain(|s| {
+            !all.iter()
+                .any(|t| t.len() < s.len() && t.iter().all(|c| s.contains(c)))
+        });
+        valid.sort();
+        valid
+    }
+
+    /// Small dense boards (so that blind sets are common), with a rule and a first click.
+    fn board_strategy(max_side: usize) -> impl Strategy<Value = (Board, FirstClick, usize)> {
+        (1usize..=max_side, 1usize..=max_side, 0u8..3).prop_flat_map(|(w, h, r)| {
             let rule = [FirstClick::Safe, FirstClick::Zero, FirstClick::None][r as usize];
             (
                 proptest::collection::vec(0u8..10, w * h),
@@ -216,8 +333,7 @@ mod tests {
                 Just((w, h, rule)),
             )
                 .prop_map(|(dens, start, (w, h, rule))| {
-                    // Dense boards, so that walled-in cells and blind sets are common.
-                    let mines: Vec<usize> = (0..w * h).filter(|&c| dens[c] < 6).collect();
+                    let mines: Vec<usize> = (0..w * h).filter(|&c| dens[c] < 5).collect();
                     let mines = if mines.len() == w * h {
                         mines[1..].to_vec()
                     } else {
@@ -231,17 +347,26 @@ mod tests {
 
     proptest! {
         #[test]
-        fn sets_equal_brute_force((board, rule, start) in board_strategy()) {
-            prop_assert_eq!(blind_sets(&board, rule, start), brute(&board, rule, start));
+        fn sets_equal_brute_force((board, rule, start) in board_strategy(4), k in 2usize..=5) {
+            prop_assert_eq!(blind_sets(&board, rule, start, k), brute(&board, rule, start, k));
         }
 
         #[test]
-        fn bound_sets_match_boards_exactly((board, rule, start) in board_strategy()) {
-            if let Some(set) = bound_set(&board, rule, start) {
+        fn larger_boards_list_only_blind_sets((board, rule, start) in board_strategy(9)) {
+            for set in blind_sets(&board, rule, start, 8) {
+                prop_assert!(blind(&board, &set), "{set:?}");
+                let guard = protected(&board, rule, start);
+                prop_assert!(set.iter().all(|&c| !guard[c]));
+            }
+        }
+
+        #[test]
+        fn bound_sets_match_boards_exactly((board, rule, start) in board_strategy(7)) {
+            if let Some(set) = bound_set(&board, rule, start, 6) {
                 let twin = flip_cells(&board, &set).unwrap();
                 prop_assert_ne!(&twin, &board);
                 prop_assert_eq!(twin.mine_count(), board.mine_count());
-                prop_assert_eq!(bound_set(&twin, rule, start), Some(set));
+                prop_assert_eq!(bound_set(&twin, rule, start, 6), Some(set));
             }
         }
     }
@@ -274,24 +399,38 @@ mod tests {
     fn the_two_boards_look_the_same_until_the_set_is_clicked() {
         // 5x5, first click (4,4); mines (1,0), (2,0), (2,1) and (3,4): (0,0)/(1,0) is blind.
         let board = Board::new(5, 5, &[1, 2, 7, 23]).unwrap();
-        assert_eq!(blind_sets(&board, FirstClick::Safe, 24), vec![vec![0, 1]]);
+        assert_eq!(
+            blind_sets(&board, FirstClick::Safe, 24, 8),
+            vec![vec![0, 1]]
+        );
         look_the_same(&board, &[0, 1], 24, 0);
         // 5x5, the top-left 2x2 block with mines on (1,0) and (0,1), and a mine on (2,2).
         let board = Board::new(5, 5, &[1, 5, 12]).unwrap();
         assert_eq!(
-            blind_sets(&board, FirstClick::Zero, 24),
+            blind_sets(&board, FirstClick::Zero, 24, 8),
             vec![vec![0, 1, 5, 6]]
         );
         look_the_same(&board, &[0, 1, 5, 6], 24, 0);
+        // A beginner board (seed 5, game 548 of a zero first click at (3,3)): along the left
+        // edge, mines on (0,4) and (0,7) or on (0,5) and (0,8); no smaller set shows it.
+        let mines = [6, 27, 28, 33, 36, 41, 53, 63, 64, 66];
+        let board = Board::new(9, 9, &mines).unwrap();
+        let chain = vec![36, 45, 63, 72];
+        assert!(!blind_sets(&board, FirstClick::Zero, 30, 3).contains(&chain));
+        assert!(blind_sets(&board, FirstClick::Zero, 30, 4).contains(&chain));
+        look_the_same(&board, &chain, 30, 45);
     }
 
     #[test]
     fn the_first_click_rule_protects_its_cells() {
         let board = Board::new(5, 5, &[1, 2, 7, 23]).unwrap();
         // A zero first click at (1,1) covers the pair: no board can have a mine there.
-        assert!(blind_sets(&board, FirstClick::Zero, 6).is_empty());
-        assert_eq!(blind_sets(&board, FirstClick::None, 24), vec![vec![0, 1]]);
-        assert!(blind_sets(&board, FirstClick::None, 0).is_empty());
+        assert!(blind_sets(&board, FirstClick::Zero, 6, 8).is_empty());
+        assert_eq!(
+            blind_sets(&board, FirstClick::None, 24, 8),
+            vec![vec![0, 1]]
+        );
+        assert!(blind_sets(&board, FirstClick::None, 0, 8).is_empty());
         assert!(flip_cells(&board, &[0, 25]).is_none());
         assert!(flip_cells(&board, &[0, 0]).is_none());
     }
@@ -303,6 +442,6 @@ mod tests {
         let grid = Arc::new(Grid::new(7, 3).unwrap());
         let mines = [1, 7, 8, 12, 13, 19, 20];
         let board = Board::new_in(grid, &mines).unwrap();
-        assert!(blind_sets(&board, FirstClick::Safe, 3).contains(&vec![0, 20]));
+        assert!(blind_sets(&board, FirstClick::Safe, 3, 2).contains(&vec![0, 20]));
     }
 }
