@@ -1,14 +1,14 @@
 //! How many games can any player win? An upper bound from the coin flips built into boards.
 //!
 //! Draws the seeded boards of `gameai minesweeper eval` (the same level, first-click rule,
-//! start, games and seed give the same boards) and counts those that [`bound_set`] matches
-//! with a twin: the board with the mines and safe cells of a small set exchanged (a mine
-//! moved between two cells along an edge, say), which no player can tell apart from it
-//! before clicking a cell of the set, and which the first-click rule makes equally likely.
-//! No player wins both boards of such a couple, so no player's expected win rate exceeds
-//! `1 - P(matched) / 2`. The example also plays every board with the default solver and
-//! splits its wins between the matched boards (where no player averages more than one half)
-//! and the others.
+//! start, games and seed give the same boards) and puts them in the classes of
+//! [`bound_class`]: a board with `k` independent coin flips built in (small sets of cells
+//! whose mines and safe cells can be exchanged unseen, such as a mine that could be on
+//! either of two cells along an edge) has `2^k - 1` equally likely twins that no player can
+//! tell apart from it, and no player wins more than one board of the class. So no player's
+//! expected win rate exceeds the mean of `2^-k` (1 for boards in no class). The example also
+//! plays every board with the default solver and splits its wins between the boards in a
+//! class and the others.
 //!
 //! ```sh
 //! cargo run --release -p minesweeper --example win_bound -- beginner safe corner 10000 1
@@ -18,15 +18,15 @@
 //! optionally the largest set looked for (default 8 cells). Games run on two threads; the
 //! results do not depend on it.
 
-use minesweeper::{FirstClick, Level, Solver, blind_sets, bound_set, play, seeded_board};
+use minesweeper::{FirstClick, Level, Solver, blind_sets, bound_class, play, seeded_board};
 
 const USAGE: &str = "usage: win_bound LEVEL RULE corner|centre|X,Y GAMES SEED [MAX_CELLS]";
 
 /// The largest blind set looked for, unless given.
 const MAX_CELLS: usize = 8;
 
-/// One board: has a blind pair, is matched with a twin, the solver won.
-type Outcome = (bool, bool, bool);
+/// One board: has a blind set, the number of sets of its class, the solver won.
+type Outcome = (bool, usize, bool);
 
 fn parse_args() -> Result<(Level, FirstClick, usize, u64, u64, usize), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -59,14 +59,15 @@ fn main() {
             std::process::exit(2);
         }
     };
-    // One board: whether it has a blind set, is matched with a twin, and the solver won.
+    // One board: whether it has a blind set, the sets of its class, and whether the solver
+    // won.
     let solver = Solver::default();
     let outcome = |i: u64| -> Result<Outcome, String> {
         let board = seeded_board(&level, rule, start, seed, i).map_err(|e| e.to_string())?;
         let blind = !blind_sets(&board, rule, start, max_cells).is_empty();
-        let matched = bound_set(&board, rule, start, max_cells).is_some();
+        let class = bound_class(&board, rule, start, max_cells).len();
         let won = play(board, start, rule == FirstClick::None, &solver).won;
-        Ok((blind, matched, won))
+        Ok((blind, class, won))
     };
     // Two threads, each taking every other board.
     let r: Result<Vec<Vec<Outcome>>, String> = std::thread::scope(|s| {
@@ -89,32 +90,39 @@ fn main() {
     let n = r.len() as f64;
     let count = |f: &dyn Fn(&Outcome) -> bool| r.iter().filter(|x| f(x)).count();
     let blind = count(&|x| x.0);
-    let matched = count(&|x| x.1);
+    let in_class = count(&|x| x.1 > 0);
+    let several = count(&|x| x.1 > 1);
     let won = count(&|x| x.2);
-    let won_matched = count(&|x| x.1 && x.2);
-    let p = matched as f64 / n;
-    let se = (p * (1.0 - p) / n).sqrt();
+    let won_class = count(&|x| x.1 > 0 && x.2);
+    // The most any player can win of a board's class, on average over it.
+    let cap = |x: &Outcome| 0.5f64.powi(x.1 as i32);
+    let class_cap = r.iter().filter(|x| x.1 > 0).map(cap).fold(0.0, |a, b| a + b);
+    let mean = r.iter().map(cap).sum::<f64>() / n;
+    let var = r.iter().map(|x| (cap(x) - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    let se = (var / n).sqrt();
     let pct = |k: usize, of: usize| 100.0 * k as f64 / of.max(1) as f64;
     println!(
-        "{} {} boards, rule {rule}, start {start}, seed {seed}: {blind} with a blind set \
-         ({:.2}%), {matched} matched with a twin ({:.2}%)",
+        "{} {} boards, rule {rule}, start {start}, seed {seed}, sets of up to {max_cells} cells: \
+         {blind} with a blind set ({:.2}%), {in_class} in a class ({:.2}%), {several} of them \
+         with several sets",
         r.len(),
         level,
         pct(blind, r.len()),
-        100.0 * p
+        pct(in_class, r.len()),
     );
     println!(
         "any player wins at most {:.2}% of these games on average (95% upper limit {:.2}%)",
-        100.0 * (1.0 - p / 2.0),
-        100.0 * (1.0 - (p - 1.96 * se).max(0.0) / 2.0)
+        100.0 * mean,
+        100.0 * (mean + 1.96 * se).min(1.0)
     );
     println!(
-        "the solver won {won} ({:.2}%): {won_matched} of the {matched} matched boards ({:.2}%), \
-         {} of the other {} ({:.2}%)",
+        "the solver won {won} ({:.2}%): {won_class} of the {in_class} boards in a class \
+         ({:.2}%; any player at most {:.2}% on average), {} of the other {} ({:.2}%)",
         pct(won, r.len()),
-        pct(won_matched, matched),
-        won - won_matched,
-        r.len() - matched,
-        pct(won - won_matched, r.len() - matched)
+        pct(won_class, in_class),
+        100.0 * class_cap / in_class.max(1) as f64,
+        won - won_class,
+        r.len() - in_class,
+        pct(won - won_class, r.len() - in_class)
     );
 }

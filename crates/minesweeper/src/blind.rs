@@ -9,9 +9,10 @@
 //! all be exchanged without changing another safe cell's number: a 2x2 block with mines on
 //! one diagonal, a chain along an edge. When the first-click rule allows both boards they are
 //! equally likely, so over random boards no player wins more than half of the boards that
-//! hold such a set. [`bound_set`] picks one set per board so that the boards pair up exactly,
-//! which turns this into an upper bound on the win rate of any strategy: at most
-//! `1 - P(paired) / 2`.
+//! hold such a set. Several sets far enough apart multiply: `k` of them make a class of `2^k`
+//! boards of which a player wins at most one. [`bound_class`] assigns each board at most one
+//! such class, so that the classes never overlap, which turns this into an upper bound on the
+//! win rate of any strategy.
 
 use crate::board::{Board, FirstClick};
 
@@ -236,36 +237,77 @@ pub fn flip_cells(board: &Board, cells: &[usize]) -> Option<Board> {
         .then(|| Board::from_mask(board.grid().clone(), mask))
 }
 
-/// The set that matches this board with a twin no player can win together with it: the
-/// first of [`blind_sets`] (with at most `max_cells` cells), provided the board with that set
-/// flipped has the same first set (so that the matching is exact: each of the two boards
-/// names the other).
+/// At most this many independent sets make up a board's class in [`bound_class`] (a class
+/// of `2^k` boards is checked board by board).
+pub const MAX_CLASS_SETS: usize = 6;
+
+/// Whether two cell sets are far enough apart to be flipped independently: no cell of one
+/// is a cell of the other or next to one.
+fn apart(board: &Board, a: &[usize], b: &[usize]) -> bool {
+    a.iter().all(|&x| {
+        b.iter().all(|&y| {
+            let ((ax, ay), (bx, by)) = (board.xy(x), board.xy(y));
+            ax.abs_diff(bx) > 1 || ay.abs_diff(by) > 1
+        })
+    })
+}
+
+/// The first of [`blind_sets`], then every later one apart from all those taken (no shared
+/// or neighbouring cells), at most [`MAX_CLASS_SETS`] of them.
+fn family(board: &Board, rule: FirstClick, start: usize, max_cells: usize) -> Vec<Vec<usize>> {
+    let mut taken: Vec<Vec<usize>> = Vec::new();
+    for set in blind_sets(board, rule, start, max_cells) {
+        if taken.len() < MAX_CLASS_SETS && taken.iter().all(|t| apart(board, t, &set)) {
+            taken.push(set);
+        }
+    }
+    taken
+}
+
+/// The independent coin flips that put this board in a class of `2^k` equally likely boards
+/// no player can tell apart before clicking one of their cells, and of which every player
+/// wins at most one; empty when the board is in no such class.
 ///
-/// Any strategy wins at most one board of each such couple, and the first-click rule makes
-/// both equally likely, so over random boards drawn under `rule` every strategy's win rate is
-/// at most `1 - P(bound_set is some) / 2`.
+/// The sets are the board's first blind set (of at most `max_cells` cells, see
+/// [`blind_sets`]) and each later one apart from those taken (no shared or neighbouring
+/// cells), at most [`MAX_CLASS_SETS`]. Flipping any of them changes no number outside them,
+/// and a cell of one shows a number that does not depend on the others, so a player learns
+/// nothing about one set's flip until it clicks a cell of that set, and each such click
+/// loses half of the boards still in play. The class is kept only when every board in it
+/// names the same sets (each flip of them is checked), so the classes never overlap: over
+/// random boards drawn under `rule`, every strategy's win rate is at most the mean of
+/// `2^-k` over boards in a class of `k` sets, and 1 over the others.
 ///
 /// ```
-/// use minesweeper::{Board, FirstClick, bound_set, flip_cells};
+/// use minesweeper::{Board, FirstClick, bound_class, flip_cells};
 ///
+/// // 4x4: the mine at (1,0) could be at (0,0), unseen behind the mines at (2,0) and (2,1).
 /// let board = Board::new(4, 4, &[1, 2, 6])?;
-/// assert_eq!(bound_set(&board, FirstClick::Safe, 15, 4), Some(vec![0, 1]));
+/// assert_eq!(bound_class(&board, FirstClick::Safe, 15, 4), vec![vec![0, 1]]);
 /// let twin = flip_cells(&board, &[0, 1]).unwrap();
-/// assert_eq!(bound_set(&twin, FirstClick::Safe, 15, 4), Some(vec![0, 1]));
+/// assert_eq!(bound_class(&twin, FirstClick::Safe, 15, 4), vec![vec![0, 1]]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
-pub fn bound_set(
+pub fn bound_class(
     board: &Board,
     rule: FirstClick,
     start: usize,
     max_cells: usize,
-) -> Option<Vec<usize>> {
-    let first = blind_sets(board, rule, start, max_cells)
-        .into_iter()
-        .next()?;
-    let twin = flip_cells(board, &first)?;
-    (blind_sets(&twin, rule, start, max_cells).first() == Some(&first)).then_some(first)
+) -> Vec<Vec<usize>> {
+    let sets = family(board, rule, start, max_cells);
+    for mask in 1u32..1 << sets.len() {
+        let cells: Vec<usize> = (0..sets.len())
+            .filter(|&i| mask >> i & 1 == 1)
+            .flat_map(|i| sets[i].iter().copied())
+            .collect();
+        let same = flip_cells(board, &cells)
+            .is_some_and(|other| family(&other, rule, start, max_cells) == sets);
+        if !same {
+            return Vec::new();
+        }
+    }
+    sets
 }
 
 #[cfg(test)]
@@ -361,12 +403,60 @@ mod tests {
         }
 
         #[test]
-        fn bound_sets_match_boards_exactly((board, rule, start) in board_strategy(7)) {
-            if let Some(set) = bound_set(&board, rule, start, 6) {
-                let twin = flip_cells(&board, &set).unwrap();
-                prop_assert_ne!(&twin, &board);
-                prop_assert_eq!(twin.mine_count(), board.mine_count());
-                prop_assert_eq!(bound_set(&twin, rule, start, 6), Some(set));
+        fn bound_classes_never_overlap((board, rule, start) in board_strategy(7)) {
+            let sets = bound_class(&board, rule, start, 6);
+            for (i, s) in sets.iter().enumerate() {
+                prop_assert!(blind(&board, s));
+                for t in &sets[..i] {
+                    prop_assert!(apart(&board, s, t));
+                }
+            }
+            // Every board of the class names the same sets, so it is the same class.
+            for mask in 1u32..1 << sets.len() {
+                let cells: Vec<usize> = (0..sets.len())
+                    .filter(|&i| mask >> i & 1 == 1)
+                    .flat_map(|i| sets[i].clone())
+                    .collect();
+                let other = flip_cells(&board, &cells).unwrap();
+                prop_assert_ne!(&other, &board);
+                prop_assert_eq!(other.mine_count(), board.mine_count());
+                prop_assert_eq!(bound_class(&other, rule, start, 6), sets.clone());
+            }
+        }
+
+        #[test]
+        fn a_class_looks_the_same_until_each_set_is_clicked(
+            (board, rule, start) in board_strategy(8),
+        ) {
+            let sets = bound_class(&board, rule, start, 6);
+            let inside: Vec<usize> = sets.iter().flatten().copied().collect();
+            let mut games: Vec<Game> = (0u32..1 << sets.len())
+                .map(|mask| {
+                    let cells: Vec<usize> = (0..sets.len())
+                        .filter(|&i| mask >> i & 1 == 1)
+                        .flat_map(|i| sets[i].clone())
+                        .collect();
+                    Game::new(flip_cells(&board, &cells).unwrap())
+                })
+                .collect();
+            // Every safe cell outside the sets, on every board: the views stay equal.
+            for c in (0..board.len()).filter(|c| !inside.contains(c) && !board.is_mine(*c)) {
+                if !games[0].is_revealed(c) {
+                    for g in &mut games {
+                        g.reveal(c).unwrap();
+                    }
+                }
+                prop_assert!(games.iter().all(|g| g.view() == games[0].view()));
+            }
+            // A click in each set in turn loses half the boards left; the rest look alike.
+            for set in &sets {
+                let before = games.len();
+                for g in &mut games {
+                    g.reveal(set[0]).unwrap();
+                }
+                games.retain(|g| g.state() != GameState::Lost);
+                prop_assert_eq!(2 * games.len(), before);
+                prop_assert!(games.iter().all(|g| g.view() == games[0].view()));
             }
         }
     }
@@ -419,6 +509,41 @@ mod tests {
         assert!(!blind_sets(&board, FirstClick::Zero, 30, 3).contains(&chain));
         assert!(blind_sets(&board, FirstClick::Zero, 30, 4).contains(&chain));
         look_the_same(&board, &chain, 30, 45);
+    }
+
+    /// Two independent coin flips: four boards that show the same until a set is clicked,
+    /// and after a safe click in one set, the two left still show the same.
+    #[test]
+    fn independent_sets_make_a_class_of_four() {
+        // 8x5: the corner pair (0,0)/(1,0) behind mines (2,0), (2,1), and the corner pair
+        // (7,4)/(6,4) behind mines (5,4), (5,3).
+        let grid = Arc::new(Grid::new(8, 5).unwrap());
+        let board = Board::new_in(grid, &[1, 2, 10, 38, 37, 29]).unwrap();
+        let sets = bound_class(&board, FirstClick::Safe, 20, 4);
+        assert_eq!(sets, vec![vec![0, 1], vec![38, 39]]);
+        let boards: Vec<Board> = [vec![], vec![0, 1], vec![38, 39], vec![0, 1, 38, 39]]
+            .iter()
+            .map(|f| flip_cells(&board, f).unwrap())
+            .collect();
+        let mut games: Vec<Game> = boards.iter().cloned().map(Game::new).collect();
+        let outside = |c: usize| ![0, 1, 38, 39].contains(&c) && !board.is_mine(c);
+        for c in std::iter::once(20).chain(0..40).filter(|&c| outside(c)) {
+            if !games[0].is_revealed(c) {
+                for g in &mut games {
+                    g.reveal(c).unwrap();
+                }
+            }
+        }
+        assert!(games.iter().all(|g| g.view() == games[0].view()));
+        // Cell (0,0) is safe on the first and third boards: they still look the same.
+        for g in &mut games {
+            g.reveal(0).unwrap();
+        }
+        let alive: Vec<usize> = (0..4)
+            .filter(|&i| games[i].state() != GameState::Lost)
+            .collect();
+        assert_eq!(alive, vec![0, 2]);
+        assert_eq!(games[0].view(), games[2].view());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! - [`Position`]: the player's view ([`CellView`] per cell plus the total mine count), which
 //!   is what a solver receives.
 //! - [`blind_sets`] finds the coin flips built into a board (cells no player can tell apart
-//!   before clicking one), and [`bound_set`] turns them into an upper bound on any player's
+//!   before clicking one), and [`bound_class`] turns them into an upper bound on any player's
 //!   win rate.
 //! - [`mbf`] reads and writes boards in the MBF binary format; [`text`] reads and writes
 //!   positions in the common text format.
@@ -55,7 +55,7 @@ mod risk;
 mod sim;
 mod solver;
 
-pub use blind::{blind_sets, bound_set, flip_cells};
+pub use blind::{MAX_CLASS_SETS, blind_sets, bound_class, flip_cells};
 pub use board::{Board, BoardError, FirstClick, Grid, MAX_SIDE, Neighbours, ParseFirstClickError};
 pub use boards::{BoardSpec, BoardsError, read_boards, write_boards};
 pub use format::{FormatError, TextError, mbf, text};
