@@ -96,7 +96,11 @@ fn main() {
     let won_class = count(&|x| x.1 > 0 && x.2);
     // The most any player can win of a board's class, on average over it.
     let cap = |x: &Outcome| 0.5f64.powi(x.1 as i32);
-    let class_cap = r.iter().filter(|x| x.1 > 0).map(cap).fold(0.0, |a, b| a + b);
+    let class_cap = r
+        .iter()
+        .filter(|x| x.1 > 0)
+        .map(cap)
+        .fold(0.0, |a, b| a + b);
     let mean = r.iter().map(cap).sum::<f64>() / n;
     let var = r.iter().map(|x| (cap(x) - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
     let se = (var / n).sqrt();

@@ -31,9 +31,10 @@ fn protected(board: &Board, rule: FirstClick, start: usize) -> Vec<bool> {
     p
 }
 
-/// Search effort per first cell: enough for every set of up to 8 cells on the classic levels
-/// in practice; past it the cell's search stops (the sets found so far stay valid).
-const NODES_PER_CELL: usize = 200_000;
+/// Search effort per first cell: far more than the sets of up to 8 cells of the classic
+/// levels need; past it the cell's search stops (the sets found so far stay valid). It bounds
+/// the time on large dense boards, where a cell can start very many sets.
+const NODES_PER_CELL: usize = 20_000;
 
 /// Depth-first search for blind sets whose smallest cell is a given one.
 ///
@@ -166,7 +167,9 @@ impl Search<'_> {
 /// The sets listed are the minimal ones (no smaller blind set inside), found by a search
 /// that grows each set from its smallest cell; each set is sorted, and the list is sorted.
 /// The search has a fixed effort per cell, so on large dense boards with a large
-/// `max_cells` it may miss some sets, never list a wrong one.
+/// `max_cells` it may miss some sets (and then list a set holding one it missed), but never
+/// lists a set that is not blind. A board of a classic level takes a millisecond or two with
+/// sets of up to 8 cells; a 100x100 board with 40% mines, seconds.
 ///
 /// ```
 /// use minesweeper::{Board, FirstClick, blind_sets};
