@@ -12,9 +12,10 @@
 //! cargo run --release -p minesweeper --example rollouts -- beginner safe corner 2000 99 joint 100 8
 //! cargo run --release -p minesweeper --example rollouts -- beginner safe corner 2000 99 guarded 200 6 2
 //! ```
-//! Arguments: level, first-click rule, start (`corner`, `centre` or `X,Y`), games, seed, mode, samples
-//! per decision (`N`), candidates (`K`, the solver's guess first, then the other undecided
-//! cells within 0.1 of the lowest mine probability, safest first), and for `guarded` a z-score:
+//! Arguments: level, first-click rule, start (`corner`, `centre` or `X,Y`), games, seed, mode,
+//! samples per decision (`N`), candidates (`K`, the solver's guess first, then the other
+//! undecided cells within 0.1 of the lowest mine probability, safest first), and for
+//! `guarded` a z-score:
 //!
 //! - `joint N K`: N layouts drawn once; every candidate is played on each (a candidate that is
 //!   a mine in the layout loses); the candidate with the most wins is played, the solver's on

@@ -18,7 +18,8 @@ pub struct Level {
     pub mines: usize,
 }
 
-/// A level string that does not parse ([`Level::from_str`]).
+/// A level string that does not parse ([`Level::from_str`]), or a first click that does not
+/// fit the level ([`Level::start_cell`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LevelError {
     /// Neither a level name nor `WxHxM`.
