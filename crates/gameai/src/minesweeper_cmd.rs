@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use minesweeper::{
     BoardError, BoardSpec, Fallback, FirstClick, GameRecord, Level, PatternModel, Solver,
-    SolverConfig, TrainConfig, read_boards, seeded_board, text,
+    SolverConfig, TrainConfig, bound_class, read_boards, seeded_board, text, win_bound,
 };
 use rayon::prelude::*;
 
@@ -131,9 +131,17 @@ struct EvalArgs {
     /// two configurations game by game.
     #[arg(long)]
     records: Option<PathBuf>,
+    /// Also bound what any player can expect to win on these boards, from the coin flips
+    /// built into them (sets of up to 8 cells no player can tell apart; seeded boards only,
+    /// since a board file does not say how its boards were drawn).
+    #[arg(long, conflicts_with = "boards")]
+    bound: bool,
     #[command(flatten)]
     solver: SolverArgs,
 }
+
+/// The largest coin flip `--bound` looks for, in cells.
+const BOUND_SET_CELLS: usize = 8;
 
 /// Solver options (the defaults are the tuned configuration).
 #[derive(Debug, clap::Args)]
@@ -461,20 +469,31 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         None => start_cell(&g.start, &g.level)?,
     };
     let games = specs.as_ref().map_or(g.games, |s| s.len() as u64);
-    let play_one = |i: u64| -> Result<GameRecord, BoardError> {
+    // Each game's record, and with --bound the number of coin flips of its board's class.
+    let play_one = |i: u64| -> Result<(GameRecord, usize), BoardError> {
         match &specs {
             Some(specs) => {
                 let BoardSpec { board, start } = &specs[i as usize];
-                Ok(minesweeper::play(board.clone(), *start, false, &solver))
+                Ok((minesweeper::play(board.clone(), *start, false, &solver), 0))
             }
-            None => seeded_board(&g.level, g.rule, start, g.seed, i)
-                .map(|b| minesweeper::play(b, start, g.rule == FirstClick::None, &solver)),
+            None => seeded_board(&g.level, g.rule, start, g.seed, i).map(|b| {
+                let class = if a.bound {
+                    bound_class(&b, g.rule, start, BOUND_SET_CELLS).len()
+                } else {
+                    0
+                };
+                let r = minesweeper::play(b, start, g.rule == FirstClick::None, &solver);
+                (r, class)
+            }),
         }
     };
     // Results come back in game order, so the summary does not depend on scheduling.
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
-    let records = crate::parallel::play_games(games, a.threads, play_one)?;
-    let records = records.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let played = crate::parallel::play_games(games, a.threads, play_one)?;
+    let played = played.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let classes: Vec<usize> = played.iter().map(|p| p.1).collect();
+    let records: Vec<GameRecord> = played.into_iter().map(|p| p.0).collect();
+    let bound = a.bound.then(|| win_bound(&classes));
     let mut s = Summary::default();
     for r in &records {
         s.add(r);
@@ -490,7 +509,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let (lo, hi) = s.ci95();
     writeln!(
         out,
-        "{label}: won {} of {} = {:.2}% (95% CI {:.2}-{:.2}%), {:.2} guesses/game, {:.3} ms/move mean, {:.1} ms max{}{}",
+        "{label}: won {} of {} = {:.2}% (95% CI {:.2}-{:.2}%), {:.2} guesses/game, {:.3} ms/move mean, {:.1} ms max{}{}{}",
         s.won,
         s.played,
         100.0 * s.win_rate(),
@@ -511,12 +530,24 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             )
         } else {
             String::new()
+        },
+        match bound {
+            Some((b, u)) => format!(
+                "; any player wins at most {:.2}% on average (95% upper limit {:.2}%)",
+                100.0 * b,
+                100.0 * u
+            ),
+            None => String::new(),
         }
     )?;
     if a.json {
+        let bound_fields = match bound {
+            Some((b, u)) => format!(",\"win_bound\":{b:.6},\"win_bound_upper95\":{u:.6}"),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "{{\"played\":{},\"won\":{},\"win_rate\":{:.6},\"ci95\":[{:.6},{:.6}],\"avg_guesses\":{:.4},\"ms_per_move_mean\":{:.4},\"ms_per_move_max\":{:.4},\"solver_errors\":{},\"approximate_guesses\":{}}}",
+            "{{\"played\":{},\"won\":{},\"win_rate\":{:.6},\"ci95\":[{:.6},{:.6}],\"avg_guesses\":{:.4},\"ms_per_move_mean\":{:.4},\"ms_per_move_max\":{:.4},\"solver_errors\":{},\"approximate_guesses\":{}{bound_fields}}}",
             s.played,
             s.won,
             s.win_rate(),

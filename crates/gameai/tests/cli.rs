@@ -119,6 +119,41 @@ fn minesweeper_eval_is_thread_independent_and_json() {
     assert_eq!(run("1"), run("2"));
 }
 
+/// `--bound` reports the library's bound over the same seeded boards, and only for them.
+#[test]
+fn minesweeper_eval_bounds_any_player() {
+    let args = words(
+        "minesweeper eval --level 9x9x12 --games 300 --seed 3 --rule zero --start 3,3 --bound --json",
+    );
+    let out = gameai(&args, b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("; any player wins at most "), "{s}");
+    let json = s.lines().last().unwrap();
+    let level: minesweeper::Level = "9x9x12".parse().unwrap();
+    let rule = minesweeper::FirstClick::Zero;
+    let classes: Vec<usize> = (0..300)
+        .map(|i| {
+            let b = minesweeper::seeded_board(&level, rule, 30, 3, i).unwrap();
+            minesweeper::bound_class(&b, rule, 30, 8).len()
+        })
+        .collect();
+    assert!(classes.iter().any(|&k| k > 0), "no coin flip in 300 boards");
+    let (b, u) = minesweeper::win_bound(&classes);
+    assert!(
+        json.contains(&format!(
+            "\"win_bound\":{b:.6},\"win_bound_upper95\":{u:.6}"
+        )),
+        "{json}"
+    );
+    // Without --bound the fields are absent; with a board file it is refused.
+    let plain = gameai(&words("minesweeper eval --games 5 --json"), b"");
+    assert!(!text(&plain.stdout).contains("win_bound"));
+    let refused = gameai(&words("minesweeper eval --boards any.jsonl --bound"), b"");
+    assert!(!refused.status.success());
+    assert!(text(&refused.stderr).contains("cannot be used with"));
+}
+
 #[test]
 fn minesweeper_solve_prints_probabilities_and_a_move() {
     let dir = Scratch::new("ms-solve");

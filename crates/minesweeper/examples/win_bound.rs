@@ -18,7 +18,9 @@
 //! optionally the largest set looked for (default 8 cells). Games run on two threads; the
 //! results do not depend on it.
 
-use minesweeper::{FirstClick, Level, Solver, blind_sets, bound_class, play, seeded_board};
+use minesweeper::{
+    FirstClick, Level, Solver, blind_sets, bound_class, play, seeded_board, win_bound,
+};
 
 const USAGE: &str = "usage: win_bound LEVEL RULE corner|centre|X,Y GAMES SEED [MAX_CELLS]";
 
@@ -87,7 +89,6 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let n = r.len() as f64;
     let count = |f: &dyn Fn(&Outcome) -> bool| r.iter().filter(|x| f(x)).count();
     let blind = count(&|x| x.0);
     let in_class = count(&|x| x.1 > 0);
@@ -101,9 +102,8 @@ fn main() {
         .filter(|x| x.1 > 0)
         .map(cap)
         .fold(0.0, |a, b| a + b);
-    let mean = r.iter().map(cap).sum::<f64>() / n;
-    let var = r.iter().map(|x| (cap(x) - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    let se = (var / n).sqrt();
+    let sizes: Vec<usize> = r.iter().map(|x| x.1).collect();
+    let (bound, upper) = win_bound(&sizes);
     let pct = |k: usize, of: usize| 100.0 * k as f64 / of.max(1) as f64;
     println!(
         "{} {} boards, rule {rule}, start {start}, seed {seed}, sets of up to {max_cells} cells: \
@@ -116,8 +116,8 @@ fn main() {
     );
     println!(
         "any player wins at most {:.2}% of these games on average (95% upper limit {:.2}%)",
-        100.0 * mean,
-        100.0 * (mean + 1.96 * se).min(1.0)
+        100.0 * bound,
+        100.0 * upper
     );
     println!(
         "the solver won {won} ({:.2}%): {won_class} of the {in_class} boards in a class \

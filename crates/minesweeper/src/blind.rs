@@ -313,6 +313,35 @@ pub fn bound_class(
     sets
 }
 
+/// The upper bound on any player's expected win rate over random boards, from their classes
+/// (the number of sets [`bound_class`] gives each board): the mean of `2^-k`, and the upper
+/// end of its 95% interval (normal approximation), both between 0 and 1; `(1, 1)` for no
+/// boards.
+///
+/// ```
+/// use minesweeper::win_bound;
+///
+/// // Four boards: one holds a coin flip, one two independent ones.
+/// let (bound, upper) = win_bound(&[0, 1, 0, 2]);
+/// assert_eq!(bound, (1.0 + 0.5 + 1.0 + 0.25) / 4.0);
+/// assert!(upper > bound && upper <= 1.0);
+/// ```
+#[must_use]
+pub fn win_bound(class_sets: &[usize]) -> (f64, f64) {
+    if class_sets.is_empty() {
+        return (1.0, 1.0);
+    }
+    let n = class_sets.len() as f64;
+    let cap = |k: usize| 0.5f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
+    let mean = class_sets.iter().map(|&k| cap(k)).sum::<f64>() / n;
+    let var = class_sets
+        .iter()
+        .map(|&k| (cap(k) - mean).powi(2))
+        .sum::<f64>()
+        / (n - 1.0).max(1.0);
+    (mean, (mean + 1.96 * (var / n).sqrt()).min(1.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -561,6 +590,22 @@ mod tests {
         assert!(blind_sets(&board, FirstClick::None, 0, 8).is_empty());
         assert!(flip_cells(&board, &[0, 25]).is_none());
         assert!(flip_cells(&board, &[0, 0]).is_none());
+    }
+
+    #[test]
+    fn the_bound_averages_the_share_of_each_class() {
+        assert_eq!(win_bound(&[]), (1.0, 1.0));
+        assert_eq!(win_bound(&[0, 0, 0]), (1.0, 1.0));
+        let (b, u) = win_bound(&[1, 1]);
+        assert_eq!((b, u), (0.5, 0.5));
+        // Mean 0.625, sample variance 0.0625, standard error 0.125.
+        let (b, u) = win_bound(&[1, 1, 1, 0]);
+        assert_eq!(b, 0.625);
+        assert!((u - (0.625 + 1.96 * 0.125)).abs() < 1e-12);
+        // The upper limit stops at 1.
+        assert_eq!(win_bound(&[0, 1]).1, 1.0);
+        let (b, _) = win_bound(&[3, 40]);
+        assert!((b - (0.125 + 0.5f64.powi(40)) / 2.0).abs() < 1e-15);
     }
 
     #[test]
