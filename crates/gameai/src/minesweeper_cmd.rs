@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use minesweeper::{
-    BoardError, BoardSpec, Fallback, FirstClick, GameRecord, Level, PatternModel, Solver,
-    SolverConfig, TrainConfig, bound_class, read_boards, seeded_board, text, win_bound,
+    BoardError, BoardSpec, Fallback, FirstClick, GameRecord, Level, PatternModel, Shares, Solver,
+    SolverConfig, TrainConfig, board_bound, read_boards, seeded_board, text, win_bound,
 };
 use rayon::prelude::*;
 
@@ -132,8 +132,9 @@ struct EvalArgs {
     #[arg(long)]
     records: Option<PathBuf>,
     /// Also bound what any player can expect to win on these boards, from the coin flips
-    /// built into them (sets of up to 8 cells no player can tell apart; seeded boards only,
-    /// since a board file does not say how its boards were drawn).
+    /// built into them (sets of up to 8 cells no player can tell apart), or from these and
+    /// the guess the first click may force, whichever is lower; seeded boards only, since a
+    /// board file does not say how its boards were drawn.
     #[arg(long, conflicts_with = "boards")]
     bound: bool,
     #[command(flatten)]
@@ -469,21 +470,26 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         None => start_cell(&g.start, &g.level)?,
     };
     let games = specs.as_ref().map_or(g.games, |s| s.len() as u64);
-    // Each game's record, and with --bound the number of coin flips of its board's class.
-    let play_one = |i: u64| -> Result<(GameRecord, usize), BoardError> {
+    // Each game's record, and with --bound its board's shares of the bounds.
+    let none = Shares {
+        coin_flips: 1.0,
+        first_guess: 1.0,
+    };
+    let play_one = |i: u64| -> Result<(GameRecord, Shares), BoardError> {
         match &specs {
             Some(specs) => {
                 let BoardSpec { board, start } = &specs[i as usize];
-                Ok((minesweeper::play(board.clone(), *start, false, &solver), 0))
+                let r = minesweeper::play(board.clone(), *start, false, &solver);
+                Ok((r, none))
             }
             None => seeded_board(&g.level, g.rule, start, g.seed, i).map(|b| {
-                let class = if a.bound {
-                    bound_class(&b, g.rule, start, BOUND_SET_CELLS).len()
+                let share = if a.bound {
+                    board_bound(&b, g.rule, start, BOUND_SET_CELLS)
                 } else {
-                    0
+                    none
                 };
                 let r = minesweeper::play(b, start, g.rule == FirstClick::None, &solver);
-                (r, class)
+                (r, share)
             }),
         }
     };
@@ -491,9 +497,18 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let played = crate::parallel::play_games(games, a.threads, play_one)?;
     let played = played.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let classes: Vec<usize> = played.iter().map(|p| p.1).collect();
+    // The lower of the two bounds, and what it counts.
+    let bound = a.bound.then(|| {
+        let of =
+            |f: fn(&Shares) -> f64| win_bound(&played.iter().map(|p| f(&p.1)).collect::<Vec<_>>());
+        let (flips, first) = (of(|s| s.coin_flips), of(|s| s.first_guess));
+        if first.0 < flips.0 {
+            (first, "coin flips and the first click's forced guess")
+        } else {
+            (flips, "coin flips")
+        }
+    });
     let records: Vec<GameRecord> = played.into_iter().map(|p| p.0).collect();
-    let bound = a.bound.then(|| win_bound(&classes));
     let mut s = Summary::default();
     for r in &records {
         s.add(r);
@@ -532,8 +547,8 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             String::new()
         },
         match bound {
-            Some((b, u)) => format!(
-                "; any player wins at most {:.2}% on average (95% upper limit {:.2}%)",
+            Some(((b, u), from)) => format!(
+                "; any player wins at most {:.2}% on average (95% upper limit {:.2}%; from {from})",
                 100.0 * b,
                 100.0 * u
             ),
@@ -542,7 +557,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     )?;
     if a.json {
         let bound_fields = match bound {
-            Some((b, u)) => format!(",\"win_bound\":{b:.6},\"win_bound_upper95\":{u:.6}"),
+            Some(((b, u), _)) => format!(",\"win_bound\":{b:.6},\"win_bound_upper95\":{u:.6}"),
             None => String::new(),
         };
         writeln!(

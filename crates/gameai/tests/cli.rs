@@ -132,14 +132,18 @@ fn minesweeper_eval_bounds_any_player() {
     let json = s.lines().last().unwrap();
     let level: minesweeper::Level = "9x9x12".parse().unwrap();
     let rule = minesweeper::FirstClick::Zero;
-    let classes: Vec<usize> = (0..300)
+    let shares: Vec<minesweeper::Shares> = (0..300)
         .map(|i| {
             let b = minesweeper::seeded_board(&level, rule, 30, 3, i).unwrap();
-            minesweeper::bound_class(&b, rule, 30, 8).len()
+            minesweeper::board_bound(&b, rule, 30, 8)
         })
         .collect();
-    assert!(classes.iter().any(|&k| k > 0), "no coin flip in 300 boards");
-    let (b, u) = minesweeper::win_bound(&classes);
+    let of = |f: fn(&minesweeper::Shares) -> f64| {
+        minesweeper::win_bound(&shares.iter().map(f).collect::<Vec<_>>())
+    };
+    let (flips, first) = (of(|s| s.coin_flips), of(|s| s.first_guess));
+    assert!(flips.0 < 1.0 && first.0 < 1.0, "{flips:?} {first:?}");
+    let (b, u) = if first.0 < flips.0 { first } else { flips };
     assert!(
         json.contains(&format!(
             "\"win_bound\":{b:.6},\"win_bound_upper95\":{u:.6}"

@@ -6,9 +6,11 @@
 //! whose mines and safe cells can be exchanged unseen, such as a mine that could be on
 //! either of two cells along an edge) has `2^k - 1` equally likely twins that no player can
 //! tell apart from it, and no player wins more than one board of the class. So no player's
-//! expected win rate exceeds the mean of `2^-k` (1 for boards in no class). The example also
-//! plays every board with the default solver and splits its wins between the boards in a
-//! class and the others.
+//! expected win rate exceeds the mean of `2^-k` (1 for boards in no class). It also prints
+//! the bound of [`board_bound`], which replaces a board's share by the survival chance of the
+//! guess its first view forces, when that view has no safe cell. The example also plays every
+//! board with the default solver and splits its wins between the boards in a class and the
+//! others.
 //!
 //! ```sh
 //! cargo run --release -p minesweeper --example win_bound -- beginner safe corner 10000 1
@@ -19,7 +21,8 @@
 //! results do not depend on it.
 
 use minesweeper::{
-    FirstClick, Level, Solver, blind_sets, bound_class, play, seeded_board, win_bound,
+    FirstClick, Level, Shares, Solver, blind_sets, board_bound, bound_class, play, seeded_board,
+    win_bound,
 };
 
 const USAGE: &str = "usage: win_bound LEVEL RULE corner|centre|X,Y GAMES SEED [MAX_CELLS]";
@@ -27,8 +30,9 @@ const USAGE: &str = "usage: win_bound LEVEL RULE corner|centre|X,Y GAMES SEED [M
 /// The largest blind set looked for, unless given.
 const MAX_CELLS: usize = 8;
 
-/// One board: has a blind set, the number of sets of its class, the solver won.
-type Outcome = (bool, usize, bool);
+/// One board: has a blind set, the number of sets of its class, the solver won, and its
+/// shares of the bounds ([`board_bound`]).
+type Outcome = (bool, usize, bool, Shares);
 
 fn parse_args() -> Result<(Level, FirstClick, usize, u64, u64, usize), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -68,8 +72,9 @@ fn main() {
         let board = seeded_board(&level, rule, start, seed, i).map_err(|e| e.to_string())?;
         let blind = !blind_sets(&board, rule, start, max_cells).is_empty();
         let class = bound_class(&board, rule, start, max_cells).len();
+        let share = board_bound(&board, rule, start, max_cells);
         let won = play(board, start, rule == FirstClick::None, &solver).won;
-        Ok((blind, class, won))
+        Ok((blind, class, won, share))
     };
     // Two threads, each taking every other board.
     let r: Result<Vec<Vec<Outcome>>, String> = std::thread::scope(|s| {
@@ -102,8 +107,8 @@ fn main() {
         .filter(|x| x.1 > 0)
         .map(cap)
         .fold(0.0, |a, b| a + b);
-    let sizes: Vec<usize> = r.iter().map(|x| x.1).collect();
-    let (bound, upper) = win_bound(&sizes);
+    let flips: Vec<f64> = r.iter().map(|x| x.3.coin_flips).collect();
+    let (bound, upper) = win_bound(&flips);
     let pct = |k: usize, of: usize| 100.0 * k as f64 / of.max(1) as f64;
     println!(
         "{} {} boards, rule {rule}, start {start}, seed {seed}, sets of up to {max_cells} cells: \
@@ -115,9 +120,19 @@ fn main() {
         pct(in_class, r.len()),
     );
     println!(
-        "any player wins at most {:.2}% of these games on average (95% upper limit {:.2}%)",
+        "coin flips alone: any player wins at most {:.2}% of these games on average (95% \
+         upper limit {:.2}%)",
         100.0 * bound,
         100.0 * upper
+    );
+    // Boards whose first view forces a guess are bounded by that guess instead of their class.
+    let shares: Vec<f64> = r.iter().map(|x| x.3.first_guess).collect();
+    let (both, both_upper) = win_bound(&shares);
+    println!(
+        "counting the first click's forced guess too (board_bound): any player wins at most \
+         {:.2}% (95% upper limit {:.2}%)",
+        100.0 * both,
+        100.0 * both_upper
     );
     println!(
         "the solver won {won} ({:.2}%): {won_class} of the {in_class} boards in a class \

@@ -15,6 +15,8 @@
 //! win rate of any strategy.
 
 use crate::board::{Board, FirstClick};
+use crate::game::{Game, GameState};
+use crate::solver::Solver;
 
 /// The cells the first-click `rule` keeps free of mines (or, for [`FirstClick::None`], the
 /// clicked cell, which the first click tells apart from any other).
@@ -313,32 +315,89 @@ pub fn bound_class(
     sets
 }
 
-/// The upper bound on any player's expected win rate over random boards, from their classes
-/// (the number of sets [`bound_class`] gives each board): the mean of `2^-k`, and the upper
-/// end of its 95% interval (normal approximation), both between 0 and 1; `(1, 1)` for no
-/// boards.
+/// A board's shares of two upper bounds on any player's win rate: over random boards drawn
+/// under a first-click rule, the mean of either share is at least every strategy's expected
+/// win rate (see [`win_bound`]). The shares are not chances of winning a given board; only
+/// their means over random boards bound the win rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shares {
+    /// `2^-k` for a board in a class of `k` independent coin flips ([`bound_class`]), 1 for
+    /// a board in none: no player wins more than one board of a class.
+    pub coin_flips: f64,
+    /// As `coin_flips`, except for a board whose first click's view has no cell that is safe
+    /// in every layout: every player must guess there, and survives with probability at most
+    /// one minus the lowest exact mine probability of that view, which is then the share
+    /// (the same for every board showing the view); 0 when the first click hits a mine.
+    pub first_guess: f64,
+}
+
+/// A board's [`Shares`] of the bounds on any player's win rate over random boards drawn
+/// under `rule` (first click on `start`), with coin flips of up to `max_cells` cells. (A
+/// first view that exact counting cannot handle within the default budget counts as having
+/// a safe cell.)
+///
+/// ```
+/// use minesweeper::{Board, FirstClick, board_bound};
+///
+/// // A corner pair: one board of a class of two.
+/// let board = Board::new(4, 4, &[1, 2, 6])?;
+/// let shares = board_bound(&board, FirstClick::Safe, 15, 8);
+/// assert_eq!((shares.coin_flips, shares.first_guess), (0.5, 0.5));
+/// // A first click on (0,0) settles the pair, but it shows 1: each of (1,0), (0,1) and
+/// // (1,1) is a mine with probability 1/3 and every other cell with 2/12, so every player
+/// // must then risk at least 1/6.
+/// let shares = board_bound(&board, FirstClick::Safe, 0, 8);
+/// assert_eq!(shares.coin_flips, 1.0);
+/// assert!((shares.first_guess - 5.0 / 6.0).abs() < 1e-12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn board_bound(board: &Board, rule: FirstClick, start: usize, max_cells: usize) -> Shares {
+    let k = bound_class(board, rule, start, max_cells).len();
+    let coin_flips = 0.5f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
+    let first_guess = first_view_survival(board, start).unwrap_or(coin_flips);
+    Shares {
+        coin_flips,
+        first_guess,
+    }
+}
+
+/// The best chance of surviving the guess the first click's view forces: `None` when the view
+/// has a cell safe in every layout (or the game is over, or the view is too large to count),
+/// `Some(0)` when the first click hits a mine.
+fn first_view_survival(board: &Board, start: usize) -> Option<f64> {
+    let mut game = Game::new(board.clone());
+    if game.reveal(start).ok()?.mine {
+        return Some(0.0);
+    }
+    if game.state() != GameState::Playing {
+        return None;
+    }
+    let p = Solver::default().probabilities(&game.view()).ok()?;
+    let lowest = p.mine.iter().flatten().copied().fold(1.0f64, f64::min);
+    (lowest > 0.0).then_some(1.0 - lowest)
+}
+
+/// The upper bound on any player's expected win rate over random boards, from their shares
+/// (one field of [`board_bound`]'s [`Shares`]): the mean, and the upper end of its 95%
+/// interval (normal approximation), capped at 1; `(1, 1)` for no boards.
 ///
 /// ```
 /// use minesweeper::win_bound;
 ///
-/// // Four boards: one holds a coin flip, one two independent ones.
-/// let (bound, upper) = win_bound(&[0, 1, 0, 2]);
-/// assert_eq!(bound, (1.0 + 0.5 + 1.0 + 0.25) / 4.0);
+/// // Four boards: one in a class of two, one in a class of four.
+/// let (bound, upper) = win_bound(&[1.0, 0.5, 1.0, 0.25]);
+/// assert_eq!(bound, 0.6875);
 /// assert!(upper > bound && upper <= 1.0);
 /// ```
 #[must_use]
-pub fn win_bound(class_sets: &[usize]) -> (f64, f64) {
-    if class_sets.is_empty() {
+pub fn win_bound(shares: &[f64]) -> (f64, f64) {
+    if shares.is_empty() {
         return (1.0, 1.0);
     }
-    let n = class_sets.len() as f64;
-    let cap = |k: usize| 0.5f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
-    let mean = class_sets.iter().map(|&k| cap(k)).sum::<f64>() / n;
-    let var = class_sets
-        .iter()
-        .map(|&k| (cap(k) - mean).powi(2))
-        .sum::<f64>()
-        / (n - 1.0).max(1.0);
+    let n = shares.len() as f64;
+    let mean = shares.iter().sum::<f64>() / n;
+    let var = shares.iter().map(|&v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
     (mean, (mean + 1.96 * (var / n).sqrt()).min(1.0))
 }
 
@@ -593,19 +652,99 @@ mod tests {
     }
 
     #[test]
-    fn the_bound_averages_the_share_of_each_class() {
+    fn the_bound_averages_the_shares() {
         assert_eq!(win_bound(&[]), (1.0, 1.0));
-        assert_eq!(win_bound(&[0, 0, 0]), (1.0, 1.0));
-        let (b, u) = win_bound(&[1, 1]);
-        assert_eq!((b, u), (0.5, 0.5));
+        assert_eq!(win_bound(&[1.0, 1.0, 1.0]), (1.0, 1.0));
+        assert_eq!(win_bound(&[0.5, 0.5]), (0.5, 0.5));
         // Mean 0.625, sample variance 0.0625, standard error 0.125.
-        let (b, u) = win_bound(&[1, 1, 1, 0]);
+        let (b, u) = win_bound(&[0.5, 0.5, 0.5, 1.0]);
         assert_eq!(b, 0.625);
         assert!((u - (0.625 + 1.96 * 0.125)).abs() < 1e-12);
         // The upper limit stops at 1.
-        assert_eq!(win_bound(&[0, 1]).1, 1.0);
-        let (b, _) = win_bound(&[3, 40]);
-        assert!((b - (0.125 + 0.5f64.powi(40)) / 2.0).abs() < 1e-15);
+        assert_eq!(win_bound(&[1.0, 0.5]).1, 1.0);
+    }
+
+    /// Every board of a small level, equally likely under the rule.
+    fn all_boards(w: usize, h: usize, mines: usize, rule: FirstClick, start: usize) -> Vec<Board> {
+        let grid = Arc::new(Grid::new(w, h).unwrap());
+        let guard = protected(&Board::new_in(grid.clone(), &[]).unwrap(), rule, start);
+        let free: Vec<usize> = (0..w * h)
+            .filter(|&c| rule == FirstClick::None || !guard[c])
+            .collect();
+        let mut out = Vec::new();
+        let mut pick = vec![0usize; mines];
+        fn rec(
+            free: &[usize],
+            from: usize,
+            k: usize,
+            pick: &mut Vec<usize>,
+            out: &mut Vec<Vec<usize>>,
+        ) {
+            if k == pick.len() {
+                out.push(pick.clone());
+                return;
+            }
+            for i in from..free.len() {
+                pick[k] = free[i];
+                rec(free, i + 1, k + 1, pick, out);
+            }
+        }
+        let mut sets = Vec::new();
+        rec(&free, 0, 0, &mut pick, &mut sets);
+        for m in sets {
+            out.push(Board::new_in(grid.clone(), &m).unwrap());
+        }
+        out
+    }
+
+    /// The best any player can do, by exhaustive search over every layout from the start
+    /// (cells safe in every remaining layout are revealed for free, so the first click is
+    /// too when the rule makes it safe).
+    fn optimal(boards: &[Board]) -> f64 {
+        let n = boards[0].len();
+        let neighbours = (0..n)
+            .map(|c| (boards[0].neighbours(c).fold(0u64, |m, d| m | 1 << d), 0u8))
+            .collect();
+        let layouts = boards
+            .iter()
+            .map(|b| b.mines().fold(0u64, |m, c| m | 1 << c))
+            .collect();
+        crate::endgame::Endgame::new(neighbours, layouts, u64::MAX)
+            .best_guess()
+            .unwrap()
+            .1
+    }
+
+    /// On small levels, the bound is at least what the best player wins (found by exhaustive
+    /// search), and below 1.
+    #[test]
+    fn the_bound_holds_against_the_best_player() {
+        for (w, h, m, rule, start) in [
+            (4, 3, 3, FirstClick::Safe, 0),
+            (4, 4, 3, FirstClick::Safe, 0),
+            (5, 3, 3, FirstClick::Safe, 7),
+            (4, 4, 4, FirstClick::Safe, 5),
+            (5, 4, 3, FirstClick::Zero, 0),
+        ] {
+            let boards = all_boards(w, h, m, rule, start);
+            let best = optimal(&boards);
+            let shares: Vec<Shares> = boards
+                .iter()
+                .map(|b| board_bound(b, rule, start, 8))
+                .collect();
+            let of = |f: fn(&Shares) -> f64| win_bound(&shares.iter().map(f).collect::<Vec<_>>()).0;
+            let bound = of(|s| s.first_guess);
+            let flips = of(|s| s.coin_flips);
+            assert!(
+                best <= bound + 1e-12,
+                "{w}x{h}/{m}: best {best} > bound {bound}"
+            );
+            assert!(best <= flips + 1e-12, "{w}x{h}/{m}: best {best} > {flips}");
+            assert!(bound < 1.0 && flips < 1.0, "{w}x{h}/{m}: {bound} {flips}");
+            eprintln!(
+                "{w}x{h}/{m} {rule}: best {best:.4}, bound {bound:.4}, coin flips {flips:.4}"
+            );
+        }
     }
 
     #[test]

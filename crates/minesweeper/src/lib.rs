@@ -55,7 +55,9 @@ mod risk;
 mod sim;
 mod solver;
 
-pub use blind::{MAX_CLASS_SETS, blind_sets, bound_class, flip_cells, win_bound};
+pub use blind::{
+    MAX_CLASS_SETS, Shares, blind_sets, board_bound, bound_class, flip_cells, win_bound,
+};
 pub use board::{Board, BoardError, FirstClick, Grid, MAX_SIDE, Neighbours, ParseFirstClickError};
 pub use boards::{BoardSpec, BoardsError, read_boards, write_boards};
 pub use format::{FormatError, TextError, mbf, text};
