@@ -1,7 +1,9 @@
-//! The board-file reader and the pattern-model reader on arbitrary UTF-8.
+//! The board-file reader, the pattern-model reader and the level and first-click parsers on
+//! arbitrary UTF-8.
 //!
-//! Neither may panic; boards that read must write back to text that reads to the same boards,
-//! and a model that reads must write back to text that reads to the same model.
+//! None may panic; boards that read must write back to text that reads to the same boards,
+//! a model that reads must write back to text that reads to the same model, and a first click
+//! that parses (the input's first line a level, the second a start) lies on the board.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,10 +14,23 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(boards) = minesweeper::read_boards(input) {
         let text = minesweeper::write_boards(&boards);
-        assert_eq!(minesweeper::read_boards(&text).expect("written boards read"), boards);
+        assert_eq!(
+            minesweeper::read_boards(&text).expect("written boards read"),
+            boards
+        );
+    }
+    let mut lines = input.lines();
+    if let (Some(level), Some(start)) = (lines.next(), lines.next())
+        && let Ok(level) = level.parse::<minesweeper::Level>()
+        && let Ok(cell) = level.start_cell(start)
+    {
+        assert!(cell < level.cells());
     }
     if let Ok(model) = minesweeper::PatternModel::parse(input) {
         let text = model.to_text();
-        assert_eq!(minesweeper::PatternModel::parse(&text).expect("written models read"), model);
+        assert_eq!(
+            minesweeper::PatternModel::parse(&text).expect("written models read"),
+            model
+        );
     }
 });
