@@ -472,6 +472,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let games = specs.as_ref().map_or(g.games, |s| s.len() as u64);
     // Each game's record, and with --bound its board's shares of the bounds.
     let none = Shares {
+        class_sets: 0,
         coin_flips: 1.0,
         first_guess: 1.0,
     };

@@ -21,8 +21,7 @@
 //! results do not depend on it.
 
 use minesweeper::{
-    FirstClick, Level, Shares, Solver, blind_sets, board_bound, bound_class, play, seeded_board,
-    win_bound,
+    FirstClick, Level, Shares, Solver, blind_sets, board_bound, play, seeded_board, win_bound,
 };
 
 const USAGE: &str = "usage: win_bound LEVEL RULE corner|centre|X,Y GAMES SEED [MAX_CELLS]";
@@ -30,9 +29,9 @@ const USAGE: &str = "usage: win_bound LEVEL RULE corner|centre|X,Y GAMES SEED [M
 /// The largest blind set looked for, unless given.
 const MAX_CELLS: usize = 8;
 
-/// One board: has a blind set, the number of sets of its class, the solver won, and its
-/// shares of the bounds ([`board_bound`]).
-type Outcome = (bool, usize, bool, Shares);
+/// One board: has a blind set, the solver won, and its shares of the bounds
+/// ([`board_bound`], which also gives the number of sets of its class).
+type Outcome = (bool, bool, Shares);
 
 fn parse_args() -> Result<(Level, FirstClick, usize, u64, u64, usize), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -71,10 +70,9 @@ fn main() {
     let outcome = |i: u64| -> Result<Outcome, String> {
         let board = seeded_board(&level, rule, start, seed, i).map_err(|e| e.to_string())?;
         let blind = !blind_sets(&board, rule, start, max_cells).is_empty();
-        let class = bound_class(&board, rule, start, max_cells).len();
         let share = board_bound(&board, rule, start, max_cells);
         let won = play(board, start, rule == FirstClick::None, &solver).won;
-        Ok((blind, class, won, share))
+        Ok((blind, won, share))
     };
     // Two threads, each taking every other board.
     let r: Result<Vec<Vec<Outcome>>, String> = std::thread::scope(|s| {
@@ -96,18 +94,17 @@ fn main() {
     };
     let count = |f: &dyn Fn(&Outcome) -> bool| r.iter().filter(|x| f(x)).count();
     let blind = count(&|x| x.0);
-    let in_class = count(&|x| x.1 > 0);
-    let several = count(&|x| x.1 > 1);
-    let won = count(&|x| x.2);
-    let won_class = count(&|x| x.1 > 0 && x.2);
-    // The most any player can win of a board's class, on average over it.
-    let cap = |x: &Outcome| 0.5f64.powi(x.1 as i32);
+    let in_class = count(&|x| x.2.class_sets > 0);
+    let several = count(&|x| x.2.class_sets > 1);
+    let won = count(&|x| x.1);
+    let won_class = count(&|x| x.2.class_sets > 0 && x.1);
+    // The most any player can win of the boards in a class, on average over them.
     let class_cap = r
         .iter()
-        .filter(|x| x.1 > 0)
-        .map(cap)
+        .filter(|x| x.2.class_sets > 0)
+        .map(|x| x.2.coin_flips)
         .fold(0.0, |a, b| a + b);
-    let flips: Vec<f64> = r.iter().map(|x| x.3.coin_flips).collect();
+    let flips: Vec<f64> = r.iter().map(|x| x.2.coin_flips).collect();
     let (bound, upper) = win_bound(&flips);
     let pct = |k: usize, of: usize| 100.0 * k as f64 / of.max(1) as f64;
     println!(
@@ -126,7 +123,7 @@ fn main() {
         100.0 * upper
     );
     // Boards whose first view forces a guess are bounded by that guess instead of their class.
-    let shares: Vec<f64> = r.iter().map(|x| x.3.first_guess).collect();
+    let shares: Vec<f64> = r.iter().map(|x| x.2.first_guess).collect();
     let (both, both_upper) = win_bound(&shares);
     println!(
         "counting the first click's forced guess too (board_bound): any player wins at most \

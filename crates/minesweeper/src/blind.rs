@@ -321,8 +321,10 @@ pub fn bound_class(
 /// their means over random boards bound the win rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Shares {
-    /// `2^-k` for a board in a class of `k` independent coin flips ([`bound_class`]), 1 for
-    /// a board in none: no player wins more than one board of a class.
+    /// `k`, the number of independent coin flips of the board's class ([`bound_class`]);
+    /// 0 for a board in none.
+    pub class_sets: usize,
+    /// `2^-k`, 1 for a board in no class: no player wins more than one board of a class.
     pub coin_flips: f64,
     /// As `coin_flips`, except for a board whose first click's view has no cell that is safe
     /// in every layout: every player must guess there, and survives with probability at most
@@ -357,6 +359,7 @@ pub fn board_bound(board: &Board, rule: FirstClick, start: usize, max_cells: usi
     let coin_flips = 0.5f64.powi(i32::try_from(k).unwrap_or(i32::MAX));
     let first_guess = first_view_survival(board, start).unwrap_or(coin_flips);
     Shares {
+        class_sets: k,
         coin_flips,
         first_guess,
     }
