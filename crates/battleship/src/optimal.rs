@@ -481,25 +481,31 @@ impl Solver {
             let (sets, branches) = self.branches(set, hits, c);
             // Per answer: a lower bound on what follows it (the ship cells still to hit,
             // plus the chance that the next shot misses). Only the optimal search prunes
-            // with them; a greedy value is summed in full.
-            let mut lows: Vec<f64> = branches
-                .iter()
-                .map(|b| {
-                    if b.over || !optimal {
-                        0.0
-                    } else {
-                        let r = remaining - u32::from(b.shot != Shot::Miss);
-                        let chance = self.best_hit_chance(&sets[b.range.clone()], shots | m);
-                        f64::from(r) + 1.0 - chance
-                    }
-                })
-                .collect();
+            // with them; a greedy value is summed in full, from bounds of zero (an empty
+            // list, which does not allocate: this runs in every state of the search).
+            let mut lows: Vec<f64> = if optimal {
+                branches
+                    .iter()
+                    .map(|b| {
+                        if b.over {
+                            0.0
+                        } else {
+                            let r = remaining - u32::from(b.shot != Shot::Miss);
+                            let chance = self.best_hit_chance(&sets[b.range.clone()], shots | m);
+                            f64::from(r) + 1.0 - chance
+                        }
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let low_of = |lows: &[f64], i: usize| lows.get(i).copied().unwrap_or(0.0);
             let weight = |b: &Branch| b.range.len() as f64 / n as f64;
             let mut low: f64 = 1.0
                 + branches
                     .iter()
-                    .zip(&lows)
-                    .map(|(b, l)| weight(b) * l)
+                    .enumerate()
+                    .map(|(i, b)| weight(b) * low_of(&lows, i))
                     .sum::<f64>();
             let mut exact = true;
             for (i, b) in branches.iter().enumerate() {
@@ -512,13 +518,15 @@ impl Solver {
                 }
                 let w = weight(b);
                 // The child must stay below this for the candidate to beat `target`.
-                let child_beta = lows[i] + (target - low) / w;
+                let child_beta = low_of(&lows, i) + (target - low) / w;
                 let h = if b.shot == Shot::Miss { hits } else { hits | m };
                 let child = &sets[b.range.clone()];
                 let (sub, sub_exact, _) =
                     self.value(child, b.fp, shots | m, h, child_beta, false)?;
-                low += w * (sub - lows[i]);
-                lows[i] = sub;
+                low += w * (sub - low_of(&lows, i));
+                if let Some(l) = lows.get_mut(i) {
+                    *l = sub;
+                }
                 if !sub_exact {
                     exact = false;
                     break;
