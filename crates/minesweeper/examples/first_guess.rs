@@ -136,6 +136,17 @@ fn finish(mut game: Game, first: usize, solver: &Solver) -> Result<bool, String>
 
 fn run(a: &Args) -> Result<(), String> {
     let (w, h) = (a.level.width, a.level.height);
+    let (sx, sy) = (a.start % w, a.start / w);
+    let around = (sx.saturating_sub(1)..=(sx + 1).min(w - 1)).count()
+        * (sy.saturating_sub(1)..=(sy + 1).min(h - 1)).count()
+        - 1;
+    if usize::from(a.number) > around.min(a.level.mines) {
+        return Err(format!(
+            "the first click at {sx},{sy} cannot show {}: it has {around} neighbours and the \
+             board {} mines",
+            a.number, a.level.mines
+        ));
+    }
     // The boards whose first click shows the number: uniform given that view.
     let mut boards = Vec::new();
     let mut drawn = 0u64;
@@ -160,6 +171,9 @@ fn run(a: &Args) -> Result<(), String> {
     let solver = Solver::default();
     let mut game = Game::new(first.clone());
     game.reveal(a.start).map_err(|e| e.to_string())?;
+    if game.state() == GameState::Won {
+        return Err("the first click alone wins these boards: there is no guess to study".into());
+    }
     let view = game.view();
     let own = match solver.decide(&view) {
         Ok(Decision::Guess { cell, .. }) => cell,
