@@ -258,14 +258,23 @@ pub fn consistent_fleets(
     for i in (0..placements.len()).rev() {
         reach[i] = reach[i + 1] | placements[i].iter().fold(0, |a, &(c, _)| a | c);
     }
+    // Every hit is covered by exactly one ship, so a whole fleet has exactly this many cells
+    // off the hits; a partial fleet with more cannot be completed. Without this cut, a view
+    // whose hits name no ship (bare feedback) lets the enumeration wander through millions
+    // of partial fleets for a few thousand whole ones.
+    let ship_cells: u32 = placements
+        .iter()
+        .filter_map(|list| list.first().map(|&(c, _)| c.count_ones()))
+        .sum();
     let mut out = Vec::with_capacity(total as usize);
     let mut stack = Vec::with_capacity(placements.len());
     let ctx = Combine {
         placements: &placements,
         reach: &reach,
         required,
+        spare: ship_cells.saturating_sub(required.count_ones()),
     };
-    ctx.run(0, 0, &mut stack, &mut out);
+    ctx.run(0, 0, 0, &mut stack, &mut out);
     if out.len() as u128 != total {
         return Err(Error::Inconsistent);
     }
@@ -276,10 +285,21 @@ struct Combine<'a> {
     placements: &'a [Vec<(u128, u128)>],
     reach: &'a [u128],
     required: u128,
+    /// Ship cells off the required cells in a whole fleet.
+    spare: u32,
 }
 
 impl Combine<'_> {
-    fn run(&self, used: u128, blocked: u128, stack: &mut Vec<u128>, out: &mut Vec<Vec<u128>>) {
+    /// Extends the partial fleet `stack` (covering `used`, its halo `blocked`, `off` of its
+    /// cells off the required ones) by every compatible placement of the next ship.
+    fn run(
+        &self,
+        used: u128,
+        blocked: u128,
+        off: u32,
+        stack: &mut Vec<u128>,
+        out: &mut Vec<Vec<u128>>,
+    ) {
         let i = stack.len();
         if self.required & !used & !self.reach[i] != 0 {
             return;
@@ -292,8 +312,12 @@ impl Combine<'_> {
             if cells & blocked != 0 || block & used != 0 {
                 continue;
             }
+            let off = off + (cells & !self.required).count_ones();
+            if off > self.spare {
+                continue;
+            }
             stack.push(cells);
-            self.run(used | cells, blocked | block, stack, out);
+            self.run(used | cells, blocked | block, off, stack, out);
             stack.pop();
         }
     }
