@@ -22,7 +22,9 @@
 //! the number the first click shows (1 to 8), boards, seed, and optionally the candidates.
 //! Games run on two threads; the results do not depend on it.
 
-use minesweeper::{Decision, FirstClick, Game, GameState, Level, SolveError, Solver, seeded_board};
+use minesweeper::{
+    Decision, FirstClick, Game, GameState, Level, SolveError, Solver, play_from, seeded_board,
+};
 
 const USAGE: &str = "usage: first_guess LEVEL safe|none corner|centre|X,Y NUMBER BOARDS SEED \
                      [X,Y;X,Y;...]";
@@ -117,21 +119,11 @@ fn images(w: usize, h: usize, start: usize, cell: usize) -> Vec<usize> {
 /// Clicks `first`, then lets the solver play to the end: whether the game was won.
 fn finish(mut game: Game, first: usize, solver: &Solver) -> Result<bool, String> {
     game.reveal(first).map_err(|e| e.to_string())?;
-    while game.state() == GameState::Playing {
-        match solver.decide(&game.view()).map_err(|e| e.to_string())? {
-            Decision::Safe(cells) => {
-                for c in cells {
-                    if !game.is_revealed(c) && game.state() == GameState::Playing {
-                        game.reveal(c).map_err(|e| e.to_string())?;
-                    }
-                }
-            }
-            Decision::Guess { cell, .. } => {
-                game.reveal(cell).map_err(|e| e.to_string())?;
-            }
-        }
+    let rec = play_from(game, solver);
+    match rec.error {
+        Some(e) => Err(e.to_string()),
+        None => Ok(rec.won),
     }
-    Ok(game.state() == GameState::Won)
 }
 
 fn run(a: &Args) -> Result<(), String> {

@@ -68,5 +68,5 @@ pub use model::{
     calibration, collect_samples, local_estimates, train,
 };
 pub use position::{CellView, Inconsistency, Position, PositionError};
-pub use sim::{GameRecord, game_seed, play, seeded_board};
+pub use sim::{GameRecord, game_seed, play, play_from, seeded_board};
 pub use solver::{Decision, Probabilities, SolveError, Solver, SolverConfig, constraint_problem};

@@ -11,7 +11,7 @@ use crate::level::Level;
 use crate::solver::{Decision, SolveError, Solver};
 
 /// How one game went.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GameRecord {
     /// Whether every safe cell was revealed.
     pub won: bool,
@@ -34,19 +34,23 @@ pub struct GameRecord {
 /// `first_click_is_guess` says whether the first click could have hit a mine (rule `none`).
 pub fn play(board: Board, start: usize, first_click_is_guess: bool, solver: &Solver) -> GameRecord {
     let mut game = Game::new(board);
-    let mut rec = GameRecord {
-        won: false,
-        guesses: u32::from(first_click_is_guess),
-        approximate_guesses: 0,
-        decisions: 0,
-        decide_time: Duration::ZERO,
-        decide_time_max: Duration::ZERO,
-        error: None,
+    let mut rec = if game.reveal(start).is_err() {
+        GameRecord {
+            error: Some(SolveError::NothingToDo),
+            ..GameRecord::default()
+        }
+    } else {
+        play_from(game, solver)
     };
-    if game.reveal(start).is_err() {
-        rec.error = Some(SolveError::NothingToDo);
-        return rec;
-    }
+    rec.guesses += u32::from(first_click_is_guess);
+    rec
+}
+
+/// Plays `game` on with the solver's moves until it ends, from wherever its own clicks left
+/// it: after an opening chosen by the caller, say, to compare openings on the same boards.
+/// The record counts the solver's moves only.
+pub fn play_from(mut game: Game, solver: &Solver) -> GameRecord {
+    let mut rec = GameRecord::default();
     while game.state() == GameState::Playing {
         let view = game.view();
         let t = Instant::now();
@@ -156,6 +160,22 @@ mod tests {
             approximate += r.approximate_guesses;
         }
         assert!(approximate > 0);
+    }
+
+    #[test]
+    fn playing_on_from_the_first_click_is_playing_the_game() {
+        let solver = Solver::default();
+        for i in 0..20 {
+            let board = seeded_board(&Level::BEGINNER, FirstClick::None, 0, 5, i).unwrap();
+            let whole = play(board.clone(), 0, true, &solver);
+            let mut game = Game::new(board);
+            game.reveal(0).unwrap();
+            let rest = play_from(game, &solver);
+            assert_eq!(
+                (rest.won, rest.guesses + 1, rest.decisions, rest.error),
+                (whole.won, whole.guesses, whole.decisions, whole.error)
+            );
+        }
     }
 
     #[test]
