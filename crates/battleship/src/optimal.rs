@@ -11,11 +11,13 @@
 //!   the seeded tie-break of [`PosteriorShooter`](crate::shooters::PosteriorShooter) does in
 //!   expectation.
 //!
-//! The gap between the two is the price of greedy play, measured rather than guessed. Two
+//! The gap between the two is the price of greedy play, measured rather than guessed. Three
 //! exact shortcuts keep the search small without changing its value: a cell that holds a ship
 //! in every consistent fleet is shot at once (it must be shot some time, and shooting it
-//! first only brings its answer earlier), and a shot whose lower bound (one shot plus the
-//! ship cells still to hit) cannot beat the best shot found is skipped.
+//! first only brings its answer earlier); a shot whose lower bound (one shot plus the
+//! ship cells still to hit) cannot beat the best shot found is skipped; and a state whose
+//! fleets all have the same cells left to hit is worth exactly that many shots, under every
+//! strategy, without a search.
 //!
 //! ```
 //! use battleship::optimal::{ExactLimits, Strategy, exact_mean_shots};
@@ -55,7 +57,9 @@ pub enum Strategy {
 pub struct ExactLimits {
     /// Most labelled fleets enumerated.
     pub max_fleets: usize,
-    /// Most distinct knowledge states evaluated.
+    /// Most distinct knowledge states stored (the states left out of the memo, where a
+    /// single line of play is left or greedy play is valued from at most a few fleets, are
+    /// not counted).
     pub max_states: usize,
 }
 
@@ -75,7 +79,7 @@ pub struct ExactValue {
     pub mean_shots: f64,
     /// Labelled fleets on the board.
     pub fleets: usize,
-    /// Knowledge states evaluated.
+    /// Knowledge states stored in the memo.
     pub states: usize,
     /// The first shots the strategy takes (optimal: every first shot achieving the value;
     /// greedy: its tied first shots).
@@ -121,7 +125,8 @@ pub fn exact_mean_shots(
 ///
 /// # Errors
 /// [`Error::TooLarge`] past `max_states` knowledge states, [`Error::Inconsistent`] without
-/// fleets, [`Error::Shot`] for a candidate already shot or off the board.
+/// fleets, [`Error::InvalidFleet`] for a fleet without one mask per ship of the rules,
+/// [`Error::Shot`] for a candidate already shot or off the board.
 pub fn shot_values(
     geo: &Geometry,
     fleets: Vec<Vec<u128>>,
@@ -143,6 +148,13 @@ pub fn shot_values(
             "cell {c} is off the board or already shot"
         )));
     }
+    let ships = geo.rules().fleet.len();
+    if let Some(f) = fleets.iter().find(|f| f.len() != ships) {
+        return Err(Error::InvalidFleet(format!(
+            "{} ship masks given for a fleet of {ships} ships",
+            f.len()
+        )));
+    }
     let n = fleets.len();
     let mut solver = Solver::new(geo, fleets, then, max_states);
     let all: Vec<u32> = (0..n as u32).collect();
@@ -151,7 +163,7 @@ pub fn shot_values(
         let m = 1u128 << c;
         let mut v = 1.0;
         let (sets, branches) = solver.branches(&all, hits, c);
-        for b in branches {
+        for b in &branches {
             if b.over {
                 continue;
             }
@@ -160,7 +172,7 @@ pub fn shot_values(
             let (sub, _, _) = solver.value(set, b.fp, shots | m, h, f64::INFINITY, false)?;
             v += set.len() as f64 / n as f64 * sub;
         }
-        solver.recycle(sets);
+        solver.recycle_branches(sets, branches);
         out.push(v);
     }
     Ok(out)
@@ -252,8 +264,14 @@ fn answer(fleet: &[u128], hits: u128, cell: usize, feedback: Feedback) -> (Shot,
     (shot, over)
 }
 
+/// The largest set of fleets whose greedy value is not memoised.
+const SMALL_SET: usize = 8;
+
 struct Solver {
-    fleets: Vec<Vec<u128>>,
+    /// Every fleet's per-ship cells, one fleet after another (`ships` each): one block of
+    /// memory, read fleet by fleet in every state of the search.
+    fleets: Vec<u128>,
+    ships: usize,
     union: Vec<u128>,
     zobrist: Vec<u128>,
     feedback: Feedback,
@@ -265,6 +283,10 @@ struct Solver {
     memo: HashMap<(u128, u128), (f64, bool), BuildHasherDefault<KeyHasher>>,
     /// Lists of fleets no longer in use, for [`Solver::branches`] to reuse.
     spare: Vec<Vec<u32>>,
+    /// Lists of answer classes and of cells no longer in use: every state needs one of
+    /// each, and reusing them saves an allocation apiece.
+    spare_branches: Vec<Vec<Branch>>,
+    spare_cells: Vec<Vec<usize>>,
 }
 
 /// Hashes memo keys, which need no protection against chosen collisions: every state's key
@@ -315,6 +337,8 @@ impl Solver {
             .iter()
             .map(|f| f.iter().fold(0, |a, &c| a | c))
             .collect();
+        let ships = geo.rules().fleet.len();
+        let flat = fleets.iter().flat_map(|f| f.iter().copied()).collect();
         // Fingerprints of fleet sets: XOR of fixed pseudo-random 128-bit keys (splitmix64).
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = || {
@@ -329,7 +353,8 @@ impl Solver {
             .collect();
         let rules = geo.rules();
         Solver {
-            fleets,
+            fleets: flat,
+            ships,
             union,
             zobrist,
             feedback: rules.feedback,
@@ -339,22 +364,31 @@ impl Solver {
             max_states,
             memo: HashMap::default(),
             spare: Vec::new(),
+            spare_branches: Vec::new(),
+            spare_cells: Vec::new(),
         }
     }
 
     /// The answer classes of a shot at `cell` from the fleets of `set` (`hits` so far),
     /// and the fleets of `set` grouped by class, in their order within each class: a
     /// branch's fleets are the returned list's slice at its `range`. One list for all
-    /// classes instead of one per class: this runs in every state of the search. Hand the
-    /// list back with [`Solver::recycle`] when done with it.
+    /// classes instead of one per class: this runs in every state of the search. Hand both
+    /// back with [`Solver::recycle_branches`] when done with them.
     fn branches(&mut self, set: &[u32], hits: u128, cell: usize) -> (Vec<u32>, Vec<Branch>) {
-        let mut out: Vec<Branch> = Vec::new();
+        let mut out = self.spare_branches.pop().unwrap_or_default();
+        out.clear();
         // Each fleet's class, then the class sizes (kept in `range.end` until placed).
         let mut class = self.spare.pop().unwrap_or_default();
         class.clear();
         for &f in set {
-            let (shot, over) = answer(&self.fleets[f as usize], hits, cell, self.feedback);
-            let z = self.zobrist[f as usize];
+            let f = f as usize;
+            let (shot, over) = if self.union[f] >> cell & 1 == 0 {
+                (Shot::Miss, false)
+            } else {
+                let fleet = &self.fleets[f * self.ships..(f + 1) * self.ships];
+                answer(fleet, hits, cell, self.feedback)
+            };
+            let z = self.zobrist[f];
             let k = match out.iter().position(|b| b.shot == shot && b.over == over) {
                 Some(k) => k,
                 None => {
@@ -395,6 +429,12 @@ impl Solver {
         self.spare.push(list);
     }
 
+    /// Keeps the answer classes of [`Solver::branches`] and its list of fleets for reuse.
+    fn recycle_branches(&mut self, sets: Vec<u32>, branches: Vec<Branch>) {
+        self.spare.push(sets);
+        self.spare_branches.push(branches);
+    }
+
     /// The largest chance that one shot hits, over the cells not yet shot.
     fn best_hit_chance(&self, set: &[u32], shots: u128) -> f64 {
         let count = self.counts(set, shots);
@@ -414,6 +454,36 @@ impl Solver {
         count
     }
 
+    /// The cells not in `shots` where the most fleets of `set` have a ship, and how many.
+    /// The counts are kept bit-sliced: plane `k` holds bit `k` of every cell's count, and
+    /// adding a fleet is a ripple-carry addition of its cells over the planes, a few word
+    /// operations instead of one increment per cell; the highest count is then found plane
+    /// by plane from the top.
+    fn likeliest(&self, set: &[u32], shots: u128) -> (u128, u32) {
+        let mut planes = [0u128; 33];
+        let mut used = 0;
+        for &f in set {
+            let mut carry = self.union[f as usize] & !shots;
+            let mut k = 0;
+            while carry != 0 {
+                let next = planes[k] & carry;
+                planes[k] ^= carry;
+                carry = next;
+                k += 1;
+            }
+            used = used.max(k);
+        }
+        let mut top = planes[..used].iter().fold(0, |a, &p| a | p);
+        let mut max = 0u32;
+        for k in (0..used).rev() {
+            if top & planes[k] != 0 {
+                top &= planes[k];
+                max |= 1 << k;
+            }
+        }
+        (top, max)
+    }
+
     /// The expected number of shots still needed from the state (`set` of consistent fleets
     /// with fingerprint `fp`, `shots` fired, `hits` among them), searched only as far as
     /// needed to show it is at least `beta`: the answer is `(value, true)` when exact and
@@ -428,7 +498,25 @@ impl Solver {
         beta: f64,
         root: bool,
     ) -> Result<(f64, bool, Vec<usize>), Error> {
-        if !root
+        // One line of play is left when every fleet has the same cells still to hit: each is
+        // then a certain hit, so every strategy shoots exactly those. Checked before the
+        // memo, and not stored in it: such states are most of a deep search.
+        if !root && let Some((&first, rest)) = set.split_first() {
+            let left = self.union[first as usize] & !shots;
+            if rest
+                .iter()
+                .all(|&f| self.union[f as usize] & !shots == left)
+            {
+                return Ok((f64::from(left.count_ones()), true, Vec::new()));
+            }
+        }
+        // Greedy play from a few fleets is cheaper to value again than to look up in a memo
+        // of millions of states, where it is hardly ever found (about one lookup in a
+        // thousand, measured on endgame positions); the optimal search, which tries every
+        // shot order, keeps all its states.
+        let memoise = self.strategy == Strategy::Optimal || set.len() > SMALL_SET;
+        if memoise
+            && !root
             && let Some(&(v, exact)) = self.memo.get(&(shots, fp))
             && (exact || v >= beta)
         {
@@ -441,21 +529,36 @@ impl Solver {
             )));
         }
         let n = set.len();
-        let count = self.counts(set, shots);
-        let count = &count[..self.cells];
-        let max = count.iter().copied().max().unwrap_or(0);
+        // Greedy play needs only the likeliest cells, which the bit-sliced count gives
+        // without counting cell by cell; the optimal search ranks every cell.
+        let (cands, max, count) = if self.strategy == Strategy::Optimal {
+            let count = self.counts(set, shots);
+            let max = count[..self.cells].iter().copied().max().unwrap_or(0);
+            let mut cands = self.spare_cells.pop().unwrap_or_default();
+            cands.clear();
+            if max as usize == n {
+                // A certain hit is taken at once (see the module documentation).
+                cands.extend(count.iter().position(|&k| k == max));
+            } else {
+                cands.extend((0..self.cells).filter(|&c| count[c] > 0));
+            }
+            cands.sort_by_key(|&c| std::cmp::Reverse(count[c]));
+            (cands, max, Some(count))
+        } else {
+            let (top, max) = self.likeliest(set, shots);
+            let mut cands = self.spare_cells.pop().unwrap_or_default();
+            cands.clear();
+            match self.strategy {
+                Strategy::GreedyFirst => cands.extend(cells_of(top).take(1)),
+                _ => cands.extend(cells_of(top)),
+            }
+            (cands, max, None)
+        };
         if max == 0 {
             // Every ship cell of every fleet is shot: nothing is left to do.
+            self.spare_cells.push(cands);
             return Ok((0.0, true, Vec::new()));
         }
-        let first_max = || count.iter().position(|&k| k == max).into_iter().collect();
-        let mut cands: Vec<usize> = match self.strategy {
-            Strategy::Greedy => (0..self.cells).filter(|&c| count[c] == max).collect(),
-            Strategy::GreedyFirst => first_max(),
-            Strategy::Optimal if max as usize == n => first_max(),
-            Strategy::Optimal => (0..self.cells).filter(|&c| count[c] > 0).collect(),
-        };
-        cands.sort_by_key(|&c| std::cmp::Reverse(count[c]));
         let optimal = self.strategy == Strategy::Optimal;
         let remaining = self.ship_cells - hits.count_ones();
         let mut best = f64::INFINITY;
@@ -471,7 +574,7 @@ impl Solver {
             } else {
                 f64::INFINITY
             };
-            let p_hit = f64::from(count[c]) / n as f64;
+            let p_hit = f64::from(count.as_ref().map_or(max, |k| k[c])) / n as f64;
             if 1.0 + f64::from(remaining) - p_hit >= target {
                 // Sorted by hit chance, so every later candidate is bounded as badly.
                 cut_low = cut_low.min(1.0 + f64::from(remaining) - p_hit);
@@ -532,13 +635,16 @@ impl Solver {
                     break;
                 }
             }
-            self.recycle(sets);
+            self.recycle_branches(sets, branches);
             if !exact {
                 cut_low = cut_low.min(low);
                 continue;
             }
             let v = low;
             sum += v;
+            if !optimal {
+                continue;
+            }
             if v < best - 1e-9 {
                 best = v;
                 best_cells.clear();
@@ -553,9 +659,14 @@ impl Solver {
             // Nothing beat the caller's bound: report a lower bound at least `beta`.
             Strategy::Optimal => (best.min(cut_low).max(beta), false),
         };
-        self.memo.insert((shots, fp), (v, exact));
+        if memoise {
+            self.memo.insert((shots, fp), (v, exact));
+        }
         let first = match (root, self.strategy) {
-            (false, _) => Vec::new(),
+            (false, _) => {
+                self.spare_cells.push(cands);
+                Vec::new()
+            }
             (true, Strategy::Optimal) => best_cells,
             (true, Strategy::Greedy | Strategy::GreedyFirst) => cands,
         };
@@ -636,6 +747,56 @@ mod tests {
             Geometry::new(&rules(5, 1, &[2], Adjacency::Allowed, Feedback::Standard)).unwrap();
         let v = exact_mean_shots(&geo, Strategy::Optimal, &ExactLimits::default()).unwrap();
         assert!((v.mean_shots - 3.0).abs() < 1e-12, "{v:?}");
+    }
+
+    #[test]
+    fn likeliest_cells_are_those_counted_most() {
+        use rand::{RngExt, SeedableRng};
+        let geo = Geometry::new(&rules(
+            5,
+            5,
+            &[3, 2, 2],
+            Adjacency::Allowed,
+            Feedback::Standard,
+        ))
+        .unwrap();
+        let fleets = all_fleets(&geo, 100_000).unwrap();
+        let n = fleets.len();
+        let solver = Solver::new(&geo, fleets, Strategy::GreedyFirst, 10);
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        for round in 0..300 {
+            // Sets from one fleet to all of them, and shots that leave cells or none.
+            let size = [1, 2, 7, 100, n][round % 5];
+            let set: Vec<u32> = (0..size).map(|_| rng.random_range(0..n as u32)).collect();
+            let shots = rng.random::<u128>() & rng.random::<u128>() & ((1u128 << 25) - 1);
+            let count = solver.counts(&set, shots);
+            let max = count.iter().copied().max().unwrap();
+            let want = if max == 0 {
+                0
+            } else {
+                (0..25)
+                    .filter(|&c| count[c] == max)
+                    .fold(0u128, |m, c| m | 1 << c)
+            };
+            assert_eq!(solver.likeliest(&set, shots), (want, max), "round {round}");
+        }
+    }
+
+    #[test]
+    fn fleets_of_the_wrong_shape_are_errors() {
+        let geo = Geometry::new(&rules(
+            4,
+            4,
+            &[3, 2],
+            Adjacency::Allowed,
+            Feedback::Standard,
+        ))
+        .unwrap();
+        let fleets = vec![vec![0b111u128]];
+        assert!(matches!(
+            shot_values(&geo, fleets, 0, 0, &[0], Strategy::GreedyFirst, 100),
+            Err(Error::InvalidFleet(_))
+        ));
     }
 
     #[test]

@@ -380,7 +380,8 @@ pub struct EndgameShooter {
     pub max_fleets: usize,
     /// How many of the most likely cells are compared.
     pub candidates: usize,
-    /// Knowledge states allowed to the exact search of one decision.
+    /// Knowledge states the exact search of one decision may store (see
+    /// [`optimal::ExactLimits::max_states`]); past them it fires greedily.
     pub max_states: usize,
 }
 

@@ -93,6 +93,11 @@ struct EvalArgs {
     /// (default 6000; 0 never searches, playing as `posterior`).
     #[arg(long)]
     search_fleets: Option<usize>,
+    /// Endgame shooter: knowledge states its exact search may value for one decision
+    /// before it gives up and fires greedily (default 200000; memory grows with it, about
+    /// 50 bytes a state).
+    #[arg(long)]
+    search_states: Option<usize>,
     /// End with one JSON line of results.
     #[arg(long)]
     json: bool,
@@ -200,6 +205,10 @@ impl Summary {
 /// memory while it searches).
 const MAX_SEARCH_FLEETS: usize = 1_000_000;
 
+/// The most knowledge states `--search-states` allows the endgame search (each takes about
+/// 50 bytes of memory in every worker thread).
+const MAX_SEARCH_STATES: usize = 50_000_000;
+
 /// The shooter as its own options (`--info-weight`, `--candidates`, `--search-fleets`) set
 /// it; each applies to one shooter only.
 #[derive(Debug, Clone, Copy)]
@@ -219,10 +228,11 @@ impl Tuned {
                 "{options} to the {shooter} shooter only, not to {kind}"
             ))
         };
-        let endgame_options = a.candidates.is_some() || a.search_fleets.is_some();
+        let endgame_options =
+            a.candidates.is_some() || a.search_fleets.is_some() || a.search_states.is_some();
         if endgame_options && kind != ShooterKind::Endgame {
             return Err(only(
-                "--candidates and --search-fleets apply",
+                "--candidates, --search-fleets and --search-states apply",
                 ShooterKind::Endgame,
             ));
         }
@@ -251,9 +261,16 @@ impl Tuned {
                 "--search-fleets must be at most {MAX_SEARCH_FLEETS}, not {max_fleets}"
             )));
         }
+        let max_states = a.search_states.unwrap_or(d.max_states);
+        if max_states == 0 || max_states > MAX_SEARCH_STATES {
+            return Err(CliError(format!(
+                "--search-states must be from 1 to {MAX_SEARCH_STATES}, not {max_states}"
+            )));
+        }
         Ok(Tuned::Endgame(EndgameShooter {
             candidates,
             max_fleets,
+            max_states,
             ..d
         }))
     }
@@ -275,10 +292,11 @@ impl Tuned {
             Tuned::Default(kind) => kind.to_string(),
             Tuned::Hybrid(w) => format!("{} (info weight {w})", ShooterKind::Hybrid),
             Tuned::Endgame(e) => format!(
-                "{} ({} candidates, from {} fleets)",
+                "{} ({} candidates, from {} fleets, {} states)",
                 ShooterKind::Endgame,
                 e.candidates,
-                e.max_fleets
+                e.max_fleets,
+                e.max_states
             ),
         }
     }

@@ -222,9 +222,13 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
     };
     let default = run("");
     // The defaults spelled out play the same games.
-    let same = run("--candidates 8 --search-fleets 6000");
+    let same = run("--candidates 8 --search-fleets 6000 --search-states 200000");
     assert_eq!(games(&default), games(&same));
-    assert!(text(&same.stdout).contains("shooter endgame (8 candidates, from 6000 fleets)"));
+    assert!(
+        text(&same.stdout)
+            .contains("shooter endgame (8 candidates, from 6000 fleets, 200000 states)")
+    );
+
     // Without the search it is the greedy posterior shooter, shot for shot; these games
     // differ from the default's.
     let never = run("--search-fleets 0");
@@ -251,6 +255,18 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
         (
             "battleship eval --games 1 --search-fleets 2000000",
             "--search-fleets must be at most 1000000",
+        ),
+        (
+            "battleship eval --games 1 --shooter posterior --search-states 1000",
+            "apply to the endgame shooter only",
+        ),
+        (
+            "battleship eval --games 1 --search-states 0",
+            "--search-states must be from 1 to 50000000",
+        ),
+        (
+            "battleship eval --games 1 --search-states 60000000",
+            "--search-states must be from 1 to 50000000",
         ),
     ]);
 }
