@@ -136,6 +136,34 @@ pub fn shot_values(
     then: Strategy,
     max_states: usize,
 ) -> Result<Vec<f64>, Error> {
+    let (values, complete) =
+        shot_values_within(geo, fleets, shots, hits, candidates, then, max_states)?;
+    if complete {
+        Ok(values)
+    } else {
+        Err(Error::TooLarge(format!(
+            "more than {max_states} knowledge states"
+        )))
+    }
+}
+
+/// As [`shot_values`], but a search that runs out of room keeps what it found: the values
+/// of the candidates valued, in order, before `max_states` knowledge states were stored, and
+/// whether that is all of them. Taking the best of those is still one step of policy
+/// improvement, over fewer candidates, so a caller can bound the work of a decision without
+/// losing it.
+///
+/// # Errors
+/// As [`shot_values`], except [`Error::TooLarge`].
+pub fn shot_values_within(
+    geo: &Geometry,
+    fleets: Vec<Vec<u128>>,
+    shots: u128,
+    hits: u128,
+    candidates: &[usize],
+    then: Strategy,
+    max_states: usize,
+) -> Result<(Vec<f64>, bool), Error> {
     if fleets.is_empty() {
         return Err(Error::Inconsistent);
     }
@@ -169,13 +197,16 @@ pub fn shot_values(
             }
             let h = if b.shot == Shot::Miss { hits } else { hits | m };
             let set = &sets[b.range.clone()];
-            let (sub, _, _) = solver.value(set, b.fp, shots | m, h, f64::INFINITY, false)?;
-            v += set.len() as f64 / n as f64 * sub;
+            match solver.value(set, b.fp, shots | m, h, f64::INFINITY, false) {
+                Ok((sub, _, _)) => v += set.len() as f64 / n as f64 * sub,
+                Err(Error::TooLarge(_)) => return Ok((out, false)),
+                Err(e) => return Err(e),
+            }
         }
         solver.recycle_branches(sets, branches);
         out.push(v);
     }
-    Ok(out)
+    Ok((out, true))
 }
 
 /// Every labelled fleet of `geo` as per-ship cell masks, by depth-first placement.

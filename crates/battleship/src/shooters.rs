@@ -381,7 +381,8 @@ pub struct EndgameShooter {
     /// How many of the most likely cells are compared.
     pub candidates: usize,
     /// Knowledge states the exact search of one decision may store (see
-    /// [`optimal::ExactLimits::max_states`]); past them it fires greedily.
+    /// [`optimal::ExactLimits::max_states`]); past them it chooses among the candidates
+    /// valued so far, or fires greedily if fewer than two were.
     pub max_states: usize,
 }
 
@@ -448,8 +449,10 @@ impl EndgameShooter {
 /// likeliest cells of `post` that can hit, the one with the least expected number of shots
 /// to the end when `then` plays on after it, valued exactly over `fleets` (per-ship cells of
 /// the fleets taken as the equally likely ones left, e.g. [`consistent_fleets`]); ties go to
-/// the likelier hit, then at random. `None` when no cell can hit (under salvo rules the rest
-/// may be pending this turn) or the valuation passes `max_states` knowledge states.
+/// the likelier hit, then at random. Past `max_states` stored knowledge states the valuation
+/// stops, and the choice is among the candidates valued by then. `None` when no cell can hit
+/// (under salvo rules the rest may be pending this turn) or the budget ran out before two
+/// candidates were valued.
 ///
 /// # Errors
 /// [`Error::Inconsistent`] without fleets.
@@ -472,7 +475,10 @@ pub fn improvement_step(
     }
     let shots = view.misses() | view.hits() | view.sunk_cells();
     let hits = view.hits() | view.sunk_cells();
-    let values = match optimal::shot_values(
+    // The candidates valued within the budget, likeliest first. When the budget ran out
+    // after one, that one is greedy's own choice, which the caller then makes with its
+    // random tie-break.
+    let (values, complete) = optimal::shot_values_within(
         view.geometry(),
         fleets,
         shots,
@@ -480,11 +486,11 @@ pub fn improvement_step(
         &order,
         then,
         max_states,
-    ) {
-        Ok(v) => v,
-        Err(Error::TooLarge(_)) => return Ok(None),
-        Err(e) => return Err(e),
-    };
+    )?;
+    if !complete && values.len() < 2 {
+        return Ok(None);
+    }
+    order.truncate(values.len());
     // Least expected shots; ties to the likelier hit, then at random.
     let low = values.iter().copied().fold(f64::INFINITY, f64::min);
     let tied = order
@@ -809,6 +815,26 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(post.hit[one], best);
+        // With room for some candidates only, it takes the best of those.
+        let mut order: Vec<usize> = (0..all).filter(|&c| post.hit[c] > 0.0).collect();
+        order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
+        let then = Strategy::GreedyFirst;
+        let mut tried = 0;
+        for budget in [10, 30, 100, 300] {
+            let (v, complete) =
+                optimal::shot_values_within(&geo, fleets.clone(), 0, 0, &order, then, budget)
+                    .unwrap();
+            let cell = improvement_step(&view, &post, fleets.clone(), all, then, budget, &mut rng)
+                .unwrap();
+            if complete || v.len() < 2 {
+                continue;
+            }
+            tried += 1;
+            let low = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let at = order.iter().position(|&c| Some(c) == cell).unwrap();
+            assert!(at < v.len() && v[at] <= low + 1e-9, "budget {budget}");
+        }
+        assert!(tried > 0);
         // Over its state budget it declines; without fleets it is an error.
         let tiny = improvement_step(&view, &post, fleets, all, Strategy::Optimal, 1, &mut rng);
         assert_eq!(tiny.unwrap(), None);

@@ -228,3 +228,40 @@ fn shot_values_agree_with_the_exact_values() {
         assert!(shot_values(&geo, Vec::new(), 0, 0, &[0], Strategy::Greedy, 1000).is_err());
     }
 }
+
+#[test]
+fn a_search_out_of_room_keeps_the_candidates_it_valued() {
+    use battleship::optimal::{shot_values, shot_values_within};
+    let geo = Geometry::new(&rules(
+        4,
+        4,
+        &[3, 2],
+        Adjacency::Allowed,
+        Feedback::Standard,
+    ))
+    .unwrap();
+    let fleets: Vec<Vec<u128>> = all_fleets(&geo)
+        .iter()
+        .map(|f| (0..2).map(|i| f.cells(i)).collect())
+        .collect();
+    let cells: Vec<usize> = (0..16).collect();
+    let then = Strategy::GreedyFirst;
+    let all = shot_values(&geo, fleets.clone(), 0, 0, &cells, then, 1 << 24).unwrap();
+    let (same, complete) =
+        shot_values_within(&geo, fleets.clone(), 0, 0, &cells, then, 1 << 24).unwrap();
+    assert!(complete);
+    assert_eq!(same, all);
+    // Every budget gives a prefix of the full answer, and some budget a strict one.
+    let mut partial = 0;
+    for budget in [1, 10, 30, 100, 300, 1000] {
+        let (some, complete) =
+            shot_values_within(&geo, fleets.clone(), 0, 0, &cells, then, budget).unwrap();
+        assert_eq!(some, all[..some.len()], "budget {budget}");
+        assert_eq!(complete, some.len() == cells.len(), "budget {budget}");
+        if !complete {
+            assert!(shot_values(&geo, fleets.clone(), 0, 0, &cells, then, budget).is_err());
+            partial += usize::from(!some.is_empty());
+        }
+    }
+    assert!(partial > 0);
+}

@@ -93,9 +93,9 @@ struct EvalArgs {
     /// (default 6000; 0 never searches, playing as `posterior`).
     #[arg(long)]
     search_fleets: Option<usize>,
-    /// Endgame shooter: knowledge states its exact search may value for one decision
-    /// before it gives up and fires greedily (default 200000; memory grows with it, about
-    /// 50 bytes a state).
+    /// Endgame shooter: knowledge states its exact search may store for one decision; past
+    /// them it chooses among the candidates valued so far (default 200000; memory grows
+    /// with it, about 50 bytes a state).
     #[arg(long)]
     search_states: Option<usize>,
     /// End with one JSON line of results.
