@@ -13,8 +13,9 @@
 //!
 //! - `optimal K`: once at most K fleets remain, the candidates are valued with optimal play
 //!   after them (exact expectimax, [`Strategy::Optimal`]) instead of greedy play, so the last
-//!   shots are played optimally; a search past 20,000 knowledge states falls back to the
-//!   default valuation.
+//!   shots are played optimally; a search that runs out of its 20,000 stored knowledge
+//!   states chooses among the candidates it valued by then, and falls back to the default
+//!   valuation when that is fewer than two.
 //! - `particles P`: before the exact endgame (more than 2000 fleets left), the four likeliest
 //!   cells are valued by the same one step of policy improvement, on P fleets drawn by the
 //!   Markov chain instead of the exact list.

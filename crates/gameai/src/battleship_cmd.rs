@@ -209,8 +209,8 @@ const MAX_SEARCH_FLEETS: usize = 1_000_000;
 /// 50 bytes of memory in every worker thread).
 const MAX_SEARCH_STATES: usize = 50_000_000;
 
-/// The shooter as its own options (`--info-weight`, `--candidates`, `--search-fleets`) set
-/// it; each applies to one shooter only.
+/// The shooter as its own options (`--info-weight`, `--candidates`, `--search-fleets`,
+/// `--search-states`) set it; each applies to one shooter only.
 #[derive(Debug, Clone, Copy)]
 enum Tuned {
     /// No shooter-specific option: the kind's defaults.
