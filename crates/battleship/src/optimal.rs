@@ -103,12 +103,20 @@ pub fn exact_mean_shots(
     }
     let fleets = all_fleets(geo, limits.max_fleets)?;
     let n = fleets.len();
-    let mut solver = Solver::new(geo, fleets, strategy, limits.max_states);
+    let mut solver = Solver::new(geo, fleets, strategy, limits.max_states)?;
     let all: Vec<u32> = (0..n as u32).collect();
-    let fp = all
-        .iter()
-        .fold(0u128, |a, &f| a ^ solver.zobrist[f as usize]);
-    let (mean_shots, _, first) = solver.value(&all, fp, 0, 0, f64::INFINITY, true)?;
+    let fp = all.iter().fold(0u128, |a, &f| a ^ zobrist(f as usize));
+    let (mean_shots, _, first) = solver.value(
+        Node {
+            set: &all,
+            fp,
+            shots: 0,
+            hits: 0,
+        },
+        f64::INFINITY,
+        true,
+        None,
+    )?;
     Ok(ExactValue {
         mean_shots,
         fleets: n,
@@ -184,26 +192,35 @@ pub fn shot_values_within(
         )));
     }
     let n = fleets.len();
-    let mut solver = Solver::new(geo, fleets, then, max_states);
+    let mut solver = Solver::new(geo, fleets, then, max_states)?;
     let all: Vec<u32> = (0..n as u32).collect();
+    // Greedy play needs the hit counts of every state; each answer's are derived from the
+    // counts of the state before it (see `Solver::branches`), starting from these.
+    let root = (then != Strategy::Optimal).then(|| Planes::of(&solver.union, &all, shots));
     let mut out = Vec::with_capacity(candidates.len());
     for &c in candidates {
         let m = 1u128 << c;
         let mut v = 1.0;
-        let (sets, branches) = solver.branches(&all, hits, c);
-        for b in &branches {
+        let (sets, branches, planes) = solver.branches(&all, shots, hits, c, root.as_ref());
+        for (i, b) in branches.iter().enumerate() {
             if b.over {
                 continue;
             }
             let h = if b.shot == Shot::Miss { hits } else { hits | m };
             let set = &sets[b.range.clone()];
-            match solver.value(set, b.fp, shots | m, h, f64::INFINITY, false) {
+            let node = Node {
+                set,
+                fp: b.fp,
+                shots: shots | m,
+                hits: h,
+            };
+            match solver.value(node, f64::INFINITY, false, planes.get(i)) {
                 Ok((sub, _, _)) => v += set.len() as f64 / n as f64 * sub,
                 Err(Error::TooLarge(_)) => return Ok((out, false)),
                 Err(e) => return Err(e),
             }
         }
-        solver.recycle_branches(sets, branches);
+        solver.recycle_branches(sets, branches, planes);
         out.push(v);
     }
     Ok((out, true))
@@ -271,21 +288,26 @@ fn place(
 
 /// The answer to a shot at `cell` against `fleet` (per-ship cells) after `hits`, as the
 /// rules give it, and whether it ends the game.
-fn answer(fleet: &[u128], hits: u128, cell: usize, feedback: Feedback) -> (Shot, bool) {
+fn answer(
+    fleet: impl Iterator<Item = u128> + Clone,
+    hits: u128,
+    cell: usize,
+    feedback: Feedback,
+) -> (Shot, bool) {
     let m = 1u128 << cell;
-    let Some(k) = fleet.iter().position(|&c| c & m != 0) else {
+    let Some((k, ship)) = fleet.clone().enumerate().find(|&(_, c)| c & m != 0) else {
         return (Shot::Miss, false);
     };
     let after = hits | m;
-    let over = fleet.iter().all(|&c| c & !after == 0);
-    let sunk = fleet[k] & !after == 0;
+    let over = fleet.into_iter().all(|c| c & !after == 0);
+    let sunk = ship & !after == 0;
     let shot = match (feedback, sunk) {
         (Feedback::Bare, _) => Shot::Hit { ship: None },
         (Feedback::HitNamesShip, false) => Shot::Hit { ship: Some(k) },
         (_, false) => Shot::Hit { ship: None },
         (Feedback::SunkRevealsCells, true) => Shot::Sunk {
             ship: k,
-            cells: Some(fleet[k]),
+            cells: Some(ship),
         },
         (_, true) => Shot::Sunk {
             ship: k,
@@ -295,16 +317,33 @@ fn answer(fleet: &[u128], hits: u128, cell: usize, feedback: Feedback) -> (Shot,
     (shot, over)
 }
 
+/// The fingerprint key of fleet `f`: fixed pseudo-random bits (splitmix64 of the index), so
+/// that the fingerprint of a set of fleets, the XOR of their keys, tells sets apart with
+/// overwhelming probability. Computed, not stored: a few multiplications cost less than
+/// a cache miss.
+fn zobrist(f: usize) -> u128 {
+    let mix = |i: u64| {
+        let mut z = 0x2545_f491_4f6c_dd1du64.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let i = 2 * f as u64;
+    u128::from(mix(i + 1)) << 64 | u128::from(mix(i + 2))
+}
+
 /// The largest set of fleets whose greedy value is not memoised.
 const SMALL_SET: usize = 8;
 
 struct Solver {
-    /// Every fleet's per-ship cells, one fleet after another (`ships` each): one block of
-    /// memory, read fleet by fleet in every state of the search.
-    fleets: Vec<u128>,
+    /// Every fleet's ships, one fleet after another (`ships` each), as indices into
+    /// `placements`: two bytes a ship instead of sixteen, so that the fleets of a large
+    /// search stay in the processor's caches (a shot that hits reads them).
+    fleets: Vec<u16>,
+    /// The cells of every ship placement that some fleet uses.
+    placements: Vec<u128>,
     ships: usize,
     union: Vec<u128>,
-    zobrist: Vec<u128>,
     feedback: Feedback,
     strategy: Strategy,
     ship_cells: u32,
@@ -318,6 +357,10 @@ struct Solver {
     /// each, and reusing them saves an allocation apiece.
     spare_branches: Vec<Vec<Branch>>,
     spare_cells: Vec<Vec<usize>>,
+    spare_planes: Vec<Vec<Planes>>,
+    /// Per answer key (see [`Solver::key`]): its class's place in the list being built by
+    /// [`Solver::branches`], or `u32::MAX`.
+    slot: Vec<u32>,
 }
 
 /// Hashes memo keys, which need no protection against chosen collisions: every state's key
@@ -357,37 +400,139 @@ struct Branch {
     fp: u128,
 }
 
+/// A state of knowledge: the fleets still consistent (`set`, with fingerprint `fp`), the
+/// cells fired at (`shots`) and the hits among them.
+#[derive(Clone, Copy)]
+struct Node<'a> {
+    set: &'a [u32],
+    fp: u128,
+    shots: u128,
+    hits: u128,
+}
+
+/// Per cell, how many fleets of a set have a ship there, kept bit-sliced: plane `k` holds
+/// bit `k` of every cell's count. Adding a fleet is a ripple-carry addition of its cells
+/// over the planes, a few word operations instead of one increment per cell, and the
+/// highest count is found plane by plane from the top.
+#[derive(Clone)]
+struct Planes {
+    planes: [u128; 33],
+    /// Planes in use: the ones above are zero.
+    used: usize,
+}
+
+impl Default for Planes {
+    fn default() -> Self {
+        Planes {
+            planes: [0; 33],
+            used: 0,
+        }
+    }
+}
+
+impl Planes {
+    /// The counts of the cells outside `shots` over the fleets of `set`.
+    fn of(union: &[u128], set: &[u32], shots: u128) -> Planes {
+        let mut p = Planes::default();
+        for &f in set {
+            p.add(union[f as usize] & !shots);
+        }
+        p
+    }
+
+    /// Counts one fleet with ships on the cells of `cells`.
+    fn add(&mut self, cells: u128) {
+        let mut carry = cells;
+        let mut k = 0;
+        while carry != 0 {
+            let next = self.planes[k] & carry;
+            self.planes[k] ^= carry;
+            carry = next;
+            k += 1;
+        }
+        self.used = self.used.max(k);
+    }
+
+    /// Takes away the counts of `other`, a subset's (no count drops below zero), by
+    /// ripple-borrow subtraction plane by plane.
+    fn subtract(&mut self, other: &Planes) {
+        let mut borrow = 0u128;
+        for k in 0..self.used {
+            if k >= other.used && borrow == 0 {
+                break;
+            }
+            let a = self.planes[k];
+            let b = other.planes[k];
+            self.planes[k] = a ^ b ^ borrow;
+            borrow = (!a & (b | borrow)) | (a & b & borrow);
+        }
+        while self.used > 0 && self.planes[self.used - 1] == 0 {
+            self.used -= 1;
+        }
+    }
+
+    /// Forgets the counts outside `keep`.
+    fn keep(&mut self, keep: u128) {
+        for p in &mut self.planes[..self.used] {
+            *p &= keep;
+        }
+        while self.used > 0 && self.planes[self.used - 1] == 0 {
+            self.used -= 1;
+        }
+    }
+
+    /// The cells with the highest count, and that count.
+    fn top(&self) -> (u128, u32) {
+        let planes = &self.planes[..self.used];
+        let mut top = planes.iter().fold(0, |a, &p| a | p);
+        let mut max = 0u32;
+        for k in (0..planes.len()).rev() {
+            if top & planes[k] != 0 {
+                top &= planes[k];
+                max |= 1 << k;
+            }
+        }
+        (top, max)
+    }
+}
+
 impl Solver {
     fn new(
         geo: &Geometry,
         fleets: Vec<Vec<u128>>,
         strategy: Strategy,
         max_states: usize,
-    ) -> Solver {
+    ) -> Result<Solver, Error> {
         let union = fleets
             .iter()
             .map(|f| f.iter().fold(0, |a, &c| a | c))
             .collect();
         let ships = geo.rules().fleet.len();
-        let flat = fleets.iter().flat_map(|f| f.iter().copied()).collect();
-        // Fingerprints of fleet sets: XOR of fixed pseudo-random 128-bit keys (splitmix64).
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        let zobrist = (0..fleets.len())
-            .map(|_| u128::from(next()) << 64 | u128::from(next()))
-            .collect();
+        // A board has at most 128 cells, so at most 256 placements of each length (there
+        // are at most 128 lengths): the indices of real placements fit in two bytes.
+        let mut index: HashMap<u128, u16> = HashMap::new();
+        let mut placements = Vec::new();
+        let mut flat = Vec::with_capacity(fleets.len() * ships);
+        for &c in fleets.iter().flatten() {
+            let i = match index.get(&c) {
+                Some(&i) => i,
+                None => {
+                    let i = u16::try_from(placements.len()).map_err(|_| {
+                        Error::InvalidFleet("more than 65,536 different ship masks".into())
+                    })?;
+                    placements.push(c);
+                    index.insert(c, i);
+                    i
+                }
+            };
+            flat.push(i);
+        }
         let rules = geo.rules();
-        Solver {
+        Ok(Solver {
             fleets: flat,
+            placements,
             ships,
             union,
-            zobrist,
             feedback: rules.feedback,
             strategy,
             ship_cells: rules.fleet.iter().map(|s| s.length as u32).sum(),
@@ -397,45 +542,86 @@ impl Solver {
             spare: Vec::new(),
             spare_branches: Vec::new(),
             spare_cells: Vec::new(),
-        }
+            spare_planes: Vec::new(),
+            slot: vec![u32::MAX; 2 * (2 + 2 * ships)],
+        })
     }
 
-    /// The answer classes of a shot at `cell` from the fleets of `set` (`hits` so far),
-    /// and the fleets of `set` grouped by class, in their order within each class: a
-    /// branch's fleets are the returned list's slice at its `range`. One list for all
-    /// classes instead of one per class: this runs in every state of the search. Hand both
-    /// back with [`Solver::recycle_branches`] when done with them.
-    fn branches(&mut self, set: &[u32], hits: u128, cell: usize) -> (Vec<u32>, Vec<Branch>) {
+    /// The answer classes of a shot at `cell` from the fleets of `set` (`shots` fired so
+    /// far, `hits` among them), and the fleets of `set` grouped by class, in their order
+    /// within each class: a branch's fleets are the returned list's slice at its `range`.
+    /// One list for all classes instead of one per class: this runs in every state of the
+    /// search. Hand them back with [`Solver::recycle_branches`] when done with them.
+    ///
+    /// Given the hit counts of `set` (`parent`), it also returns each class's counts after
+    /// the shot, for greedy play to find its next shot without another pass over the
+    /// fleets: the counts of the classes that hit are summed as the fleets are sorted, and
+    /// the misses' are what is left of the parent's, usually the largest class.
+    fn branches(
+        &mut self,
+        set: &[u32],
+        shots: u128,
+        hits: u128,
+        cell: usize,
+        parent: Option<&Planes>,
+    ) -> (Vec<u32>, Vec<Branch>, Vec<Planes>) {
         let mut out = self.spare_branches.pop().unwrap_or_default();
         out.clear();
+        let mut planes = self.spare_planes.pop().unwrap_or_default();
+        planes.clear();
         // Each fleet's class, then the class sizes (kept in `range.end` until placed).
         let mut class = self.spare.pop().unwrap_or_default();
         class.clear();
+        let m = 1u128 << cell;
+        let left = !(shots | m);
+        // Answers that name no cells have a small key, and their class is found by it;
+        // answers that reveal a sunk ship's cells are compared in full.
+        let keyed = self.feedback != Feedback::SunkRevealsCells;
         for &f in set {
             let f = f as usize;
-            let (shot, over) = if self.union[f] >> cell & 1 == 0 {
-                (Shot::Miss, false)
+            let u = self.union[f];
+            let k = if keyed {
+                let key = self.key(f, u, hits, m);
+                match self.slot[key] {
+                    u32::MAX => {
+                        self.slot[key] = out.len() as u32;
+                        self.new_branch(f, hits, cell, &mut out, &mut planes, parent)
+                    }
+                    k => k as usize,
+                }
             } else {
-                let fleet = &self.fleets[f * self.ships..(f + 1) * self.ships];
-                answer(fleet, hits, cell, self.feedback)
-            };
-            let z = self.zobrist[f];
-            let k = match out.iter().position(|b| b.shot == shot && b.over == over) {
-                Some(k) => k,
-                None => {
-                    out.push(Branch {
-                        shot,
-                        over,
-                        range: 0..0,
-                        fp: 0,
-                    });
-                    out.len() - 1
+                let (shot, over) = if u & m == 0 {
+                    (Shot::Miss, false)
+                } else {
+                    answer(self.fleet(f), hits, cell, self.feedback)
+                };
+                match out.iter().position(|b| b.shot == shot && b.over == over) {
+                    Some(k) => k,
+                    None => self.new_branch(f, hits, cell, &mut out, &mut planes, parent),
                 }
             };
             let b = &mut out[k];
             b.range.end += 1;
-            b.fp ^= z;
+            b.fp ^= zobrist(f);
+            if parent.is_some() && u & m != 0 {
+                planes[k].add(u & left);
+            }
             class.push(k as u32);
+        }
+        if keyed {
+            self.slot.fill(u32::MAX);
+        }
+        if let Some(parent) = parent
+            && let Some(miss) = out.iter().position(|b| b.shot == Shot::Miss)
+        {
+            let mut rest = parent.clone();
+            for (k, p) in planes.iter().enumerate() {
+                if k != miss {
+                    rest.subtract(p);
+                }
+            }
+            rest.keep(!m);
+            planes[miss] = rest;
         }
         let mut start = 0;
         for b in &mut out {
@@ -452,7 +638,61 @@ impl Solver {
             r.end += 1;
         }
         self.recycle(class);
-        (sets, out)
+        (sets, out, planes)
+    }
+
+    /// The ship cells of fleet `f`, one mask per ship.
+    fn fleet(&self, f: usize) -> impl Iterator<Item = u128> + Clone + '_ {
+        self.fleets[f * self.ships..(f + 1) * self.ships]
+            .iter()
+            .map(|&p| self.placements[usize::from(p)])
+    }
+
+    /// A small number that tells the answers to a shot at `m` apart, for feedback that
+    /// names no cells: the miss, the hit, which ship is hit or sunk as the rules say, and
+    /// whether the game ends. `u` is the union of the fleet's ships.
+    fn key(&self, f: usize, u: u128, hits: u128, m: u128) -> usize {
+        if u & m == 0 {
+            return 0;
+        }
+        let (k, ship) = self
+            .fleet(f)
+            .enumerate()
+            .find(|&(_, c)| c & m != 0)
+            .unwrap_or((0, 0));
+        let after = hits | m;
+        let sunk = ship & !after == 0;
+        let class = match (self.feedback, sunk) {
+            (Feedback::Bare, _) | (Feedback::Standard, false) => 1,
+            (Feedback::HitNamesShip, false) => 2 + k,
+            (Feedback::HitNamesShip, true) => 2 + self.ships + k,
+            (_, _) => 2 + k,
+        };
+        2 * class + usize::from(u & !after == 0)
+    }
+
+    /// Opens the class of fleet `f`'s answer to a shot at `cell`, with empty counts when
+    /// counts are kept, and returns its place.
+    fn new_branch(
+        &self,
+        f: usize,
+        hits: u128,
+        cell: usize,
+        out: &mut Vec<Branch>,
+        planes: &mut Vec<Planes>,
+        parent: Option<&Planes>,
+    ) -> usize {
+        let (shot, over) = answer(self.fleet(f), hits, cell, self.feedback);
+        out.push(Branch {
+            shot,
+            over,
+            range: 0..0,
+            fp: 0,
+        });
+        if parent.is_some() {
+            planes.push(Planes::default());
+        }
+        out.len() - 1
     }
 
     /// Keeps a list of fleets for [`Solver::branches`] to reuse.
@@ -460,10 +700,12 @@ impl Solver {
         self.spare.push(list);
     }
 
-    /// Keeps the answer classes of [`Solver::branches`] and its list of fleets for reuse.
-    fn recycle_branches(&mut self, sets: Vec<u32>, branches: Vec<Branch>) {
+    /// Keeps the answer classes of [`Solver::branches`], its list of fleets and its counts
+    /// for reuse.
+    fn recycle_branches(&mut self, sets: Vec<u32>, branches: Vec<Branch>, planes: Vec<Planes>) {
         self.spare.push(sets);
         self.spare_branches.push(branches);
+        self.spare_planes.push(planes);
     }
 
     /// The largest chance that one shot hits, over the cells not yet shot.
@@ -485,50 +727,96 @@ impl Solver {
         count
     }
 
-    /// The cells not in `shots` where the most fleets of `set` have a ship, and how many.
-    /// The counts are kept bit-sliced: plane `k` holds bit `k` of every cell's count, and
-    /// adding a fleet is a ripple-carry addition of its cells over the planes, a few word
-    /// operations instead of one increment per cell; the highest count is then found plane
-    /// by plane from the top.
-    fn likeliest(&self, set: &[u32], shots: u128) -> (u128, u32) {
-        let mut planes = [0u128; 33];
-        let mut used = 0;
-        for &f in set {
-            let mut carry = self.union[f as usize] & !shots;
-            let mut k = 0;
-            while carry != 0 {
-                let next = planes[k] & carry;
-                planes[k] ^= carry;
+    /// Greedy play's expected number of shots still needed from a state of at most
+    /// [`SMALL_SET`] fleets (the union of each fleet's ships, and the fleet), valued as
+    /// [`Solver::value`] values it, in the same order of operations, so to the same bits,
+    /// but on the stack: most states of a search are this small, and the lists, counts and
+    /// memo that pay off on large states cost more here than the valuation itself. Not for
+    /// feedback that reveals a sunk ship's cells (see [`Solver::key`]).
+    fn few_value(&self, set: &[(u128, u32)], shots: u128, hits: u128) -> f64 {
+        let n = set.len();
+        let Some((&(first, _), rest)) = set.split_first() else {
+            return 0.0;
+        };
+        let left = first & !shots;
+        if rest.iter().all(|&(u, _)| u & !shots == left) {
+            return f64::from(left.count_ones());
+        }
+        // Counts up to SMALL_SET = 8 fit in four bit planes.
+        let mut planes = [0u128; 4];
+        for &(u, _) in set.iter() {
+            let mut carry = u & !shots;
+            for p in &mut planes {
+                let next = *p & carry;
+                *p ^= carry;
                 carry = next;
-                k += 1;
-            }
-            used = used.max(k);
-        }
-        let mut top = planes[..used].iter().fold(0, |a, &p| a | p);
-        let mut max = 0u32;
-        for k in (0..used).rev() {
-            if top & planes[k] != 0 {
-                top &= planes[k];
-                max |= 1 << k;
             }
         }
-        (top, max)
+        let mut top = planes.iter().fold(0, |a, &p| a | p);
+        for p in planes.iter().rev() {
+            if top & p != 0 {
+                top &= p;
+            }
+        }
+        let tied = match self.strategy {
+            Strategy::GreedyFirst => top & top.wrapping_neg(),
+            _ => top,
+        };
+        let mut sum = 0.0;
+        for c in cells_of(tied) {
+            let m = 1u128 << c;
+            // Answer classes in order of first appearance, as `Solver::branches` has them.
+            let mut keys = [0usize; SMALL_SET];
+            let mut classes = [0usize; SMALL_SET];
+            let mut count = 0;
+            for (key, &(u, f)) in keys.iter_mut().zip(set.iter()) {
+                *key = self.key(f as usize, u, hits, m);
+                if !classes[..count].contains(key) {
+                    classes[count] = *key;
+                    count += 1;
+                }
+            }
+            let mut v = 1.0;
+            let mut part = [(0u128, 0u32); SMALL_SET];
+            for &class in &classes[..count] {
+                // Odd keys end the game: nothing follows them.
+                if class & 1 == 1 {
+                    continue;
+                }
+                let mut len = 0;
+                for (&key, &fleet) in keys.iter().zip(set.iter()) {
+                    if key == class {
+                        part[len] = fleet;
+                        len += 1;
+                    }
+                }
+                let h = if class == 0 { hits } else { hits | m };
+                let sub = self.few_value(&part[..len], shots | m, h);
+                v += len as f64 / n as f64 * sub;
+            }
+            sum += v;
+        }
+        sum / f64::from(tied.count_ones())
     }
 
-    /// The expected number of shots still needed from the state (`set` of consistent fleets
-    /// with fingerprint `fp`, `shots` fired, `hits` among them), searched only as far as
-    /// needed to show it is at least `beta`: the answer is `(value, true)` when exact and
-    /// `(bound, false)` with `bound >= beta` otherwise. At the root also the chosen first
-    /// shots.
+    /// The expected number of shots still needed from the state `node`, searched only as
+    /// far as needed to show it is at least `beta`: the answer is `(value, true)` when exact
+    /// and `(bound, false)` with `bound >= beta` otherwise. At the root also the chosen
+    /// first shots. `counts`, when given, are the hit counts of the state's fleets (from
+    /// [`Solver::branches`]), which greedy play would otherwise count here.
     fn value(
         &mut self,
-        set: &[u32],
-        fp: u128,
-        shots: u128,
-        hits: u128,
+        node: Node<'_>,
         beta: f64,
         root: bool,
+        counts: Option<&Planes>,
     ) -> Result<(f64, bool, Vec<usize>), Error> {
+        let Node {
+            set,
+            fp,
+            shots,
+            hits,
+        } = node;
         // One line of play is left when every fleet has the same cells still to hit: each is
         // then a certain hit, so every strategy shoots exactly those. Checked before the
         // memo, and not stored in it: such states are most of a deep search.
@@ -559,10 +847,37 @@ impl Solver {
                 self.max_states
             )));
         }
+        if !memoise && !root && self.feedback != Feedback::SunkRevealsCells {
+            let mut few = [(0u128, 0u32); SMALL_SET];
+            for (slot, &f) in few.iter_mut().zip(set) {
+                *slot = (self.union[f as usize], f);
+            }
+            let v = self.few_value(&few[..set.len()], shots, hits);
+            return Ok((v, true, Vec::new()));
+        }
         let n = set.len();
-        // Greedy play needs only the likeliest cells, which the bit-sliced count gives
-        // without counting cell by cell; the optimal search ranks every cell.
-        let (cands, max, count) = if self.strategy == Strategy::Optimal {
+        // Greedy play needs only the likeliest cells, which the bit-sliced counts give
+        // without counting cell by cell (handed down from the state before, or counted
+        // here at the root); the optimal search ranks every cell.
+        let own;
+        let here = match (self.strategy, counts) {
+            (Strategy::Optimal, _) => None,
+            (_, Some(p)) => Some(p),
+            (_, None) => {
+                own = Planes::of(&self.union, set, shots);
+                Some(&own)
+            }
+        };
+        let (cands, max, count) = if let Some(here) = here {
+            let (top, max) = here.top();
+            let mut cands = self.spare_cells.pop().unwrap_or_default();
+            cands.clear();
+            match self.strategy {
+                Strategy::GreedyFirst => cands.extend(cells_of(top).take(1)),
+                _ => cands.extend(cells_of(top)),
+            }
+            (cands, max, None)
+        } else {
             let count = self.counts(set, shots);
             let max = count[..self.cells].iter().copied().max().unwrap_or(0);
             let mut cands = self.spare_cells.pop().unwrap_or_default();
@@ -575,15 +890,6 @@ impl Solver {
             }
             cands.sort_by_key(|&c| std::cmp::Reverse(count[c]));
             (cands, max, Some(count))
-        } else {
-            let (top, max) = self.likeliest(set, shots);
-            let mut cands = self.spare_cells.pop().unwrap_or_default();
-            cands.clear();
-            match self.strategy {
-                Strategy::GreedyFirst => cands.extend(cells_of(top).take(1)),
-                _ => cands.extend(cells_of(top)),
-            }
-            (cands, max, None)
         };
         if max == 0 {
             // Every ship cell of every fleet is shot: nothing is left to do.
@@ -612,7 +918,7 @@ impl Solver {
                 break;
             }
             let m = 1u128 << c;
-            let (sets, branches) = self.branches(set, hits, c);
+            let (sets, branches, planes) = self.branches(set, shots, hits, c, here);
             // Per answer: a lower bound on what follows it (the ship cells still to hit,
             // plus the chance that the next shot misses). Only the optimal search prunes
             // with them; a greedy value is summed in full, from bounds of zero (an empty
@@ -655,8 +961,13 @@ impl Solver {
                 let child_beta = low_of(&lows, i) + (target - low) / w;
                 let h = if b.shot == Shot::Miss { hits } else { hits | m };
                 let child = &sets[b.range.clone()];
-                let (sub, sub_exact, _) =
-                    self.value(child, b.fp, shots | m, h, child_beta, false)?;
+                let node = Node {
+                    set: child,
+                    fp: b.fp,
+                    shots: shots | m,
+                    hits: h,
+                };
+                let (sub, sub_exact, _) = self.value(node, child_beta, false, planes.get(i))?;
                 low += w * (sub - low_of(&lows, i));
                 if let Some(l) = lows.get_mut(i) {
                     *l = sub;
@@ -666,7 +977,7 @@ impl Solver {
                     break;
                 }
             }
-            self.recycle_branches(sets, branches);
+            self.recycle_branches(sets, branches, planes);
             if !exact {
                 cut_low = cut_low.min(low);
                 continue;
@@ -751,7 +1062,7 @@ mod tests {
                         break;
                     }
                     let c = (k * 5 + i) % 16;
-                    let (want, over) = answer(f, hits, c, fb);
+                    let (want, over) = answer(f.iter().copied(), hits, c, fb);
                     let got = g.shoot(c).unwrap();
                     assert_eq!(got, want);
                     assert_eq!(g.is_over(), over);
@@ -793,7 +1104,7 @@ mod tests {
         .unwrap();
         let fleets = all_fleets(&geo, 100_000).unwrap();
         let n = fleets.len();
-        let solver = Solver::new(&geo, fleets, Strategy::GreedyFirst, 10);
+        let solver = Solver::new(&geo, fleets, Strategy::GreedyFirst, 10).unwrap();
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
         for round in 0..300 {
             // Sets from one fleet to all of them, and shots that leave cells or none.
@@ -809,7 +1120,69 @@ mod tests {
                     .filter(|&c| count[c] == max)
                     .fold(0u128, |m, c| m | 1 << c)
             };
-            assert_eq!(solver.likeliest(&set, shots), (want, max), "round {round}");
+            let planes = Planes::of(&solver.union, &set, shots);
+            assert_eq!(planes.top(), (want, max), "round {round}");
+            assert_eq!(per_cell(&planes)[..], count[..], "round {round}");
+        }
+    }
+
+    /// The counts held bit-sliced in `p`, cell by cell.
+    fn per_cell(p: &Planes) -> [u32; MAX_CELLS] {
+        let mut count = [0u32; MAX_CELLS];
+        for (k, plane) in p.planes.iter().enumerate() {
+            for c in cells_of(*plane) {
+                count[c] += 1 << k;
+            }
+        }
+        count
+    }
+
+    #[test]
+    fn answer_classes_and_their_counts_match_a_plain_sort() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        for fb in Feedback::ALL {
+            let geo = Geometry::new(&rules(5, 5, &[3, 2, 2], Adjacency::Allowed, fb)).unwrap();
+            let fleets = all_fleets(&geo, 100_000).unwrap();
+            let n = fleets.len();
+            let mut solver = Solver::new(&geo, fleets, Strategy::GreedyFirst, 10).unwrap();
+            for round in 0..200 {
+                let size = [1, 3, 40, 500, n][round % 5];
+                let set: Vec<u32> = (0..size).map(|_| rng.random_range(0..n as u32)).collect();
+                let shots = rng.random::<u128>() & rng.random::<u128>() & ((1u128 << 25) - 1);
+                let hits = shots & rng.random::<u128>();
+                let cell = (0..25).find(|&c| shots >> c & 1 == 0).unwrap_or(24);
+                let shots = shots & !(1u128 << cell);
+                let hits = hits & !(1u128 << cell);
+                let parent = Planes::of(&solver.union, &set, shots);
+                let (sets, branches, planes) =
+                    solver.branches(&set, shots, hits, cell, Some(&parent));
+                assert_eq!(planes.len(), branches.len());
+                let mut seen = 0;
+                for (b, p) in branches.iter().zip(&planes) {
+                    let class = &sets[b.range.clone()];
+                    seen += class.len();
+                    for &f in class {
+                        let f = f as usize;
+                        let want = if solver.union[f] >> cell & 1 == 0 {
+                            (Shot::Miss, false)
+                        } else {
+                            answer(solver.fleet(f), hits, cell, fb)
+                        };
+                        assert!(want == (b.shot, b.over), "{fb:?} round {round}");
+                    }
+                    // Classes are told apart: no two have the same answer.
+                    let same = branches
+                        .iter()
+                        .filter(|o| o.shot == b.shot && o.over == b.over)
+                        .count();
+                    assert_eq!(same, 1, "{fb:?} round {round}");
+                    let want = solver.counts(class, shots | 1u128 << cell);
+                    assert_eq!(per_cell(p)[..], want[..], "{fb:?} round {round}");
+                }
+                assert_eq!(seen, set.len());
+                solver.recycle_branches(sets, branches, planes);
+            }
         }
     }
 
@@ -826,6 +1199,12 @@ mod tests {
         let fleets = vec![vec![0b111u128]];
         assert!(matches!(
             shot_values(&geo, fleets, 0, 0, &[0], Strategy::GreedyFirst, 100),
+            Err(Error::InvalidFleet(_))
+        ));
+        // Masks that are no ship placements, more of them than placement indices can name.
+        let many: Vec<Vec<u128>> = (1..=70_000u128).map(|i| vec![i, 1 << 20]).collect();
+        assert!(matches!(
+            shot_values(&geo, many, 0, 0, &[0], Strategy::GreedyFirst, 100),
             Err(Error::InvalidFleet(_))
         ));
     }
