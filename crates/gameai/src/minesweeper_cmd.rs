@@ -156,6 +156,12 @@ struct SolverArgs {
     /// Search the endgame exhaustively when at most this many cells are undecided (0: never).
     #[arg(long, default_value_t = SolverConfig::default().endgame_cells)]
     endgame_cells: usize,
+    /// ... and at most this many mine layouts remain.
+    #[arg(long, default_value_t = SolverConfig::default().endgame_layouts)]
+    endgame_layouts: usize,
+    /// Work budget of one endgame search (layouts handled); over it, the usual guess.
+    #[arg(long, default_value_t = SolverConfig::default().endgame_work)]
+    endgame_work: u64,
     /// Guess the safest cell, without the look-ahead.
     #[arg(long)]
     no_lookahead: bool,
@@ -220,6 +226,8 @@ impl SolverArgs {
             tolerance: self.tolerance,
             max_candidates: self.candidates.max(1),
             endgame_cells: self.endgame_cells,
+            endgame_layouts: self.endgame_layouts,
+            endgame_work: self.endgame_work,
             postpone_pockets: !self.no_postpone_pockets,
             budget: csp_core::Budget {
                 max_nodes: self.budget,
@@ -699,9 +707,15 @@ mod tests {
             "--opening-depth",
             "1",
             "--no-postpone-pockets",
+            "--endgame-layouts",
+            "50000",
+            "--endgame-work",
+            "20000000",
         ]);
         assert_eq!(config.fallback, Fallback::PatternModel);
         assert_eq!(config.opening_depth, 1);
         assert!(!config.postpone_pockets);
+        assert_eq!(config.endgame_layouts, 50_000);
+        assert_eq!(config.endgame_work, 20_000_000);
     }
 }
