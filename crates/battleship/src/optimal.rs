@@ -430,6 +430,21 @@ impl Default for Planes {
     }
 }
 
+/// Adds one to the bit-sliced count of every cell of `cells` (plane `k` holds bit `k` of
+/// each cell's count), carrying from plane to plane; returns how many planes the carry
+/// reached. The planes must be enough for the counts.
+fn ripple_add(planes: &mut [u128], cells: u128) -> usize {
+    let mut carry = cells;
+    let mut k = 0;
+    while carry != 0 {
+        let next = planes[k] & carry;
+        planes[k] ^= carry;
+        carry = next;
+        k += 1;
+    }
+    k
+}
+
 impl Planes {
     /// The counts of the cells outside `shots` over the fleets of `set`.
     fn of(union: &[u128], set: &[u32], shots: u128) -> Planes {
@@ -442,14 +457,7 @@ impl Planes {
 
     /// Counts one fleet with ships on the cells of `cells`.
     fn add(&mut self, cells: u128) {
-        let mut carry = cells;
-        let mut k = 0;
-        while carry != 0 {
-            let next = self.planes[k] & carry;
-            self.planes[k] ^= carry;
-            carry = next;
-            k += 1;
-        }
+        let k = ripple_add(&mut self.planes, cells);
         self.used = self.used.max(k);
     }
 
@@ -745,12 +753,7 @@ impl Solver {
         // Counts up to SMALL_SET = 8 fit in four bit planes.
         let mut planes = [0u128; 4];
         for &(u, _) in set.iter() {
-            let mut carry = u & !shots;
-            for p in &mut planes {
-                let next = *p & carry;
-                *p ^= carry;
-                carry = next;
-            }
+            ripple_add(&mut planes, u & !shots);
         }
         let mut top = planes.iter().fold(0, |a, &p| a | p);
         for p in planes.iter().rev() {
