@@ -633,13 +633,20 @@ fn json_escape(s: &str) -> String {
 
 /// This game's part of `gameai showcase`: one short game, the main engine against the
 /// classic best-first engine, printed as a board.
-pub fn showcase(out: &mut impl Write) -> Result<Vec<Row>, CliError> {
+pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError> {
     let t = Instant::now();
+    // Two games, each engine playing black once, side by side on two threads; `--quick`
+    // plays one game with a quarter of the time.
+    let (time_ms, colours): (u64, &[bool]) = if quick {
+        (25, &[true])
+    } else {
+        (100, &[true, false])
+    };
     let args = MatchArgs {
         engine_a: "alphabeta".into(),
         engine_b: "bestfirst".into(),
-        games: 1,
-        time_ms: 25,
+        games: colours.len(),
+        time_ms,
         openings: None,
         threads: 1,
         json: false,
@@ -650,25 +657,52 @@ pub fn showcase(out: &mut impl Write) -> Result<Vec<Row>, CliError> {
             memory_mb: 16,
         },
     };
-    let mut engines = [make_engine("alphabeta", 16)?, make_engine("bestfirst", 16)?];
     let opening = builtin_openings(15);
     let first = opening.first().cloned().unwrap_or_default();
-    let r = play_game(&args, Rule::Freestyle, &first, 0, true, &mut engines)?;
-    writeln!(
-        out,
-        "Gomoku: alphabeta (X) against bestfirst (O), 25 ms a move, 15x15 freestyle:"
-    )?;
-    write!(out, "{}", r.board)?;
-    let result = match r.result {
-        Result3::Win => "alphabeta wins",
-        Result3::Draw => "draw",
-        Result3::Loss => "bestfirst wins",
-    };
-    writeln!(out, "{result} after {} moves ({})", r.moves, r.reason)?;
+    let games: Vec<Result<GameRecord, CliError>> = colours
+        .par_iter()
+        .map(|&a_black| {
+            let mut engines = [make_engine("alphabeta", 16)?, make_engine("bestfirst", 16)?];
+            play_game(&args, Rule::Freestyle, &first, 0, a_black, &mut engines)
+        })
+        .collect();
+    let (mut won, mut drawn, mut lost) = (0, 0, 0);
+    for r in games {
+        let r = r?;
+        let (x, o) = if r.a_black {
+            ("alphabeta", "bestfirst")
+        } else {
+            ("bestfirst", "alphabeta")
+        };
+        writeln!(
+            out,
+            "Gomoku: {x} (X) against {o} (O), {time_ms} ms a move, 15x15 freestyle:"
+        )?;
+        write!(out, "{}", r.board)?;
+        let result = match r.result {
+            Result3::Win => {
+                won += 1;
+                "alphabeta wins"
+            }
+            Result3::Draw => {
+                drawn += 1;
+                "draw"
+            }
+            Result3::Loss => {
+                lost += 1;
+                "bestfirst wins"
+            }
+        };
+        writeln!(out, "{result} after {} moves ({})", r.moves, r.reason)?;
+    }
     Ok(vec![Row {
         game: "Gomoku",
-        task: "alphabeta vs bestfirst, 25 ms a move".into(),
-        result: format!("{result} in {} moves", r.moves),
+        task: format!(
+            "alphabeta vs bestfirst, {} game{}, {time_ms} ms a move",
+            colours.len(),
+            if colours.len() == 1 { "" } else { "s" }
+        ),
+        result: format!("won {won}, drawn {drawn}, lost {lost}"),
         time: t.elapsed(),
     }])
 }

@@ -635,13 +635,15 @@ fn solve(file: &PathBuf, args: &SolverArgs, out: &mut impl Write) -> Result<(), 
 }
 
 /// The showcase's Minesweeper part: a few dozen seeded games per level.
-pub fn showcase(out: &mut impl Write) -> Result<Vec<crate::showcase::Row>, CliError> {
+pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<crate::showcase::Row>, CliError> {
     let solver = Solver::new(SolverConfig::default());
     let mut rows = Vec::new();
+    // A few hundred games give win rates within a few points; `--quick` plays a few dozen.
+    let [b, i, e] = if quick { [60, 40, 30] } else { [500, 300, 200] };
     for (name, level, games) in [
-        ("beginner", Level::BEGINNER, 60u64),
-        ("intermediate", Level::INTERMEDIATE, 40),
-        ("expert", Level::EXPERT, 30),
+        ("beginner", Level::BEGINNER, b),
+        ("intermediate", Level::INTERMEDIATE, i),
+        ("expert", Level::EXPERT, e),
     ] {
         let t = std::time::Instant::now();
         let records: Vec<_> = (0..games)
@@ -663,7 +665,15 @@ pub fn showcase(out: &mut impl Write) -> Result<Vec<crate::showcase::Row>, CliEr
         rows.push(crate::showcase::Row {
             game: "Minesweeper",
             task: format!("{games} {name} games, safe corner start"),
-            result: format!("{:.0}% won", 100.0 * s.win_rate()),
+            result: {
+                let (lo, hi) = s.ci95();
+                format!(
+                    "{:.0}% won (95%: {:.0}-{:.0}%)",
+                    100.0 * s.win_rate(),
+                    100.0 * lo,
+                    100.0 * hi
+                )
+            },
             time: t.elapsed(),
         });
     }

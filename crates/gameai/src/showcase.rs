@@ -7,7 +7,12 @@ use crate::CliError;
 
 /// Options of `gameai showcase`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// A few seconds instead of about half a minute: fewer games, and one short Gomoku game
+    /// instead of two (the win rates and means are then rougher).
+    #[arg(long)]
+    pub quick: bool,
+}
 
 /// One line of the summary table.
 #[derive(Debug)]
@@ -22,13 +27,13 @@ pub struct Row {
     pub time: Duration,
 }
 
-pub fn run(_args: &Args, out: &mut impl Write) -> Result<(), CliError> {
+pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     let start = Instant::now();
     let mut rows = Vec::new();
     rows.extend(crate::twofour_cmd::showcase(out)?);
-    rows.extend(crate::minesweeper_cmd::showcase(out)?);
-    rows.extend(crate::battleship_cmd::showcase(out)?);
-    rows.extend(crate::gomoku_cmd::showcase(out)?);
+    rows.extend(crate::minesweeper_cmd::showcase(args.quick, out)?);
+    rows.extend(crate::battleship_cmd::showcase(args.quick, out)?);
+    rows.extend(crate::gomoku_cmd::showcase(args.quick, out)?);
     writeln!(out)?;
     print_table(&rows, out)?;
     writeln!(out, "total {:.2} s", start.elapsed().as_secs_f64())?;
@@ -39,9 +44,9 @@ fn print_table(rows: &[Row], out: &mut impl Write) -> Result<(), CliError> {
     let w =
         |f: fn(&Row) -> usize, title: &str| rows.iter().map(f).max().unwrap_or(0).max(title.len());
     let (wg, wt, wr) = (
-        w(|r| r.game.len(), "game"),
-        w(|r| r.task.len(), "task"),
-        w(|r| r.result.len(), "result"),
+        w(|r| r.game.chars().count(), "game"),
+        w(|r| r.task.chars().count(), "task"),
+        w(|r| r.result.chars().count(), "result"),
     );
     writeln!(
         out,

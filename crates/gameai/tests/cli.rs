@@ -81,14 +81,25 @@ fn generated_input_round_trips() {
 }
 
 #[test]
-fn showcase_reports_twofour() {
-    let out = gameai(&["showcase"], b"");
+fn showcase_reports_every_game() {
+    // The quick run: the full one plays the same parts with more games.
+    let out = gameai(&["showcase", "--quick"], b"");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
     assert!(s.contains("| TwoFour "), "{s}");
     assert!(s.contains("| olympiad sample, exact "), "{s}");
-    assert!(s.contains("| Minesweeper "), "{s}");
     assert!(s.contains("1 2 1 1 (correct)"));
+    assert!(s.contains("| 60 beginner games, safe corner start "), "{s}");
+    assert!(s.contains("| 16 no-touch games, shooter endgame "), "{s}");
+    assert!(
+        s.contains("| alphabeta vs bestfirst, 1 game, 25 ms a move "),
+        "{s}"
+    );
+    // Every row of the table has its four columns aligned.
+    let table: Vec<&str> = s.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(table.len(), 2 + 2 + 3 + 6 + 1, "{s}");
+    let width = table[0].chars().count();
+    assert!(table.iter().all(|l| l.chars().count() == width), "{s}");
 }
 
 #[test]
