@@ -32,8 +32,7 @@ use battleship::infer::{PosteriorConfig, consistent_fleets, posterior};
 use battleship::optimal::Strategy;
 use battleship::shooters::{EndgameShooter, chain_fleets, improvement_step};
 use battleship::{
-    Adjacency, Decision, Error, Geometry, Placer, Rules, Shooter, View, cells_of, play,
-    seeded_fleet,
+    Decision, Error, Geometry, Placer, Rules, Shooter, View, cells_of, play, seeded_fleet,
 };
 use rand::{Rng, RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -158,11 +157,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.len() != 5 {
         return Err(usage.into());
     }
-    let adjacency = match args[0].as_str() {
-        "standard" => Adjacency::Allowed,
-        "no-touch" => Adjacency::NoTouch,
-        other => return Err(format!("unknown adjacency {other}; {usage}").into()),
-    };
+    let rules = Rules::by_name(&args[0]).map_err(|e| format!("{e}; {usage}"))?;
     let number = |s: &String| {
         s.parse::<usize>()
             .map_err(|_| format!("not a number: {s}; {usage}"))
@@ -180,10 +175,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if games < 2 {
         return Err("play at least 2 games".into());
     }
-    let geo = Geometry::new(&Rules {
-        adjacency,
-        ..Rules::standard()
-    })?;
+    let geo = Geometry::new(&rules)?;
     let start = Instant::now();
     let half = games / 2;
     let (first, second) = std::thread::scope(|s| {

@@ -30,8 +30,8 @@ use std::time::Instant;
 use battleship::infer::{PosteriorConfig, consistent_fleets, posterior};
 use battleship::optimal::{Strategy, shot_values_within};
 use battleship::{
-    Adjacency, Decision, Error, Geometry, Placer, Rules, Shooter, ShooterKind, View, cells_of,
-    play, seeded_fleet, shooter_seed,
+    Decision, Error, Geometry, Placer, Rules, Shooter, ShooterKind, View, cells_of, play,
+    seeded_fleet, shooter_seed,
 };
 use rand::{Rng, RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -178,11 +178,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.len() != 6 && args.len() != 7 {
         return Err(usage.into());
     }
-    let adjacency = match args[0].as_str() {
-        "standard" => Adjacency::Allowed,
-        "no-touch" => Adjacency::NoTouch,
-        other => return Err(format!("unknown adjacency {other}; {usage}").into()),
-    };
+    let rules = Rules::by_name(&args[0]).map_err(|e| format!("{e}; {usage}"))?;
     let number = |s: &str| {
         s.parse::<usize>()
             .map_err(|_| format!("not a number: {s}; {usage}"))
@@ -205,10 +201,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if lo >= hi || sizes.is_empty() {
         return Err(format!("need LO < HI and at least one sample size; {usage}").into());
     }
-    let geo = Geometry::new(&Rules {
-        adjacency,
-        ..Rules::standard()
-    })?;
+    let geo = Geometry::new(&rules)?;
     let start = Instant::now();
     let mut positions = Vec::new();
     for i in 0..games {

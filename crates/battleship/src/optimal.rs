@@ -742,7 +742,6 @@ impl Solver {
     /// memo that pay off on large states cost more here than the valuation itself. Not for
     /// feedback that reveals a sunk ship's cells (see [`Solver::key`]).
     fn few_value(&self, set: &[(u128, u32)], shots: u128, hits: u128) -> f64 {
-        let n = set.len();
         let Some((&(first, _), rest)) = set.split_first() else {
             return 0.0;
         };
@@ -750,6 +749,13 @@ impl Solver {
         if rest.iter().all(|&(u, _)| u & !shots == left) {
             return f64::from(left.count_ones());
         }
+        self.few_shoot(set, shots, hits)
+    }
+
+    /// [`Solver::few_value`] of a state known to hold fleets with different cells still to
+    /// hit (so more than one line of play): greedy play's next shot and what follows it.
+    fn few_shoot(&self, set: &[(u128, u32)], shots: u128, hits: u128) -> f64 {
+        let n = set.len();
         // Counts up to SMALL_SET = 8 fit in four bit planes.
         let mut planes = [0u128; 4];
         for &(u, _) in set.iter() {
@@ -765,6 +771,10 @@ impl Solver {
             Strategy::GreedyFirst => top & top.wrapping_neg(),
             _ => top,
         };
+        if tied == 0 {
+            // No fleet has a cell left to hit (only an empty set gets here).
+            return 0.0;
+        }
         let mut sum = 0.0;
         for c in cells_of(tied) {
             let m = 1u128 << c;
@@ -855,7 +865,8 @@ impl Solver {
             for (slot, &f) in few.iter_mut().zip(set) {
                 *slot = (self.union[f as usize], f);
             }
-            let v = self.few_value(&few[..set.len()], shots, hits);
+            // `set` has more than one line of play (checked above), so straight to the shot.
+            let v = self.few_shoot(&few[..set.len()], shots, hits);
             return Ok((v, true, Vec::new()));
         }
         let n = set.len();
