@@ -753,7 +753,8 @@ impl Solver {
     }
 
     /// [`Solver::few_value`] of a state known to hold fleets with different cells still to
-    /// hit (so more than one line of play): greedy play's next shot and what follows it.
+    /// hit (so more than one line of play, and some cell to shoot): greedy play's next shot
+    /// and what follows it.
     fn few_shoot(&self, set: &[(u128, u32)], shots: u128, hits: u128) -> f64 {
         let n = set.len();
         // Counts up to SMALL_SET = 8 fit in four bit planes.
@@ -771,10 +772,10 @@ impl Solver {
             Strategy::GreedyFirst => top & top.wrapping_neg(),
             _ => top,
         };
-        if tied == 0 {
-            // No fleet has a cell left to hit (only an empty set gets here).
-            return 0.0;
-        }
+        debug_assert!(
+            tied != 0,
+            "a state with one line of play has no shot to value"
+        );
         let mut sum = 0.0;
         for c in cells_of(tied) {
             let m = 1u128 << c;

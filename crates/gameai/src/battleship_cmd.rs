@@ -510,7 +510,8 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The showcase's Battleship part: seeded games per shooter on the standard rules.
+/// The showcase's Battleship part: seeded games per shooter, under standard and no-touch
+/// rules (fewer with `quick`).
 pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError> {
     let mut rows = Vec::new();
     // The default shooter costs a few milliseconds a shot, the others microseconds.

@@ -425,6 +425,57 @@ fn play_game(
     })
 }
 
+/// Plays the games of a match on `args.threads` workers: game `g` from opening
+/// `(g / 2) % openings.len()`, engine A black in the even games. `done` hears of each game
+/// as it finishes (so a long match can show its progress), in the order they finish; the
+/// first error, from a game or from `done`, ends the match (so does an empty list of
+/// openings).
+fn play_games(
+    args: &MatchArgs,
+    rule: Rule,
+    openings: &[Vec<Move>],
+    mut done: impl FnMut(usize, GameRecord) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if openings.is_empty() {
+        return Err(CliError("no opening fits on this board".into()));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.max(1))
+        .build()
+        .map_err(|e| CliError(e.to_string()))?;
+    // Each worker keeps its engines for all its games (external brains start once).
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<GameRecord, CliError>)>();
+    std::thread::scope(|scope| -> Result<(), CliError> {
+        scope.spawn(|| {
+            let tx = tx;
+            pool.install(|| {
+                (0..args.games).into_par_iter().for_each_init(
+                    || -> Result<[AnyEngine; 2], CliError> {
+                        Ok([
+                            make_engine(&args.engine_a, args.game.memory_mb)?,
+                            make_engine(&args.engine_b, args.game.memory_mb)?,
+                        ])
+                    },
+                    |engines, g| {
+                        let r = match engines.as_mut() {
+                            Ok(engines) => {
+                                let o = (g / 2) % openings.len();
+                                play_game(args, rule, &openings[o], o, g % 2 == 0, engines)
+                            }
+                            Err(e) => Err(CliError(e.0.clone())),
+                        };
+                        let _ = tx.send((g, r));
+                    },
+                );
+            });
+        });
+        for (g, r) in rx {
+            done(g, r?)?;
+        }
+        Ok(())
+    })
+}
+
 fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let rule = parse_rule(&args.game.rule)?;
     Board::new(args.game.size, rule)?;
@@ -432,9 +483,6 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
         Some(path) => read_openings(&std::fs::read_to_string(path)?, args.game.size, rule)?,
         None => builtin_openings(args.game.size),
     };
-    if openings.is_empty() {
-        return Err(CliError("no opening fits on this board".into()));
-    }
     // Check both specs (and name the engines) before starting.
     let names = [
         make_engine(&args.engine_a, args.game.memory_mb)?
@@ -462,66 +510,33 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} games, {elapsed} ({eta} left)")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.max(1))
-        .build()
-        .map_err(|e| CliError(e.to_string()))?;
     let start = Instant::now();
-    // Each worker keeps its engines for all its games (external brains start once). Games
-    // are reported here as they finish, so a long match shows its progress.
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<GameRecord, CliError>)>();
     let mut records: Vec<Option<GameRecord>> = vec![None; args.games];
-    std::thread::scope(|scope| -> Result<(), CliError> {
-        scope.spawn(|| {
-            let tx = tx;
-            pool.install(|| {
-                (0..args.games).into_par_iter().for_each_init(
-                    || -> Result<[AnyEngine; 2], CliError> {
-                        Ok([
-                            make_engine(&args.engine_a, args.game.memory_mb)?,
-                            make_engine(&args.engine_b, args.game.memory_mb)?,
-                        ])
-                    },
-                    |engines, g| {
-                        let r = match engines.as_mut() {
-                            Ok(engines) => {
-                                let o = (g / 2) % openings.len();
-                                play_game(args, rule, &openings[o], o, g % 2 == 0, engines)
-                            }
-                            Err(e) => Err(CliError(e.0.clone())),
-                        };
-                        let _ = tx.send((g, r));
-                    },
-                );
-            });
-        });
-        for (g, r) in rx {
-            bar.inc(1);
-            let r = r?;
-            let (a_colour, b_colour) = if r.a_black { ("X", "O") } else { ("O", "X") };
-            let result = match r.result {
-                Result3::Win => "A wins",
-                Result3::Draw => "draw",
-                Result3::Loss => "B wins",
-            };
-            bar.suspend(|| -> Result<(), CliError> {
-                writeln!(
-                    out,
-                    "game {:>3}: opening {:>2}, A {a_colour} B {b_colour}: {result} after {} \
-                     moves ({})",
-                    g + 1,
-                    r.opening + 1,
-                    r.moves,
-                    r.reason
-                )?;
-                if args.boards {
-                    writeln!(out, "{}", r.board)?;
-                }
-                out.flush()?;
-                Ok(())
-            })?;
-            records[g] = Some(r);
-        }
+    play_games(args, rule, &openings, |g, r| {
+        bar.inc(1);
+        let (a_colour, b_colour) = if r.a_black { ("X", "O") } else { ("O", "X") };
+        let result = match r.result {
+            Result3::Win => "A wins",
+            Result3::Draw => "draw",
+            Result3::Loss => "B wins",
+        };
+        bar.suspend(|| -> Result<(), CliError> {
+            writeln!(
+                out,
+                "game {:>3}: opening {:>2}, A {a_colour} B {b_colour}: {result} after {} \
+                 moves ({})",
+                g + 1,
+                r.opening + 1,
+                r.moves,
+                r.reason
+            )?;
+            if args.boards {
+                writeln!(out, "{}", r.board)?;
+            }
+            out.flush()?;
+            Ok(())
+        })?;
+        records[g] = Some(r);
         Ok(())
     })?;
     bar.finish_and_clear();
@@ -631,24 +646,19 @@ fn json_escape(s: &str) -> String {
         .collect()
 }
 
-/// This game's part of `gameai showcase`: one short game, the main engine against the
-/// classic best-first engine, printed as a board.
+/// This game's part of `gameai showcase`: the main engine against the classic best-first
+/// engine, two games with colours swapped (one short game with `quick`), printed as boards.
 pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError> {
     let t = Instant::now();
-    // Two games, each engine playing black once, side by side on two threads; `--quick`
-    // plays one game with a quarter of the time.
-    let (time_ms, colours): (u64, &[bool]) = if quick {
-        (25, &[true])
-    } else {
-        (100, &[true, false])
-    };
+    // The two games run side by side; `--quick` plays one with a quarter of the time.
+    let (time_ms, games) = if quick { (25, 1) } else { (100, 2) };
     let args = MatchArgs {
         engine_a: "alphabeta".into(),
         engine_b: "bestfirst".into(),
-        games: colours.len(),
+        games,
         time_ms,
         openings: None,
-        threads: 1,
+        threads: games,
         json: false,
         boards: false,
         game: GameArgs {
@@ -657,18 +667,15 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
             memory_mb: 16,
         },
     };
-    let opening = builtin_openings(15);
-    let first = opening.first().cloned().unwrap_or_default();
-    let games: Vec<Result<GameRecord, CliError>> = colours
-        .par_iter()
-        .map(|&a_black| {
-            let mut engines = [make_engine("alphabeta", 16)?, make_engine("bestfirst", 16)?];
-            play_game(&args, Rule::Freestyle, &first, 0, a_black, &mut engines)
-        })
-        .collect();
+    // The first built-in opening for every game.
+    let openings: Vec<Vec<Move>> = builtin_openings(15).into_iter().take(1).collect();
+    let mut records: Vec<Option<GameRecord>> = vec![None; games];
+    play_games(&args, Rule::Freestyle, &openings, |g, r| {
+        records[g] = Some(r);
+        Ok(())
+    })?;
     let (mut won, mut drawn, mut lost) = (0, 0, 0);
-    for r in games {
-        let r = r?;
+    for r in records.into_iter().flatten() {
         let (x, o) = if r.a_black {
             ("alphabeta", "bestfirst")
         } else {
@@ -698,9 +705,8 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
     Ok(vec![Row {
         game: "Gomoku",
         task: format!(
-            "alphabeta vs bestfirst, {} game{}, {time_ms} ms a move",
-            colours.len(),
-            if colours.len() == 1 { "" } else { "s" }
+            "alphabeta vs bestfirst, {games} game{}, {time_ms} ms a move",
+            if games == 1 { "" } else { "s" }
         ),
         result: format!("won {won}, drawn {drawn}, lost {lost}"),
         time: t.elapsed(),
@@ -710,6 +716,53 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn quick_match(games: usize) -> MatchArgs {
+        MatchArgs {
+            engine_a: "bestfirst".into(),
+            engine_b: "bestfirst".into(),
+            games,
+            time_ms: 5,
+            openings: None,
+            threads: 2,
+            json: false,
+            boards: false,
+            game: GameArgs {
+                size: 9,
+                rule: "freestyle".into(),
+                memory_mb: 8,
+            },
+        }
+    }
+
+    #[test]
+    fn play_games_reports_each_game_once_with_its_opening_and_colours() {
+        let openings = builtin_openings(9);
+        assert!(openings.len() >= 2);
+        let mut seen = Vec::new();
+        play_games(&quick_match(5), Rule::Freestyle, &openings[..2], |g, r| {
+            seen.push((g, r.opening, r.a_black));
+            Ok(())
+        })
+        .unwrap();
+        seen.sort_unstable();
+        let want: Vec<_> = (0..5).map(|g| (g, (g / 2) % 2, g % 2 == 0)).collect();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn play_games_stops_at_the_first_error() {
+        let err = play_games(&quick_match(2), Rule::Freestyle, &[], |_, _| Ok(())).unwrap_err();
+        assert!(err.0.contains("no opening"), "{}", err.0);
+        let err = play_games(
+            &quick_match(2),
+            Rule::Freestyle,
+            &builtin_openings(9),
+            |_, _| Err(CliError("stop".into())),
+        )
+        .unwrap_err();
+        assert_eq!(err.0, "stop");
+    }
 
     #[test]
     fn reads_user_moves() {

@@ -634,7 +634,8 @@ fn solve(file: &PathBuf, args: &SolverArgs, out: &mut impl Write) -> Result<(), 
     Ok(())
 }
 
-/// The showcase's Minesweeper part: a few dozen seeded games per level.
+/// The showcase's Minesweeper part: a few hundred seeded games per level (a few dozen with
+/// `quick`).
 pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<crate::showcase::Row>, CliError> {
     let solver = Solver::new(SolverConfig::default());
     let mut rows = Vec::new();

@@ -8,7 +8,7 @@ use crate::CliError;
 /// Options of `gameai showcase`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A few seconds instead of about half a minute: fewer games, and one short Gomoku game
+    /// A few seconds instead of about twenty: fewer games, and one short Gomoku game
     /// instead of two (the win rates and means are then rougher).
     #[arg(long)]
     pub quick: bool,
