@@ -69,9 +69,19 @@ pub use sim::{
 /// Every error of the crate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    /// The rules are not valid (or a name is unknown).
+    /// The rules are not valid (or the name of a rule set or feedback rule is unknown).
     #[error("invalid rules: {0}")]
     Rules(String),
+    /// The name of a shooter or placer is not one of the known ones.
+    #[error("unknown {kind} `{name}` (expected {expected})")]
+    UnknownName {
+        /// What was named: `shooter` or `placer`.
+        kind: &'static str,
+        /// The name given.
+        name: String,
+        /// The known names.
+        expected: String,
+    },
     /// The fleet cannot be placed on the board.
     #[error("the fleet cannot fit: {0}")]
     FleetDoesNotFit(String),

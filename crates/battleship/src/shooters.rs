@@ -137,10 +137,11 @@ impl FromStr for ShooterKind {
             .find(|k| k.name() == s)
             .ok_or_else(|| {
                 let names: Vec<&str> = ShooterKind::ALL.iter().map(|k| k.name()).collect();
-                Error::Rules(format!(
-                    "unknown shooter `{s}` (expected one of {})",
-                    names.join(", ")
-                ))
+                Error::UnknownName {
+                    kind: "shooter",
+                    name: s.to_string(),
+                    expected: format!("one of {}", names.join(", ")),
+                }
             })
     }
 }

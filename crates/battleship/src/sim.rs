@@ -67,9 +67,11 @@ impl FromStr for Placer {
         match s {
             "uniform" => Ok(Placer::Uniform),
             "anti-density" => Ok(Placer::AntiDensity),
-            _ => Err(Error::Rules(format!(
-                "unknown placer `{s}` (expected uniform or anti-density)"
-            ))),
+            _ => Err(Error::UnknownName {
+                kind: "placer",
+                name: s.to_string(),
+                expected: "uniform or anti-density".to_string(),
+            }),
         }
     }
 }

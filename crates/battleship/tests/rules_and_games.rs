@@ -73,7 +73,14 @@ fn rules_are_validated() {
     );
     assert!(Rules::by_name("nope").is_err());
     assert!("nope".parse::<Feedback>().is_err());
-    assert!("nope".parse::<ShooterKind>().is_err());
+    assert!(matches!(
+        "nope".parse::<ShooterKind>(),
+        Err(Error::UnknownName { kind: "shooter", ref name, .. }) if name == "nope"
+    ));
+    assert!(matches!(
+        "nope".parse::<battleship::Placer>(),
+        Err(Error::UnknownName { kind: "placer", .. })
+    ));
     for f in Feedback::ALL {
         assert_eq!(f.name().parse::<Feedback>().unwrap(), f);
     }

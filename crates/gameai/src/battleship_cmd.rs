@@ -57,8 +57,8 @@ impl RuleArgs {
 
 #[derive(Debug, clap::Args)]
 struct EvalArgs {
-    /// Number of games.
-    #[arg(long, default_value_t = 100)]
+    /// Number of games (at least 1).
+    #[arg(long, default_value_t = 100, value_parser = crate::parallel::at_least_one::<u64>)]
     games: u64,
     /// Seed: fleet i and the shooter's choices in game i derive from (seed, i).
     #[arg(long, default_value_t = 1)]
@@ -102,7 +102,7 @@ struct EvalArgs {
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
     threads: Option<usize>,
     /// Write one JSON line per game (game, shots, estimated, error) to this file, to compare
     /// two shooters or settings game by game.
@@ -313,6 +313,12 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
         let f =
             read_fleets(&geo, &text).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        if f.is_empty() {
+            return Err(CliError(format!(
+                "{}: no fleets (one JSON object a line)",
+                path.display()
+            )));
+        }
         (Some(f), format!("fleets of {}", path.display()))
     } else {
         (

@@ -69,7 +69,7 @@ struct MatchArgs {
     /// Second engine, likewise.
     engine_b: String,
     /// Number of games (game 2k and 2k+1 share an opening, colours swapped).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = crate::parallel::at_least_one::<usize>)]
     games: usize,
     /// Thinking time per move, in milliseconds, for both engines.
     #[arg(long, default_value_t = 200)]
@@ -80,7 +80,7 @@ struct MatchArgs {
     openings: Option<PathBuf>,
     /// Games played at once. Engines think on the clock, so more threads than cores makes
     /// them weaker; the default plays one game at a time.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::parallel::at_least_one::<usize>)]
     threads: usize,
     /// End with one JSON line of results.
     #[arg(long)]

@@ -55,8 +55,8 @@ struct SeededGames {
     /// beginner, intermediate, expert or WxHxM.
     #[arg(long, default_value = "beginner")]
     level: Level,
-    /// Number of games.
-    #[arg(long, default_value_t = 100)]
+    /// Number of games (at least 1).
+    #[arg(long, default_value_t = 100, value_parser = crate::parallel::at_least_one::<u64>)]
     games: u64,
     /// Seed of the boards: game i is drawn from a seed derived from (seed, i).
     #[arg(long, default_value_t = 1)]
@@ -75,8 +75,8 @@ struct SampleArgs {
     /// Levels to play (beginner, intermediate, expert or WxHxM), comma-separated.
     #[arg(long, default_value = "intermediate,expert", value_delimiter = ',')]
     level: Vec<Level>,
-    /// Games per level.
-    #[arg(long)]
+    /// Games per level (at least 1).
+    #[arg(long, value_parser = crate::parallel::at_least_one::<u64>)]
     games: Option<u64>,
     /// Seed of the boards (and of the choice of cells recorded).
     #[arg(long)]
@@ -125,7 +125,7 @@ struct EvalArgs {
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
     threads: Option<usize>,
     /// Write one JSON line per game (game, won, guesses, decisions) to this file, to compare
     /// two configurations game by game.
@@ -458,6 +458,12 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
         let specs = read_boards(&text).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        if specs.is_empty() {
+            return Err(CliError(format!(
+                "{}: no boards (one JSON object a line)",
+                path.display()
+            )));
+        }
         (Some(specs), format!("boards of {}", path.display()))
     } else {
         let l = &g.level;

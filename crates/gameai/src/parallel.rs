@@ -5,6 +5,20 @@ use rayon::prelude::*;
 
 use crate::CliError;
 
+/// Parses a count that must be at least 1 (games, threads; `T` unsigned): a run of no games
+/// would print rates and means of nothing, and rayon would read 0 threads as "all cores".
+pub fn at_least_one<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialEq + Default,
+    T::Err: std::fmt::Display,
+{
+    let n: T = s.parse().map_err(|e: T::Err| e.to_string())?;
+    if n == T::default() {
+        return Err("must be at least 1".to_string());
+    }
+    Ok(n)
+}
+
 /// A progress bar counting games.
 pub fn games_bar(games: u64) -> ProgressBar {
     let bar = ProgressBar::new(games);

@@ -84,6 +84,9 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
     );
     let out = gameai(&["battleship", "eval", "--shooter", "nope"]);
     assert!(text(&out.stderr).contains("unknown shooter `nope`"));
+    assert!(!text(&out.stderr).contains("invalid rules"));
+    let out = gameai(&["battleship", "eval", "--placer", "nope"]);
+    assert!(text(&out.stderr).contains("unknown placer `nope`"));
 }
 
 #[test]
@@ -268,5 +271,21 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
             "battleship eval --games 1 --search-states 60000000",
             "--search-states must be from 1 to 50000000",
         ),
+    ]);
+}
+
+#[test]
+fn no_games_is_an_error_not_an_empty_summary() {
+    let dir = Scratch::new("bs-empty");
+    let empty = dir.file("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let empty = format!("battleship eval --fleets {}", empty.to_str().unwrap());
+    fails_with(&[
+        ("battleship eval --games 0", "must be at least 1"),
+        (
+            "battleship eval --games 2 --threads 0",
+            "must be at least 1",
+        ),
+        (&empty, "no fleets"),
     ]);
 }

@@ -237,3 +237,31 @@ fn minesweeper_board_file_errors_are_clear() {
     assert!(ok.status.success(), "{}", text(&ok.stderr));
     assert!(text(&ok.stdout).contains("{\"played\":1,\"won\":1,"));
 }
+
+#[test]
+fn minesweeper_no_games_is_an_error_not_an_empty_summary() {
+    let dir = Scratch::new("ms-empty");
+    let empty = dir.file("empty.jsonl");
+    std::fs::write(&empty, "\n").unwrap();
+    let empty = format!("minesweeper eval --boards {}", empty.to_str().unwrap());
+    for (args, want) in [
+        ("minesweeper eval --games 0", "must be at least 1"),
+        (
+            "minesweeper eval --games 2 --threads 0",
+            "must be at least 1",
+        ),
+        (
+            "minesweeper boards --games 0 --out x.jsonl",
+            "must be at least 1",
+        ),
+        (empty.as_str(), "no boards"),
+    ] {
+        let out = gameai(&words(args), b"");
+        assert!(!out.status.success(), "{args} succeeded");
+        assert!(
+            text(&out.stderr).contains(want),
+            "{args}: {}",
+            text(&out.stderr)
+        );
+    }
+}

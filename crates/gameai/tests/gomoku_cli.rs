@@ -164,6 +164,18 @@ fn bad_options_fail_with_one_line() {
 }
 
 #[test]
+fn a_match_of_no_games_is_refused() {
+    for args in [
+        "gomoku match bestfirst bestfirst --games 0",
+        "gomoku match bestfirst bestfirst --threads 0",
+    ] {
+        let out = gameai(&words(args), b"");
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out.stderr).contains("must be at least 1"), "{args:?}");
+    }
+}
+
+#[test]
 fn play_a_game_in_the_terminal() {
     // White against the engine on 9x9; the input runs out, which ends the session.
     let out = gameai(
