@@ -122,6 +122,46 @@ struct ShowArgs {
     /// Seed of the sampler (used only when exact counting is too costly).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Search nodes of the exact count before falling back to the Markov chain: far more
+    /// than a shooter's budget, as one position may take a moment (some 20 million nodes a
+    /// second; a position with one hit is exact within the default).
+    #[arg(long, default_value_t = SHOW_EXACT_NODES)]
+    exact_nodes: u64,
+    /// Markov chain sweeps recorded when sampling.
+    #[arg(long, default_value_t = infer::PosteriorConfig::default().sweeps)]
+    sweeps: u64,
+    /// Colour the terminal heatmap: auto (when writing to a terminal and `NO_COLOR` is not
+    /// set), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+/// The exact-count budget of `show`.
+const SHOW_EXACT_NODES: u64 = 50_000_000;
+
+/// When `show` colours its heatmap with terminal escape codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ColorChoice {
+    /// When standard output is a terminal and `NO_COLOR` is unset or empty.
+    Auto,
+    /// Always.
+    Always,
+    /// Never: plain text, for files and pipes.
+    Never,
+}
+
+impl ColorChoice {
+    fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
@@ -437,7 +477,12 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let rules = a.rules.rules()?;
     let view = pos.view(&rules)?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
-    let post = infer::posterior(&view, &infer::PosteriorConfig::default(), &mut rng)?;
+    let config = infer::PosteriorConfig {
+        exact_nodes: a.exact_nodes,
+        sweeps: a.sweeps,
+        ..infer::PosteriorConfig::default()
+    };
+    let post = infer::posterior(&view, &config, &mut rng)?;
     let (w, h) = (pos.width, pos.height);
     match post.solutions {
         Some(n) => writeln!(out, "exact: {n} consistent fleets")?,
@@ -446,6 +491,7 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
             "estimated by the Markov chain (exact counting over budget)"
         )?,
     }
+    let colored = a.color.enabled();
     let unknown = view.unknown();
     let best = (0..w * h)
         .filter(|&c| unknown >> c & 1 == 1)
@@ -464,12 +510,16 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
             } else {
                 format!("{:>3.0} ", 100.0 * post.hit[c])
             };
-            let (r, g, b) = colour(post.hit[c]);
-            line.push_str(&format!(
-                "\x1b[48;2;{r};{g};{b}m\x1b[38;2;0;0;0m{label}\x1b[0m"
-            ));
+            if colored {
+                let (r, g, b) = colour(post.hit[c]);
+                line.push_str(&format!(
+                    "\x1b[48;2;{r};{g};{b}m\x1b[38;2;0;0;0m{label}\x1b[0m"
+                ));
+            } else {
+                line.push_str(&label);
+            }
         }
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", if colored { &line } else { line.trim_end() })?;
     }
     if let Some(b) = best {
         writeln!(

@@ -99,17 +99,38 @@ fn show_prints_a_heatmap_and_writes_svg() {
     rows[0] = "ssss......";
     rows[1] = "o.........";
     std::fs::write(&pos, rows.join("\n")).unwrap();
-    let out = gameai(&[
-        "battleship",
-        "show",
-        pos.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let s = text(&out.stdout);
+    let show = |extra: &str| {
+        let mut args = vec!["battleship", "show", pos.to_str().unwrap()];
+        args.extend(["--svg", svg.to_str().unwrap()]);
+        args.extend(words(extra));
+        let out = gameai(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let s = show("");
     assert!(s.contains("best shot:"), "{s}");
-    assert!(s.contains("\x1b[48;2;"));
+    // The default budget counts this position exactly; without it the chain estimates.
+    assert!(s.starts_with("exact: "), "{s}");
+    assert!(show("--exact-nodes 0").starts_with("estimated by the Markov chain"));
+    // Written to a pipe: plain text, one row a line (a sunk cell, then percentages).
+    assert!(!s.contains('\x1b'), "{s}");
+    let row0 = s.lines().nth(1).unwrap();
+    assert!(row0.starts_with("  s   s   s   s "), "{row0}");
+    assert_eq!(row0.split_whitespace().count(), 10, "{row0}");
+    let c = show("--color always");
+    assert!(c.contains("\x1b[48;2;"), "{c}");
+    // The same labels under the colours.
+    assert_eq!(
+        c.lines()
+            .nth(1)
+            .unwrap()
+            .replace("\x1b[0m", "")
+            .split("\x1b[")
+            .filter_map(|p| p.split_once('m').map(|(_, l)| l.to_owned()))
+            .collect::<String>()
+            .trim_end(),
+        row0.trim_end()
+    );
     let svg_text = std::fs::read_to_string(&svg).unwrap();
     assert!(svg_text.starts_with("<svg") && svg_text.contains("<rect"));
     std::fs::write(&pos, "..q\n").unwrap();
