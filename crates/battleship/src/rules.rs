@@ -220,7 +220,13 @@ impl Rules {
             if self.fleet[..i].iter().any(|t| t.name == s.name) {
                 return Err(Error::Rules(format!("two ships are named `{}`", s.name)));
             }
-            if s.length == 0 || s.length > self.width.max(self.height) {
+            if s.length == 0 {
+                return Err(Error::Rules(format!(
+                    "{} has length 0: a ship covers at least one cell",
+                    s.name
+                )));
+            }
+            if s.length > self.width.max(self.height) {
                 return Err(Error::Rules(format!(
                     "{} of length {} does not fit on a {}x{} board",
                     s.name, s.length, self.width, self.height

@@ -37,7 +37,10 @@ fn rules_are_validated() {
         "two ships are named `Carrier`",
     );
     bad(&|r| r.fleet[0].length = 11, "does not fit on a 10x10 board");
-    bad(&|r| r.fleet[0].length = 0, "length 0");
+    bad(
+        &|r| r.fleet[0].length = 0,
+        "has length 0: a ship covers at least one cell",
+    );
     bad(&|r| r.salvo = 0, "at least one shot");
     bad(&|r| r.fleet[2].name = " ".into(), "has no name");
     // 17 cells cannot fit on 4x4 = 16 cells.
