@@ -1,4 +1,5 @@
-//! Minesweeper: boards, a seeded game simulator and board/position file formats.
+//! Minesweeper: boards, a solver that plays them, a seeded game simulator and board/position
+//! file formats.
 //!
 //! - [`Board`]: a mine layout on a [`Grid`] of up to 255x255 cells, numbered row by row
 //!   (`y * width + x`), with neighbour lists and adjacent-mine counts precomputed.
@@ -9,6 +10,14 @@
 //!   and the won/lost state in O(1).
 //! - [`Position`]: the player's view ([`CellView`] per cell plus the total mine count), which
 //!   is what a solver receives.
+//! - [`Solver`] ([`SolverConfig`]): exact mine probabilities ([`Solver::probabilities`],
+//!   counted by `csp-core`) and the move to play ([`Solver::decide`]): every certainly safe
+//!   cell at once, otherwise a guess chosen by look-ahead among the nearly safest cells, or by
+//!   an exhaustive search for the likeliest win once few layouts remain. Where exact counting
+//!   exceeds its budget, a [`Fallback`] estimate (block Gibbs sampling, or the trained
+//!   [`PatternModel`]).
+//! - [`play`] and [`seeded_board`]: whole games with the solver, reproducible from a seed,
+//!   each summed up in a [`GameRecord`].
 //! - [`blind_sets`] finds the coin flips built into a board (cells no player can tell apart
 //!   before clicking one), and [`bound_class`] turns them into an upper bound on any player's
 //!   win rate.
@@ -38,6 +47,42 @@
 //! print!("{view}");
 //! assert!(view.starts_with("9x9x10\n"));
 //! assert_eq!(text::read(&view)?, game.view());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The solver on a position, then on seeded games:
+//!
+//! ```
+//! use minesweeper::{Decision, FirstClick, Level, Solver, SolverConfig, play, seeded_board, text};
+//!
+//! // A beginner board whose first click, in the corner, showed a 1.
+//! let pos = text::read(&format!("9x9x10\n1HHHHHHHH\n{}", "HHHHHHHHH\n".repeat(8)))?;
+//! let solver = Solver::new(SolverConfig::default());
+//! let p = solver.probabilities(&pos)?;
+//! // The 1's mine is one of its three hidden neighbours, each equally likely.
+//! for cell in [1, 9, 10] {
+//!     assert!((p.mine[cell].unwrap() - 1.0 / 3.0).abs() < 1e-12);
+//! }
+//! assert_eq!(p.mine[0], None); // revealed
+//! // No cell is certainly safe, so the solver guesses, and not next to the 1.
+//! match solver.decide(&pos)? {
+//!     Decision::Guess { cell, mine_probability, exact } => {
+//!         assert!(exact && mine_probability < 1.0 / 3.0);
+//!         assert!(![1, 9, 10].contains(&cell));
+//!     }
+//!     Decision::Safe(_) => unreachable!("no cell is certainly safe"),
+//! }
+//!
+//! // Twenty seeded beginner games, first click at (3,3) opening an area: the same boards
+//! // and the same games on every run.
+//! let level = Level::BEGINNER;
+//! let start = 3 * level.width + 3;
+//! let mut won = 0;
+//! for i in 0..20 {
+//!     let board = seeded_board(&level, FirstClick::Zero, start, 1, i)?;
+//!     won += u32::from(play(board, start, false, &solver).won);
+//! }
+//! println!("won {won} of 20");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
