@@ -285,6 +285,36 @@ fn propagation_subset_rule() {
     assert_eq!(propagate(&csp).unwrap()[4], Some(true));
 }
 
+/// Variables in no constraint are decided together, through the total, whether many or none
+/// are left once the constrained ones are counted.
+#[test]
+fn variables_outside_the_constraints_follow_the_total() {
+    let n = 5000;
+    let with_total = |t: u32| {
+        let mut csp = BoolCsp::new(n);
+        csp.exactly(&[10, 11], 1).unwrap();
+        csp.exactly(&[4000, 4001, 4002], 3).unwrap();
+        csp.set_total(t);
+        propagate(&csp)
+    };
+    // 1 + 3 trues in the constraints: a total of 4 leaves none for the rest, n - 1 all of it.
+    for (t, rest) in [(4, Some(false)), (n as u32 - 1, Some(true)), (5, None)] {
+        let p = with_total(t).unwrap();
+        assert_eq!(p[10], None);
+        assert_eq!(p[4000..4003], [Some(true); 3]);
+        for v in (0..n).filter(|v| ![10, 11, 4000, 4001, 4002].contains(v)) {
+            assert_eq!(p[v], rest, "total {t}, variable {v}");
+        }
+    }
+    assert_eq!(with_total(3), Err(CspError::Inconsistent));
+    // Without constraints the total alone decides everything or nothing.
+    for (t, all) in [(0, Some(false)), (7, Some(true)), (3, None)] {
+        let mut csp = BoolCsp::new(7);
+        csp.set_total(t);
+        assert_eq!(propagate(&csp).unwrap(), vec![all; 7]);
+    }
+}
+
 /// The Minesweeper "1-2-1" pattern: hidden cells a b c d e with {a,b,c} = 1, {b,c,d} = 2 and
 /// {c,d,e} = 1 force b and d to be mines and a, c, e to be safe.
 #[test]
