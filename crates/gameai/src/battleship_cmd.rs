@@ -522,11 +522,18 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         writeln!(out, "{}", if colored { &line } else { line.trim_end() })?;
     }
     if let Some(b) = best {
+        // What the default shooter fires: the likeliest hit (ties at random), or near the
+        // end what its exact search prefers.
+        let mut shooter = ShooterKind::BEST.build();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
+        let c = shooter.choose(&view, &mut rng)?.cell;
         writeln!(
             out,
-            "best shot: {},{} (hit probability {:.2}%)",
-            b % w,
-            b / w,
+            "best shot ({}, the default shooter): {},{} (hit probability {:.2}%; the highest is {:.2}%)",
+            ShooterKind::BEST,
+            c % w,
+            c / w,
+            100.0 * post.hit[c],
             100.0 * post.hit[b]
         )?;
     }

@@ -108,7 +108,10 @@ fn show_prints_a_heatmap_and_writes_svg() {
         text(&out.stdout)
     };
     let s = show("");
-    assert!(s.contains("best shot:"), "{s}");
+    assert!(
+        s.contains("best shot (endgame, the default shooter): "),
+        "{s}"
+    );
     // The default budget counts this position exactly; without it the chain estimates.
     assert!(s.starts_with("exact: "), "{s}");
     assert!(show("--exact-nodes 0").starts_with("estimated by the Markov chain"));
