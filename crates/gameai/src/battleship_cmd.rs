@@ -119,7 +119,8 @@ struct ShowArgs {
     /// Write the heatmap as SVG to this file.
     #[arg(long, default_value = "heatmap.svg")]
     svg: PathBuf,
-    /// Seed of the sampler (used only when exact counting is too costly).
+    /// Seed of the sampler (used only when exact counting is too costly) and of the default
+    /// shooter's choice among equally likely cells.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Search nodes of the exact count before falling back to the Markov chain: far more
