@@ -45,6 +45,13 @@
 //! - [`analyze_placements_naive`]: a plain enumeration of every assignment, the reference for
 //!   tests and benchmarks.
 //!
+//! Variables are labelled: two variables with the same domain (two ships of the same length,
+//! or the pieces of a tiling) are different variables, and a solution that swaps their values
+//! is another solution. The counts are labelled counts (divide by `k!` for `k` interchangeable
+//! pieces), and the search visits every labelled solution of the covering phase: a problem
+//! with many interchangeable pieces that must cover everything (domino tilings beyond a 4x4
+//! board, say) soon exceeds the budget.
+//!
 //! # Example
 //!
 //! Two dominoes on a 3x3 grid (elements `y * 3 + x`), one of them covering the corner 0:
