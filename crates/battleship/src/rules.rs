@@ -389,6 +389,19 @@ impl Geometry {
         for f in &self.families {
             p.add_var(f.clone())?;
         }
+        // Ships of one length are interchangeable to the exact count, which then branches on
+        // one of them for all. With at most two of any length (the standard fleet), the
+        // labelled search is kept: it costs at most twice the nodes, and it is the search the
+        // shooters' budgets were set with and their results in docs/ were measured with
+        // (which positions fit the budget decides which are counted exactly, and so the
+        // games). With three or more, the labelled search would cost six times or more.
+        let most_alike = self
+            .families
+            .iter()
+            .map(|f| self.families.iter().filter(|g| *g == f).count())
+            .max()
+            .unwrap_or(0);
+        p.set_labelled_search(most_alike <= 2);
         Ok(p)
     }
 

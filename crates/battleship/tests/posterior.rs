@@ -90,6 +90,18 @@ fn exact_posterior_matches_brute_force_under_every_rule() {
     }
 }
 
+/// Three ships of one length: the exact count branches on one of them for all (the group
+/// search of csp-core), and must still give the labelled counts.
+#[test]
+fn exact_posterior_with_three_alike_ships_matches_brute_force() {
+    for adjacency in [Adjacency::Allowed, Adjacency::NoTouch] {
+        for feedback in Feedback::ALL {
+            let r = rules(5, 5, &[2, 2, 2], adjacency, feedback);
+            check_game(&r, 3, 25, false);
+        }
+    }
+}
+
 #[test]
 fn sampled_posterior_is_close_to_brute_force_under_every_rule() {
     for adjacency in [Adjacency::Allowed, Adjacency::NoTouch] {

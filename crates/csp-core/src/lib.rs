@@ -124,8 +124,9 @@ pub enum CspError {
     /// element outside the universe, a halo missing its own cells, too many variables).
     #[error("invalid placement problem: {0}")]
     InvalidPlacement(String),
-    /// An exact count exceeded `u128::MAX`.
-    #[error("the number of solutions exceeds u128")]
+    /// An exact placement count exceeded what its `u128` counters hold (`u128::MAX >> 7`,
+    /// which leaves room for the summed counts of a group of interchangeable variables).
+    #[error("the number of solutions is too large for u128 counters")]
     CountOverflow,
 }
 

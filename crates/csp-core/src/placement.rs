@@ -47,10 +47,13 @@
 //!
 //! Variables are labelled: two variables with the same domain (two ships of the same length,
 //! or the pieces of a tiling) are different variables, and a solution that swaps their values
-//! is another solution. The counts are labelled counts (divide by `k!` for `k` interchangeable
-//! pieces), and the search visits every labelled solution of the covering phase: a problem
-//! with many interchangeable pieces that must cover everything (domino tilings beyond a 4x4
-//! board, say) soon exceeds the budget.
+//! is another solution, so the counts are labelled counts (divide by `k!` for `k`
+//! interchangeable pieces). The search does not pay for the labels where it can avoid it:
+//! variables with identical domains are interchangeable while unassigned, so when an element
+//! must be covered it tries only the first unassigned one of each such group and counts its
+//! completions once per member; the credits of a group are shared out equally at the end.
+//! The 6x6 board's 6728 domino tilings (18! labelled orders each) are counted in a few
+//! thousand nodes.
 //!
 //! # Example
 //!
@@ -255,6 +258,8 @@ pub struct PlacementCsp {
     vars: Vec<Vec<Family>>,
     required: u128,
     forbidden: u128,
+    /// Search every labelled assignment (see [`PlacementCsp::set_labelled_search`]).
+    labelled_search: bool,
 }
 
 impl PlacementCsp {
@@ -350,6 +355,16 @@ impl PlacementCsp {
     /// Elements no variable may cover.
     pub fn forbidden(&self) -> u128 {
         self.forbidden
+    }
+
+    /// With `true`, exact counting searches every labelled assignment, as if no two variables
+    /// were interchangeable: the counts are the same, but the search visits up to `k!` times
+    /// as many nodes for `k` variables with identical domains, so fewer problems fit a
+    /// [`Budget`]. The default (`false`) branches on one of a group of interchangeable
+    /// variables for all of them (see the [module documentation](self)). A caller whose node
+    /// budgets and results were calibrated on the labelled search keeps them with `true`.
+    pub fn set_labelled_search(&mut self, on: bool) {
+        self.labelled_search = on;
     }
 
     /// Requires every element of `elems` to be covered by some variable.
@@ -589,10 +604,10 @@ impl SlicedCounter {
         }
     }
 
-    /// Adds one to every counter whose bit is set in `m`; flushes into `out` before it could
-    /// overflow.
+    /// Adds one to every counter whose bit is set in `m`; flushes into `out` (each count
+    /// times `weight`) before it could overflow.
     #[inline]
-    fn add(&mut self, m: u128, out: &mut [u128]) {
+    fn add(&mut self, m: u128, out: &mut [u128], weight: u128) {
         let mut carry = m;
         for p in &mut self.planes {
             if carry == 0 {
@@ -604,14 +619,14 @@ impl SlicedCounter {
         }
         self.adds += 1;
         if self.adds == Self::LIMIT {
-            self.flush(out);
+            self.flush(out, weight);
         }
     }
 
-    fn flush(&mut self, out: &mut [u128]) {
+    fn flush(&mut self, out: &mut [u128], weight: u128) {
         for (k, p) in self.planes.iter_mut().enumerate() {
             for s in bits(*p) {
-                out[s as usize] += 1u128 << k;
+                out[s as usize] += weight << k;
             }
             *p = 0;
         }
@@ -627,19 +642,87 @@ struct Counter<'a> {
     /// Variables by decreasing value size: the free phase assigns them in this order, so the
     /// last one (counted in one step) is the one with the most values.
     order: Vec<usize>,
+    /// Per variable, the variables with the same domain (itself included): while unassigned
+    /// they are interchangeable, so the covering phase branches on one of them for all.
+    group: Vec<u64>,
+    /// Credits, labelled: per variable, family and start, the solutions in which the variable
+    /// takes that value, except that within a group only their sum over the group is right
+    /// until [`Counter::finish`] shares it out.
     counts: Vec<Vec<Vec<u128>>>,
+    /// The distinct weights of the subtrees searched so far: how many subtrees of the
+    /// labelled search each stands for (the product of the group sizes it was chosen for).
+    weights: Vec<u128>,
+    /// Bit-sliced credits of the subtrees of weight 1 (`sliced[v][f]`), and of the others
+    /// (`weighted[w - 1][v][f]` for weight `weights[w]`).
     sliced: Vec<Vec<SlicedCounter>>,
+    weighted: Vec<Vec<Vec<SlicedCounter>>>,
     nodes: u64,
     max_nodes: u64,
 }
 
+/// Counts stay below this, so that credits summed over a group of at most 64 variables fit
+/// in a `u128`.
+const COUNT_LIMIT: u128 = u128::MAX >> 7;
+
 impl Counter<'_> {
     fn over(&self, c: u128, x: u128) -> Result<u128, CspError> {
-        c.checked_add(x).ok_or(CspError::CountOverflow)
+        c.checked_add(x)
+            .filter(|&t| t <= COUNT_LIMIT)
+            .ok_or(CspError::CountOverflow)
+    }
+
+    /// The index of `weight` in `weights` (added with its own sliced counters if new).
+    fn weight_index(&mut self, weight: u128) -> usize {
+        if let Some(i) = self.weights.iter().position(|&w| w == weight) {
+            return i;
+        }
+        self.weights.push(weight);
+        self.weighted.push(
+            self.vars
+                .iter()
+                .map(|fs| vec![SlicedCounter::new(); fs.len()])
+                .collect(),
+        );
+        self.weights.len() - 1
+    }
+
+    /// Flushes the sliced counters and shares each group's credits equally among its
+    /// variables: the problem is symmetric under any permutation of a group, so each has the
+    /// same labelled counts.
+    fn finish(mut self) -> (Vec<Vec<Vec<u128>>>, u64) {
+        let weighted = self.weights[1..].iter().zip(&mut self.weighted);
+        for (w, fs) in std::iter::once((&1, &mut self.sliced)).chain(weighted) {
+            for (v, f) in fs.iter_mut().enumerate() {
+                for (fi, sc) in f.iter_mut().enumerate() {
+                    sc.flush(&mut self.counts[v][fi], *w);
+                }
+            }
+        }
+        for v in 0..self.vars.len() {
+            let g = self.group[v];
+            // Once per group, at its lowest variable.
+            if g.count_ones() < 2 || g.trailing_zeros() as usize != v {
+                continue;
+            }
+            let k = u128::from(g.count_ones());
+            for fi in 0..self.counts[v].len() {
+                for s in 0..MAX_ELEMENTS {
+                    let sum: u128 = bits(u128::from(g))
+                        .map(|u| self.counts[u as usize][fi][s])
+                        .sum();
+                    debug_assert_eq!(sum % k, 0, "credits of a group share out evenly");
+                    for u in bits(u128::from(g)) {
+                        self.counts[u as usize][fi][s] = sum / k;
+                    }
+                }
+            }
+        }
+        (self.counts, self.nodes)
     }
 
     /// Counts the completions with variable `v` set to start `s` of its family `fi`, and
-    /// credits them to that value.
+    /// credits them to that value, in a subtree of weight index `w`.
+    #[allow(clippy::too_many_arguments)]
     fn assign(
         &mut self,
         v: usize,
@@ -648,6 +731,7 @@ impl Counter<'_> {
         unassigned: u64,
         blocked: u128,
         covered: u128,
+        w: usize,
     ) -> Result<u128, CspError> {
         let vars = self.vars;
         let f = &vars[v][fi];
@@ -655,12 +739,41 @@ impl Counter<'_> {
             unassigned & !(1u64 << v),
             blocked | f.block(s),
             covered | f.cells(s),
+            w,
         )?;
-        self.counts[v][fi][s as usize] += c;
+        self.credit(v, fi, s, c, w);
         Ok(c)
     }
 
-    fn count(&mut self, unassigned: u64, blocked: u128, covered: u128) -> Result<u128, CspError> {
+    /// Credits `c` solutions of a subtree of weight index `w` to a value.
+    #[inline]
+    fn credit(&mut self, v: usize, fi: usize, s: u32, c: u128, w: usize) {
+        let x = if w == 0 { c } else { c * self.weights[w] };
+        self.counts[v][fi][s as usize] += x;
+    }
+
+    /// Credits one solution of a subtree of weight index `w` to each start of `m`.
+    #[inline]
+    fn credit_mask(&mut self, v: usize, fi: usize, m: u128, w: usize) {
+        if w == 0 {
+            self.sliced[v][fi].add(m, &mut self.counts[v][fi], 1);
+        } else {
+            let weight = self.weights[w];
+            self.weighted[w - 1][v][fi].add(m, &mut self.counts[v][fi], weight);
+        }
+    }
+
+    /// The number of labelled completions of a node of the search: the variables of
+    /// `unassigned` are still to place, `blocked` holds the halos placed, `covered` their
+    /// cells. The node stands for `weights[w]` nodes of the labelled search, and its credits
+    /// count that many times.
+    fn count(
+        &mut self,
+        unassigned: u64,
+        blocked: u128,
+        covered: u128,
+        w: usize,
+    ) -> Result<u128, CspError> {
         self.nodes += 1;
         if self.nodes > self.max_nodes {
             return Err(CspError::BudgetExceeded {
@@ -682,11 +795,27 @@ impl Counter<'_> {
             let mut total = 0u128;
             for v in bits(unassigned as u128) {
                 let v = v as usize;
+                // The unassigned variables of a group are interchangeable: the first of them
+                // covers `e` for all `k`, and each of its completions counts `k` times.
+                let peers = self.group[v] & unassigned;
+                if peers & ((1u64 << v) - 1) != 0 {
+                    continue;
+                }
+                let k = u128::from(peers.count_ones());
+                let wk = if k == 1 {
+                    w
+                } else {
+                    let weight = self.weights[w]
+                        .checked_mul(k)
+                        .filter(|&x| x <= COUNT_LIMIT)
+                        .ok_or(CspError::CountOverflow)?;
+                    self.weight_index(weight)
+                };
                 for (fi, f) in vars[v].iter().enumerate() {
                     let cand = f.free_starts(blocked) & meeting_starts(f.shape, m);
                     for s in bits(cand) {
-                        let c = self.assign(v, fi, s, unassigned, blocked, covered)?;
-                        total = self.over(total, c)?;
+                        let c = self.assign(v, fi, s, unassigned, blocked, covered, wk)?;
+                        total = self.over(total, c * k)?;
                     }
                 }
             }
@@ -701,7 +830,7 @@ impl Counter<'_> {
                     let a = f.free_starts(blocked);
                     if a != 0 {
                         total += u128::from(a.count_ones());
-                        self.sliced[v][fi].add(a, &mut self.counts[v][fi]);
+                        self.credit_mask(v, fi, a, w);
                     }
                 }
                 Ok(total)
@@ -730,11 +859,11 @@ impl Counter<'_> {
                             let m = g.free_starts(blk);
                             if m != 0 {
                                 c += u128::from(m.count_ones());
-                                self.sliced[b][gi].add(m, &mut self.counts[b][gi]);
+                                self.credit_mask(b, gi, m, w);
                             }
                         }
                         if c > 0 {
-                            self.counts[a][fi][s as usize] += c;
+                            self.credit(a, fi, s, c, w);
                             total = self.over(total, c)?;
                         }
                     }
@@ -754,7 +883,7 @@ impl Counter<'_> {
                 let mut total = 0u128;
                 for (fi, f) in vars[v].iter().enumerate() {
                     for s in bits(f.free_starts(blocked)) {
-                        let c = self.assign(v, fi, s, unassigned, blocked, covered)?;
+                        let c = self.assign(v, fi, s, unassigned, blocked, covered, w)?;
                         total = self.over(total, c)?;
                     }
                 }
@@ -771,7 +900,8 @@ impl Counter<'_> {
 /// - [`CspError::Inconsistent`] if propagation proves there is no solution (a problem whose
 ///   inconsistency only the search finds returns `solutions == 0`);
 /// - [`CspError::BudgetExceeded`] after `budget.max_nodes` search nodes;
-/// - [`CspError::CountOverflow`] if a count exceeds `u128`;
+/// - [`CspError::CountOverflow`] if a count exceeds `u128::MAX >> 7` (so that the counts of a
+///   group of interchangeable variables, summed, fit in a `u128`);
 /// - [`CspError::InvalidPlacement`] with more than 64 variables.
 pub fn analyze_placements(
     csp: &PlacementCsp,
@@ -786,37 +916,37 @@ pub fn analyze_placements(
         .collect();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&v| (std::cmp::Reverse(max_size[v]), v));
+    let group = (0..n)
+        .map(|v| {
+            (0..n)
+                .filter(|&u| u == v || (!p.labelled_search && p.vars[u] == p.vars[v]))
+                .fold(0u64, |g, u| g | 1 << u)
+        })
+        .collect();
     let mut c = Counter {
         vars: &p.vars,
         required: p.required,
         max_size,
         order,
+        group,
         counts: p
             .vars
             .iter()
             .map(|fs| vec![vec![0u128; MAX_ELEMENTS]; fs.len()])
             .collect(),
+        weights: vec![1],
         sliced: p
             .vars
             .iter()
             .map(|fs| vec![SlicedCounter::new(); fs.len()])
             .collect(),
+        weighted: Vec::new(),
         nodes: 0,
         max_nodes: budget.max_nodes,
     };
     let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-    let solutions = c.count(all, 0, 0)?;
-    let Counter {
-        mut counts,
-        mut sliced,
-        nodes,
-        ..
-    } = c;
-    for (v, fs) in sliced.iter_mut().enumerate() {
-        for (fi, sc) in fs.iter_mut().enumerate() {
-            sc.flush(&mut counts[v][fi]);
-        }
-    }
+    let solutions = c.count(all, 0, 0, 0)?;
+    let (counts, nodes) = c.finish();
     let element_counts = element_counts(&p, &counts, csp.universe);
     Ok(PlacementAnalysis {
         solutions,
@@ -1396,14 +1526,14 @@ mod tests {
         let mut out = vec![0u128; 128];
         let mut c = SlicedCounter::new();
         for i in 0..1000u128 {
-            c.add(i | 1, &mut out);
+            c.add(i | 1, &mut out, 3);
         }
-        c.flush(&mut out);
-        assert_eq!(out[0], 1000);
-        assert_eq!(out[1], 500);
+        c.flush(&mut out, 3);
+        assert_eq!(out[0], 3000);
+        assert_eq!(out[1], 1500);
         assert_eq!(
             out[9],
-            (0..1000u128).filter(|i| i >> 9 & 1 == 1).count() as u128
+            3 * (0..1000u128).filter(|i| i >> 9 & 1 == 1).count() as u128
         );
     }
 }

@@ -75,22 +75,35 @@ fn dominoes(w: usize, h: usize) -> Vec<Family> {
     ]
 }
 
+/// One domino variable per two cells of a `w x h` board, every cell covered.
+fn tiling(w: usize, h: usize) -> PlacementCsp {
+    let mut p = PlacementCsp::new(w * h).unwrap();
+    for _ in 0..w * h / 2 {
+        p.add_var(dominoes(w, h)).unwrap();
+    }
+    p.require((1u128 << (w * h)) - 1).unwrap();
+    p
+}
+
 fn factorial(n: u128) -> u128 {
     (1..=n).product()
 }
 
 #[test]
 fn domino_tilings() {
-    // Tilings of a 2 x n strip are Fibonacci numbers, of the 4x4 square 36 (Kasteleyn;
-    // Temperley and Fisher). Variables are labelled, so every tiling is counted once per
-    // order of its dominoes, and the search visits each of those orders.
-    for (w, h, tilings) in [(2, 5, 8), (2, 8, 34), (4, 4, 36), (3, 4, 11)] {
-        let mut p = PlacementCsp::new(w * h).unwrap();
-        for _ in 0..w * h / 2 {
-            p.add_var(dominoes(w, h)).unwrap();
-        }
-        p.require((1u128 << (w * h)) - 1).unwrap();
+    // Tilings of a 2 x n strip are Fibonacci numbers, of the 4x4 square 36, of 6x6 6728
+    // (Kasteleyn; Temperley and Fisher). Variables are labelled, so every tiling is counted
+    // once per order of its dominoes; the search visits one order per tiling, as the
+    // dominoes are interchangeable.
+    for (w, h, tilings) in [(2, 5, 8), (2, 8, 34), (4, 4, 36), (3, 4, 11), (6, 6, 6728)] {
+        let p = tiling(w, h);
         let a = analyze_placements(&p, &Budget::default()).unwrap();
+        // Far fewer nodes than labelled tilings.
+        assert!(
+            u128::from(a.nodes) < 100 * tilings,
+            "{w}x{h}: {} nodes",
+            a.nodes
+        );
         assert_eq!(
             a.solutions,
             tilings * factorial((w * h / 2) as u128),
@@ -100,13 +113,27 @@ fn domino_tilings() {
 }
 
 #[test]
+fn the_labelled_search_counts_the_same_with_more_nodes() {
+    let mut p = tiling(4, 4);
+    let grouped = analyze_placements(&p, &Budget::default()).unwrap();
+    p.set_labelled_search(true);
+    let labelled = analyze_placements(&p, &Budget::default()).unwrap();
+    assert_eq!(grouped.solutions, labelled.solutions);
+    assert_eq!(grouped.value_counts, labelled.value_counts);
+    assert_eq!(grouped.element_counts, labelled.element_counts);
+    // Every order of the 8 dominoes against one.
+    assert!(
+        labelled.nodes > 1000 * grouped.nodes,
+        "{} vs {}",
+        labelled.nodes,
+        grouped.nodes
+    );
+}
+
+#[test]
 fn a_sampled_tiling_is_a_tiling() {
-    let (w, h) = (4, 4);
-    let mut p = PlacementCsp::new(w * h).unwrap();
-    for _ in 0..w * h / 2 {
-        p.add_var(dominoes(w, h)).unwrap();
-    }
-    p.require((1u128 << (w * h)) - 1).unwrap();
+    let (w, h) = (6, 6);
+    let p = tiling(w, h);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let tiling = sample_placements(&p, &Budget::default(), &mut rng).unwrap();
     assert!(p.is_solution(&tiling));

@@ -156,6 +156,32 @@ proptest! {
         }
         assert_same(&p);
     }
+
+    /// Interchangeable variables (three dominoes and a 3, on a 5x5 board) under random
+    /// required and forbidden cells: the search branches on one domino for all three when a
+    /// cell must be covered, and the counts must still equal the labelled enumeration.
+    #[test]
+    fn interchangeable_variables_match_the_enumeration(
+        no_touch in any::<bool>(),
+        req in proptest::collection::vec(0usize..25, 0..5),
+        forb in proptest::collection::vec(0usize..25, 0..6),
+        fixed in proptest::option::of(0usize..4),
+    ) {
+        let mut p = fleet(&[2, 3, 2, 2], 5, 5, no_touch);
+        for &e in &req {
+            p.require(1u128 << e).unwrap();
+        }
+        for &e in &forb {
+            if !req.contains(&e) {
+                p.forbid(1u128 << e).unwrap();
+            }
+        }
+        if let Some(v) = fixed {
+            // One variable restricted to its values in the top half: no longer in the group.
+            p.retain(v, |c| c < 1 << 15).unwrap();
+        }
+        assert_same(&p);
+    }
 }
 
 #[test]
