@@ -44,15 +44,53 @@ struct RuleArgs {
     /// Shots per turn (salvo).
     #[arg(long, default_value_t = 1)]
     salvo: usize,
+    /// The fleet as ship lengths, comma-separated (ships named S0, S1, ...), instead of the
+    /// standard Carrier 5, Battleship 4, Destroyer 3, Submarine 3, Patrol Boat 2; e.g.
+    /// `4,3,3,2,2,2,1,1,1,1`.
+    #[arg(long)]
+    fleet: Option<String>,
 }
 
 impl RuleArgs {
     fn rules(&self) -> Result<Rules, CliError> {
         let mut r = Rules::by_name(&self.rules)?;
+        if let Some(fleet) = &self.fleet {
+            let lengths = fleet
+                .split(',')
+                .map(|l| l.trim().parse::<usize>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| {
+                    CliError(format!(
+                        "--fleet `{fleet}`: expected ship lengths separated by commas, such as 5,4,3,3,2"
+                    ))
+                })?;
+            r = Rules {
+                adjacency: r.adjacency,
+                ..Rules::with_lengths(r.width, r.height, &lengths)
+            };
+        }
         r.feedback = self.feedback.parse()?;
         r.salvo = self.salvo;
         Ok(r)
     }
+}
+
+/// Parses a board size `WxH`.
+fn board_size(s: &str) -> Result<(usize, usize), CliError> {
+    s.split_once('x')
+        .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+        .ok_or_else(|| CliError(format!("--board `{s}`: expected WxH, such as 10x10")))
+}
+
+/// The board and fleet of `r`, for summaries: `10x10 board, fleet 5,4,3,3,2`.
+fn board_and_fleet(r: &Rules) -> String {
+    let lengths: Vec<String> = r.fleet.iter().map(|s| s.length.to_string()).collect();
+    format!(
+        "{}x{} board, fleet {}",
+        r.width,
+        r.height,
+        lengths.join(",")
+    )
 }
 
 #[derive(Debug, clap::Args)]
@@ -69,6 +107,9 @@ struct EvalArgs {
     shooter: String,
     #[command(flatten)]
     rules: RuleArgs,
+    /// Board size `WxH` (at most 128 cells).
+    #[arg(long, default_value = "10x10")]
+    board: String,
     /// How the seeded fleets are placed: uniform or anti-density.
     #[arg(long, default_value = "uniform")]
     placer: String,
@@ -344,7 +385,8 @@ impl Tuned {
 }
 
 fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let rules = a.rules.rules()?;
+    let mut rules = a.rules.rules()?;
+    (rules.width, rules.height) = board_size(&a.board)?;
     let geo = Geometry::new(&rules)?;
     let kind: ShooterKind = a.shooter.parse()?;
     let placer: Placer = a.placer.parse()?;
@@ -365,8 +407,16 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         (
             None,
             format!(
-                "{} rules, {} feedback, {} fleets, seed {}",
-                a.rules.rules, rules.feedback, placer, a.seed
+                "{} rules, {}{} feedback, {} fleets, seed {}",
+                a.rules.rules,
+                if rules.cells() != 100 || a.rules.fleet.is_some() {
+                    format!("{}, ", board_and_fleet(&rules))
+                } else {
+                    String::new()
+                },
+                rules.feedback,
+                placer,
+                a.seed
             ),
         )
     };
@@ -430,11 +480,19 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     if a.json {
         writeln!(
             out,
-            "{{\"games\":{},\"shooter\":\"{}\",\"rules\":\"{}\",\"feedback\":\"{}\",\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
+            "{{\"games\":{},\"shooter\":\"{}\",\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
             s.shots.len(),
             kind,
             a.rules.rules,
             rules.feedback,
+            rules.width,
+            rules.height,
+            rules
+                .fleet
+                .iter()
+                .map(|f| f.length.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
             s.mean(),
             s.sem(),
             s.quantile(0.5),

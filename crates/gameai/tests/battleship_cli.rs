@@ -313,3 +313,45 @@ fn no_games_is_an_error_not_an_empty_summary() {
         (&empty, "no fleets"),
     ]);
 }
+
+#[test]
+fn eval_plays_other_boards_and_fleets() {
+    let out = gameai(&words(
+        "battleship eval --games 4 --board 6x6 --fleet 3,2,2 --rules no-touch --json",
+    ));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let j = last_json(&out);
+    assert!(
+        j.contains("\"width\":6,\"height\":6,\"fleet\":[3,2,2]"),
+        "{j}"
+    );
+    assert!(text(&out.stdout).contains("6x6 board, fleet 3,2,2"));
+    // Every game sinks the 7 ship cells within the 36 cells.
+    let mean: f64 = j
+        .split("\"mean_shots\":")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((7.0..=36.0).contains(&mean), "{mean}");
+    // The default run names its board and fleet in the JSON line only.
+    let out = gameai(&words("battleship eval --games 1 --shooter density --json"));
+    assert!(last_json(&out).contains("\"width\":10,\"height\":10,\"fleet\":[5,4,3,3,2]"));
+    assert!(!text(&out.stdout).contains("board, fleet"));
+    fails_with(&[
+        (
+            "battleship eval --games 1 --board 12x12",
+            "at most 128 are supported",
+        ),
+        ("battleship eval --games 1 --board 10", "expected WxH"),
+        (
+            "battleship eval --games 1 --fleet 5,x",
+            "expected ship lengths",
+        ),
+        (
+            "battleship eval --games 1 --fleet 11",
+            "does not fit on a 10x10 board",
+        ),
+    ]);
+}
