@@ -52,8 +52,8 @@
 //! variables with identical domains are interchangeable while unassigned, so when an element
 //! must be covered it tries only the first unassigned one of each such group and counts its
 //! completions once per member; the credits of a group are shared out equally at the end.
-//! The 6x6 board's 6728 domino tilings (18! labelled orders each) are counted in a few
-//! thousand nodes.
+//! The 6x6 board's 6728 domino tilings (18! labelled orders each) are counted in 33,094
+//! nodes (the `tilings` example).
 //!
 //! # Example
 //!
