@@ -256,6 +256,8 @@ pub struct Geometry {
     families: Vec<Vec<Family>>,
     /// The cells and their 8 neighbours, per cell.
     halo: Vec<u128>,
+    /// Whether exact counts search every labelled fleet (see [`Geometry::empty_problem`]).
+    labelled_search: bool,
 }
 
 impl Geometry {
@@ -324,10 +326,22 @@ impl Geometry {
             by_length.push((s.length, fams.clone()));
             families.push(fams);
         }
+        // Ships of one length are interchangeable to the exact count, which then branches on
+        // one of them for all. With at most two of any length (the standard fleet), the
+        // labelled search is kept: it costs at most twice the nodes, and it is the search the
+        // shooters' budgets were set with and their results in docs/ were measured with
+        // (which positions fit the budget decides which are counted exactly, and so the
+        // games). With three or more, the labelled search would cost six times or more.
+        let most_alike = families
+            .iter()
+            .map(|f| families.iter().filter(|g| *g == f).count())
+            .max()
+            .unwrap_or(0);
         let geo = Geometry {
             rules: rules.clone(),
             families,
             halo,
+            labelled_search: most_alike <= 2,
         };
         // Can the fleet be placed at all?
         let csp = geo.empty_problem()?;
@@ -389,19 +403,7 @@ impl Geometry {
         for f in &self.families {
             p.add_var(f.clone())?;
         }
-        // Ships of one length are interchangeable to the exact count, which then branches on
-        // one of them for all. With at most two of any length (the standard fleet), the
-        // labelled search is kept: it costs at most twice the nodes, and it is the search the
-        // shooters' budgets were set with and their results in docs/ were measured with
-        // (which positions fit the budget decides which are counted exactly, and so the
-        // games). With three or more, the labelled search would cost six times or more.
-        let most_alike = self
-            .families
-            .iter()
-            .map(|f| self.families.iter().filter(|g| *g == f).count())
-            .max()
-            .unwrap_or(0);
-        p.set_labelled_search(most_alike <= 2);
+        p.set_labelled_search(self.labelled_search);
         Ok(p)
     }
 

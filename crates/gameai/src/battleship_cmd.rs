@@ -392,16 +392,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let placer: Placer = a.placer.parse()?;
     let tuned = Tuned::new(a, kind)?;
     let (fleets, label) = if let Some(path) = &a.fleets {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
-        let f =
-            read_fleets(&geo, &text).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-        if f.is_empty() {
-            return Err(CliError(format!(
-                "{}: no fleets (one JSON object a line)",
-                path.display()
-            )));
-        }
+        let f = crate::parse_lines_file(path, "fleets", |t| read_fleets(&geo, t))?;
         (Some(f), format!("fleets of {}", path.display()))
     } else {
         (
@@ -530,9 +521,7 @@ fn colour(p: f64) -> (u8, u8, u8) {
 }
 
 fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let input = std::fs::read_to_string(&a.file)
-        .map_err(|e| CliError(format!("cannot read {}: {e}", a.file.display())))?;
-    let pos = text::read(&input).map_err(|e| CliError(format!("{}: {e}", a.file.display())))?;
+    let pos = crate::parse_file(&a.file, text::read)?;
     let rules = a.rules.rules()?;
     let view = pos.view(&rules)?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);

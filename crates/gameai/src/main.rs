@@ -44,6 +44,34 @@ impl<E: std::error::Error> From<E> for CliError {
     }
 }
 
+/// Reads the text file `path` and parses it with `parse`; either failure is an error that
+/// names the file.
+pub fn parse_file<T, E: std::fmt::Display>(
+    path: &std::path::Path,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<T, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
+    parse(&text).map_err(|e| CliError(format!("{}: {e}", path.display())))
+}
+
+/// As [`parse_file`] for a JSON-lines file of `what` (boards, fleets), which must hold at
+/// least one: a run of none would summarise nothing.
+pub fn parse_lines_file<T, E: std::fmt::Display>(
+    path: &std::path::Path,
+    what: &str,
+    parse: impl FnOnce(&str) -> Result<Vec<T>, E>,
+) -> Result<Vec<T>, CliError> {
+    let items = parse_file(path, parse)?;
+    if items.is_empty() {
+        return Err(CliError(format!(
+            "{}: no {what} (one JSON object a line)",
+            path.display()
+        )));
+    }
+    Ok(items)
+}
+
 /// The `--records` file of an `eval`: one JSON line per game, `{"game":i,...}` on line `i`.
 struct RecordsFile {
     file: std::fs::File,

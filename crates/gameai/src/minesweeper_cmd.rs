@@ -337,11 +337,7 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 fn calibrate(a: &CalibrateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let model = match &a.model {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
-            PatternModel::parse(&text).map_err(|e| CliError(format!("{}: {e}", path.display())))?
-        }
+        Some(path) => crate::parse_file(path, PatternModel::parse)?,
         None => PatternModel::builtin().clone(),
     };
     let data = samples(&a.samples, 100, 2)?;
@@ -455,15 +451,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     // Boards of a file, or seeded boards drawn inside the workers (so a long run does not hold
     // every board in memory).
     let (specs, label) = if let Some(path) = &a.boards {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
-        let specs = read_boards(&text).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-        if specs.is_empty() {
-            return Err(CliError(format!(
-                "{}: no boards (one JSON object a line)",
-                path.display()
-            )));
-        }
+        let specs = crate::parse_lines_file(path, "boards", read_boards)?;
         (Some(specs), format!("boards of {}", path.display()))
     } else {
         let l = &g.level;
@@ -593,10 +581,8 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
-fn solve(file: &PathBuf, args: &SolverArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let input = std::fs::read_to_string(file)
-        .map_err(|e| CliError(format!("cannot read {}: {e}", file.display())))?;
-    let pos = text::read(&input).map_err(|e| CliError(format!("{}: {e}", file.display())))?;
+fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let pos = crate::parse_file(file, text::read)?;
     let solver = Solver::new(args.config()?);
     let probs = solver.probabilities(&pos)?;
     writeln!(out, "mine probability of each hidden cell (percent):")?;

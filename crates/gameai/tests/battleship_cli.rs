@@ -4,7 +4,7 @@
 use std::process::Output;
 
 mod common;
-use common::{Scratch, text, words};
+use common::{Scratch, fails_with, text, words};
 
 fn gameai(args: &[&str]) -> Output {
     common::gameai(args, b"")
@@ -220,15 +220,6 @@ fn info_weight_sets_the_hybrid_weight_and_is_refused_elsewhere() {
             "must be a finite number >= 0",
         ),
     ]);
-}
-
-/// Each command line fails, with its message on stderr.
-fn fails_with(cases: &[(&str, &str)]) {
-    for &(args, message) in cases {
-        let out = gameai(&words(args));
-        assert!(!out.status.success(), "{args} succeeded");
-        assert!(text(&out.stderr).contains(message), "{}", text(&out.stderr));
-    }
 }
 
 #[test]

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
-use common::{Scratch, gameai, text, words};
+use common::{Scratch, fails_with, gameai, text, words};
 
 /// The value of `"key":value` in a one-line JSON object.
 fn json_number(line: &str, key: &str) -> f64 {
@@ -165,14 +165,16 @@ fn bad_options_fail_with_one_line() {
 
 #[test]
 fn a_match_of_no_games_is_refused() {
-    for args in [
-        "gomoku match bestfirst bestfirst --games 0",
-        "gomoku match bestfirst bestfirst --threads 0",
-    ] {
-        let out = gameai(&words(args), b"");
-        assert!(!out.status.success(), "{args:?}");
-        assert!(text(&out.stderr).contains("must be at least 1"), "{args:?}");
-    }
+    fails_with(&[
+        (
+            "gomoku match bestfirst bestfirst --games 0",
+            "must be at least 1",
+        ),
+        (
+            "gomoku match bestfirst bestfirst --threads 0",
+            "must be at least 1",
+        ),
+    ]);
 }
 
 #[test]

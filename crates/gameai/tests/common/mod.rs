@@ -28,6 +28,19 @@ pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
+/// Runs each command line (no input): each must fail, with its message on stderr.
+pub fn fails_with(cases: &[(&str, &str)]) {
+    for &(args, message) in cases {
+        let out = gameai(&words(args), b"");
+        assert!(!out.status.success(), "{args} succeeded");
+        assert!(
+            text(&out.stderr).contains(message),
+            "{args}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
 /// A scratch directory for one test (named after it and the process), removed when dropped.
 pub struct Scratch(pub std::path::PathBuf);
 
