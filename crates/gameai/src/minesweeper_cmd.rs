@@ -585,24 +585,37 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
     let pos = crate::parse_file(file, text::read)?;
     let solver = Solver::new(args.config()?);
     let probs = solver.probabilities(&pos)?;
-    writeln!(out, "mine probability of each hidden cell (percent):")?;
+    writeln!(
+        out,
+        "mine probability of each hidden cell in percent ([n] a revealed number, [M] a known mine, F after a flagged cell, which counts as hidden):"
+    )?;
     for y in 0..pos.height() {
-        let row: Vec<String> = (0..pos.width())
+        let row: String = (0..pos.width())
             .map(|x| {
-                match (
-                    pos.cells()[y * pos.width() + x],
-                    probs.mine[y * pos.width() + x],
-                ) {
-                    (minesweeper::CellView::Revealed(n), _) => format!("{n:>4}"),
-                    (minesweeper::CellView::Mine, _) => "   M".to_owned(),
-                    (_, Some(p)) => format!("{:>4.0}", 100.0 * p),
-                    (_, None) => "   ?".to_owned(),
-                }
+                let cell = y * pos.width() + x;
+                let shown = match (pos.cells()[cell], probs.mine[cell]) {
+                    (minesweeper::CellView::Revealed(n), _) => format!("[{n}]"),
+                    (minesweeper::CellView::Mine, _) => "[M]".to_owned(),
+                    (minesweeper::CellView::Flagged, Some(p)) => format!("{}F", percent(p)),
+                    (_, Some(p)) => percent(p),
+                    (_, None) => "?".to_owned(),
+                };
+                format!("{shown:>5}")
             })
             .collect();
-        writeln!(out, "{}", row.join(""))?;
+        writeln!(out, "{row}")?;
     }
-    match solver.decide(&pos)? {
+    let decision = match solver.decide(&pos) {
+        Err(minesweeper::SolveError::NothingToDo) => {
+            writeln!(
+                out,
+                "move: none (no hidden cell is left to reveal: every safe cell is open)"
+            )?;
+            return Ok(());
+        }
+        d => d?,
+    };
+    match decision {
         minesweeper::Decision::Safe(cells) => {
             let list: Vec<String> = cells
                 .iter()
@@ -624,6 +637,18 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
         )?,
     }
     Ok(())
+}
+
+/// A probability as a whole percentage that never rounds a possibility away: only a certain
+/// mine reads 100 and only a certainly safe cell reads 0.
+fn percent(p: f64) -> String {
+    if p <= 0.0 {
+        "0".to_owned()
+    } else if p >= 1.0 {
+        "100".to_owned()
+    } else {
+        format!("{:.0}", (100.0 * p).clamp(1.0, 99.0))
+    }
 }
 
 /// The showcase's Minesweeper part: a few hundred seeded games per level (a few dozen with
