@@ -36,6 +36,11 @@ pub struct Fleet {
     cells: Vec<u128>,
 }
 
+/// "1 ship", "2 ships", ...
+fn ships(n: usize) -> String {
+    format!("{n} ship{}", if n == 1 { "" } else { "s" })
+}
+
 impl Fleet {
     /// Builds and validates a fleet: ship `i` at `placements[i]`.
     ///
@@ -46,8 +51,8 @@ impl Fleet {
         let rules = geo.rules();
         if placements.len() != rules.fleet.len() {
             return Err(Error::InvalidFleet(format!(
-                "{} ships given, the fleet has {}",
-                placements.len(),
+                "{} given, the fleet has {}",
+                ships(placements.len()),
                 rules.fleet.len()
             )));
         }
@@ -259,8 +264,8 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
     let placements: Option<Vec<ShipPlacement>> = slots.into_iter().collect();
     let Some(placements) = placements else {
         return Err(Error::InvalidFleet(format!(
-            "line {lineno}: {} ships given, the fleet has {}",
-            ships.len(),
+            "line {lineno}: {} given, the fleet has {}",
+            self::ships(ships.len()),
             r.fleet.len()
         )));
     };

@@ -157,7 +157,7 @@ fn fleet_files_round_trip_and_report_errors() {
         ),
         (
             r#"{"width":10,"height":10,"ships":[{"length":5,"x":0,"y":0,"dir":"h"}]}"#,
-            "1 ships given, the fleet has 5",
+            "1 ship given, the fleet has 5",
         ),
         (
             r#"{"width":10,"height":10,"ships":[{"length":5,"x":0,"y":0}]}"#,
