@@ -185,16 +185,32 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
     // Only a certain mine reads 100 and only a safe cell 0; flags are marked and count as hidden.
     std::fs::write(&file, "3x1x1\n1F1\n").unwrap();
     let flagged = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
-    assert!(text(&flagged.stdout).contains("  [1] 100F  [1]\n"), "{}", text(&flagged.stdout));
+    assert!(
+        text(&flagged.stdout).contains("  [1] 100F  [1]\n"),
+        "{}",
+        text(&flagged.stdout)
+    );
     std::fs::write(&file, "200x1x1\n".to_owned() + &"H".repeat(200) + "\n").unwrap();
     let small = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
-    assert!(text(&small.stdout).contains("    1    1"), "{}", text(&small.stdout));
-    assert!(!text(&small.stdout).contains("    0"), "{}", text(&small.stdout));
+    assert!(
+        text(&small.stdout).contains("    1    1"),
+        "{}",
+        text(&small.stdout)
+    );
+    assert!(
+        !text(&small.stdout).contains("    0"),
+        "{}",
+        text(&small.stdout)
+    );
     // A finished position has no move, and that is not an error.
     std::fs::write(&file, "3x1x1\n1M1\n").unwrap();
     let done = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
     assert!(done.status.success(), "{}", text(&done.stderr));
-    assert!(text(&done.stdout).contains("move: none"), "{}", text(&done.stdout));
+    assert!(
+        text(&done.stdout).contains("move: none"),
+        "{}",
+        text(&done.stdout)
+    );
     std::fs::write(&file, "5x3x3\n1H1HH\nHHXHH\nHHHHH\n").unwrap();
     let bad = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
     assert!(!bad.status.success());
