@@ -574,15 +574,21 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         // end what its exact search prefers.
         let mut shooter = ShooterKind::BEST.build();
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
-        let c = shooter.choose(&view, &mut rng)?.cell;
+        let d = shooter.choose(&view, &mut rng)?;
+        let c = d.cell;
         writeln!(
             out,
-            "best shot ({}, the default shooter): {},{} (hit probability {:.2}%; the highest is {:.2}%)",
+            "best shot ({}, the default shooter): {},{} (hit probability {:.2}%; the highest is {:.2}%){}",
             ShooterKind::BEST,
             c % w,
             c / w,
             100.0 * post.hit[c],
-            100.0 * post.hit[b]
+            100.0 * post.hit[b],
+            if d.estimated {
+                "; chosen on the shooter's own sampled estimate, as in play"
+            } else {
+                ""
+            }
         )?;
     }
     let cell = 40;

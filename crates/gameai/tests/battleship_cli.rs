@@ -136,6 +136,20 @@ fn show_prints_a_heatmap_and_writes_svg() {
     );
     let svg_text = std::fs::read_to_string(&svg).unwrap();
     assert!(svg_text.starts_with("<svg") && svg_text.contains("<rect"));
+    // On the empty no-touch board (past every budget) the shooter fires on its chain's
+    // estimate, and says so.
+    std::fs::write(&pos, [".........."; 10].join("\n")).unwrap();
+    let empty = show("--rules no-touch --exact-nodes 1000");
+    assert!(
+        empty.contains("chosen on the shooter's own sampled estimate"),
+        "{empty}"
+    );
+    // One patrol boat: 180 fleets, counted exactly by the shooter too.
+    let small = show("--fleet 2");
+    assert!(
+        small.contains("best shot") && !small.contains("sampled"),
+        "{small}"
+    );
     std::fs::write(&pos, "..q\n").unwrap();
     let out = gameai(&["battleship", "show", pos.to_str().unwrap()]);
     assert!(!out.status.success());
