@@ -134,7 +134,18 @@ impl<'a> Chain<'a> {
             }
         }
         let movable: Vec<usize> = (0..n).filter(|&v| forced[v].is_none()).collect();
-        let state = first_solution(csp, forced, &of_var, &movable, nodes)?;
+        let state = match first_solution(csp, forced, &of_var, &movable, nodes) {
+            // Where the plain search thrashes, deciding with full propagation in between
+            // usually goes straight through.
+            Err(over @ CspError::BudgetExceeded { .. }) => {
+                match solution_by_propagation(csp, forced, &of_var, (nodes / 100).max(1)) {
+                    // Both ran out: report the budget the caller gave.
+                    Err(CspError::BudgetExceeded { .. }) => return Err(over),
+                    r => r?,
+                }
+            }
+            r => r?,
+        };
         Ok(Chain {
             csp,
             state,
@@ -352,6 +363,95 @@ fn first_solution(
     Ok(state)
 }
 
+/// One solution, for problems where [`first_solution`] runs out of nodes: the constrained
+/// variables are decided one at a time (false first), each decision followed by full
+/// propagation ([`propagate`], with its subset reasoning), which proves many other variables
+/// and finds most dead ends at once; a contradiction undoes the latest decision. The
+/// variables in no constraint are filled in last, as the total requires. At most
+/// `max_decisions` propagations.
+fn solution_by_propagation(
+    csp: &BoolCsp,
+    forced: &[Option<bool>],
+    of_var: &[Vec<usize>],
+    max_decisions: u64,
+) -> Result<Vec<bool>, CspError> {
+    let mut search = Decisions {
+        csp,
+        of_var,
+        made: Vec::new(),
+        spent: 0,
+        max_decisions,
+    };
+    search
+        .descend(forced.to_vec())?
+        .ok_or(CspError::Inconsistent)
+}
+
+/// The state of [`solution_by_propagation`].
+struct Decisions<'a> {
+    csp: &'a BoolCsp,
+    of_var: &'a [Vec<usize>],
+    /// The decisions on the current path.
+    made: Vec<(usize, bool)>,
+    /// Propagations so far.
+    spent: u64,
+    max_decisions: u64,
+}
+
+impl Decisions<'_> {
+    /// A solution extending `forced` (what propagation proves under the decisions made), or
+    /// `None` when there is none.
+    fn descend(&mut self, forced: Vec<Option<bool>>) -> Result<Option<Vec<bool>>, CspError> {
+        let Some(v) =
+            (0..forced.len()).find(|&v| forced[v].is_none() && !self.of_var[v].is_empty())
+        else {
+            return Ok(self.fill_free(&forced));
+        };
+        for value in [false, true] {
+            self.spent += 1;
+            if self.spent > self.max_decisions {
+                return Err(CspError::BudgetExceeded {
+                    max_nodes: self.max_decisions,
+                    component_vars: forced.iter().filter(|f| f.is_none()).count(),
+                });
+            }
+            let mut with = self.csp.clone();
+            for &(w, b) in &self.made {
+                with.fix(w, b)?;
+            }
+            with.fix(v, value)?;
+            match propagate(&with) {
+                Ok(f) => {
+                    self.made.push((v, value));
+                    let found = self.descend(f)?;
+                    self.made.pop();
+                    if found.is_some() {
+                        return Ok(found);
+                    }
+                }
+                Err(CspError::Inconsistent) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every constrained variable decided: the free ones take what the total leaves.
+    fn fill_free(&self, forced: &[Option<bool>]) -> Option<Vec<bool>> {
+        let mut state: Vec<bool> = forced.iter().map(|f| *f == Some(true)).collect();
+        let trues = state.iter().filter(|&&b| b).count();
+        let free: Vec<usize> = (0..forced.len()).filter(|&v| forced[v].is_none()).collect();
+        let want = match self.csp.total() {
+            Some(t) => (t as usize).checked_sub(trues)?,
+            None => 0,
+        };
+        for &v in free.get(..want)? {
+            state[v] = true;
+        }
+        self.csp.is_satisfied_by(&state).then_some(state)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,12 +489,96 @@ mod tests {
     }
 
     #[test]
-    fn search_budget_is_reported() {
-        // A chain x_i + x_{i+1} = 1: the search needs one node per variable, more than 5.
+    fn propagation_finds_what_the_plain_search_cannot() {
+        // A chain x_i + x_{i+1} = 1: the plain search needs one node per variable, more
+        // than 5; one decision and propagation settle it.
         let n = 30;
         let mut csp = BoolCsp::new(n);
         for i in 0..n - 1 {
             csp.exactly(&[i, i + 1], 1).unwrap();
+        }
+        csp.set_total(15);
+        let forced = propagate(&csp).unwrap();
+        let (of_var, movable) = incidence(&csp, &forced);
+        assert!(matches!(
+            first_solution(&csp, &forced, &of_var, &movable, 5),
+            Err(CspError::BudgetExceeded { .. })
+        ));
+        let s = solution_by_propagation(&csp, &forced, &of_var, 1).unwrap();
+        assert!(csp.is_satisfied_by(&s));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let cfg = McmcConfig {
+            search_nodes: 5,
+            ..McmcConfig::default()
+        };
+        // The estimate now starts (its chain cannot flip the whole chain of pairs, so its
+        // marginals stay those of the layout found: each 0 or 1).
+        let e = estimate(&csp, &cfg, &mut rng).unwrap();
+        assert!(
+            e.probabilities.iter().all(|&p| p == 0.0 || p == 1.0),
+            "{e:?}"
+        );
+    }
+
+    fn incidence(csp: &BoolCsp, forced: &[Option<bool>]) -> (Vec<Vec<usize>>, Vec<usize>) {
+        let mut of_var = vec![Vec::new(); csp.num_vars()];
+        for (i, c) in csp.constraints().iter().enumerate() {
+            for &v in &c.vars {
+                of_var[v].push(i);
+            }
+        }
+        let movable = (0..csp.num_vars())
+            .filter(|&v| forced[v].is_none())
+            .collect();
+        (of_var, movable)
+    }
+
+    #[test]
+    fn propagation_search_finds_a_solution_exactly_when_there_is_one() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let (mut solvable, mut unsolvable) = (0, 0);
+        for _ in 0..400 {
+            let n = rng.random_range(1..=10usize);
+            let mut csp = BoolCsp::new(n);
+            for _ in 0..rng.random_range(0..=5) {
+                let vars: Vec<usize> = (0..n).filter(|_| rng.random_bool(0.4)).collect();
+                let k = rng.random_range(0..=vars.len() as u32);
+                csp.exactly(&vars, k).unwrap();
+            }
+            if rng.random_bool(0.5) {
+                csp.set_total(rng.random_range(0..=n as u32));
+            }
+            let exists = (0..1u32 << n).any(|m| {
+                let a: Vec<bool> = (0..n).map(|v| m >> v & 1 == 1).collect();
+                csp.is_satisfied_by(&a)
+            });
+            let found = propagate(&csp).and_then(|forced| {
+                let (of_var, _) = incidence(&csp, &forced);
+                solution_by_propagation(&csp, &forced, &of_var, u64::MAX)
+            });
+            match found {
+                Ok(s) => {
+                    assert!(exists && csp.is_satisfied_by(&s), "{csp:?}");
+                    solvable += 1;
+                }
+                Err(CspError::Inconsistent) => {
+                    assert!(!exists, "{csp:?}");
+                    unsolvable += 1;
+                }
+                Err(e) => panic!("{e:?}"),
+            }
+        }
+        assert!(solvable > 50 && unsolvable > 50, "{solvable} {unsolvable}");
+    }
+
+    #[test]
+    fn search_budget_is_reported() {
+        // Fifteen separate pairs x + y = 1: the plain search needs a node per variable, more
+        // than 5, and the propagating one a decision per pair, more than its 1.
+        let n = 30;
+        let mut csp = BoolCsp::new(n);
+        for i in 0..n / 2 {
+            csp.exactly(&[2 * i, 2 * i + 1], 1).unwrap();
         }
         csp.set_total(15);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);

@@ -584,7 +584,14 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
 fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Result<(), CliError> {
     let pos = crate::parse_file(file, text::read)?;
     let solver = Solver::new(args.config()?);
-    let probs = solver.probabilities(&pos)?;
+    let seen = solver.analyse(&pos)?;
+    let probs = &seen.probabilities;
+    if !seen.exact {
+        writeln!(
+            out,
+            "exact counting exceeded its budget (--budget): the probabilities are the fallback's estimates (--fallback)"
+        )?;
+    }
     writeln!(
         out,
         "mine probability of each hidden cell in percent ([n] a revealed number, [M] a known mine, F after a flagged cell, which counts as hidden):"
@@ -605,15 +612,12 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
             .collect();
         writeln!(out, "{row}")?;
     }
-    let decision = match solver.decide(&pos) {
-        Err(minesweeper::SolveError::NothingToDo) => {
-            writeln!(
-                out,
-                "move: none (no hidden cell is left to reveal: every safe cell is open)"
-            )?;
-            return Ok(());
-        }
-        d => d?,
+    let Some(decision) = seen.decision else {
+        writeln!(
+            out,
+            "move: none (no hidden cell is left to reveal: every safe cell is open)"
+        )?;
+        return Ok(());
     };
     match decision {
         minesweeper::Decision::Safe(cells) => {
@@ -629,7 +633,7 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
             exact,
         } => writeln!(
             out,
-            "move: guess {},{} (mine probability {}{:.2}%)",
+            "move: guess {},{} ({}mine probability {:.2}%)",
             cell % pos.width(),
             cell / pos.width(),
             if exact { "" } else { "estimated " },

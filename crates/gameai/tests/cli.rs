@@ -202,6 +202,22 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
         "{}",
         text(&small.stdout)
     );
+    // Over the counting budget: the fallback's estimates and move, said to be estimates.
+    std::fs::write(&file, "5x3x3\n1H1HH\nHHHHH\nHHHHH\n").unwrap();
+    let over = gameai(
+        &[
+            "minesweeper",
+            "solve",
+            file.to_str().unwrap(),
+            "--budget",
+            "1",
+        ],
+        b"",
+    );
+    assert!(over.status.success(), "{}", text(&over.stderr));
+    let o = text(&over.stdout);
+    assert!(o.starts_with("exact counting exceeded its budget"), "{o}");
+    assert!(o.contains("(estimated mine probability"), "{o}");
     // A finished position has no move, and that is not an error.
     std::fs::write(&file, "3x1x1\n1M1\n").unwrap();
     let done = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");

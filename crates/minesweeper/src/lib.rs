@@ -114,4 +114,6 @@ pub use model::{
 };
 pub use position::{CellView, Inconsistency, Position, PositionError};
 pub use sim::{GameRecord, game_seed, play, play_from, seeded_board};
-pub use solver::{Decision, Probabilities, SolveError, Solver, SolverConfig, constraint_problem};
+pub use solver::{
+    Analysis, Decision, Probabilities, SolveError, Solver, SolverConfig, constraint_problem,
+};

@@ -235,16 +235,26 @@ fn view(pos: &Position) -> Result<View, SolveError> {
 /// When propagation finds the position inconsistent.
 pub fn local_estimates(pos: &Position) -> Result<Probabilities, SolveError> {
     let v = view(pos)?;
-    Ok(Probabilities {
+    Ok(decided_or(pos, &v.forced, |c| f64::from(v.local[c])))
+}
+
+/// Per cell: `None` if revealed, 1 for known mines and 0 or 1 where propagation (`forced`)
+/// decides, `estimate(cell)` elsewhere.
+fn decided_or(
+    pos: &Position,
+    forced: &[Option<bool>],
+    estimate: impl Fn(usize) -> f64,
+) -> Probabilities {
+    Probabilities {
         mine: (0..pos.len())
-            .map(|c| match (pos.cells()[c], v.forced[c]) {
+            .map(|c| match (pos.cells()[c], forced[c]) {
                 (CellView::Revealed(_), _) => None,
                 (CellView::Mine, _) | (_, Some(true)) => Some(1.0),
                 (_, Some(false)) => Some(0.0),
-                _ => Some(f64::from(v.local[c])),
+                _ => Some(estimate(c)),
             })
             .collect(),
-    })
+    }
 }
 
 /// What the solver guesses with when exact counting exceeds its budget.
@@ -257,8 +267,51 @@ pub enum Fallback {
     /// Marginals estimated by `csp_core::estimate` (block Gibbs sampling over whole layouts),
     /// seeded from the position so the same position gets the same decision. The default: it
     /// plays best of the three (see `docs/MINESWEEPER.md`), at a few milliseconds a move.
+    /// Should the sampler find no first layout within its budget, the pattern model decides.
     #[default]
     Sampling,
+}
+
+/// Per cell, the mine probability that `csp_core::estimate` samples (0 for revealed cells),
+/// seeded from the position so the same position gets the same estimates; `None` when the
+/// sampler finds no first layout within its budget.
+fn sampled_marginals(pos: &Position) -> Result<Option<Vec<f64>>, SolveError> {
+    let (csp, cell_of) = constraint_problem(pos)?;
+    let mut seed = 0xcbf2_9ce4_8422_2325u64;
+    for c in pos.cells() {
+        seed = (seed ^ u64::from(c.to_char() as u32)).wrapping_mul(0x100_0000_01b3);
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let e = match csp_core::estimate(&csp, &csp_core::McmcConfig::default(), &mut rng) {
+        Ok(e) => e,
+        Err(csp_core::CspError::BudgetExceeded { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let mut p = vec![0.0; pos.len()];
+    for (var, &cell) in cell_of.iter().enumerate() {
+        p[cell] = e.probabilities[var];
+    }
+    Ok(Some(p))
+}
+
+/// The estimates the solver guesses with when exact counting exceeds its budget: 0 or 1
+/// where propagation decides a cell, the fallback's estimate elsewhere (the pattern model's
+/// when the sampler finds no first layout).
+pub(crate) fn fallback_estimates(
+    pos: &Position,
+    how: Fallback,
+) -> Result<Probabilities, SolveError> {
+    match how {
+        Fallback::PatternModel => PatternModel::builtin().probabilities(pos),
+        Fallback::Local => local_estimates(pos),
+        Fallback::Sampling => {
+            let v = view(pos)?;
+            let Some(sampled) = sampled_marginals(pos)? else {
+                return PatternModel::builtin().probabilities(pos);
+            };
+            Ok(decided_or(pos, &v.forced, |c| sampled[c]))
+        }
+    }
 }
 
 /// The solver's decision without exact counting: every cell propagation proves safe, else the
@@ -271,21 +324,11 @@ pub(crate) fn fallback_decision(pos: &Position, how: Fallback) -> Result<Decisio
     if !safe.is_empty() {
         return Ok(Decision::Safe(safe));
     }
-    let sampled = match how {
-        Fallback::Sampling => {
-            let (csp, cell_of) = constraint_problem(pos)?;
-            let mut seed = 0xcbf2_9ce4_8422_2325u64;
-            for c in pos.cells() {
-                seed = (seed ^ u64::from(c.to_char() as u32)).wrapping_mul(0x100_0000_01b3);
-            }
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let e = csp_core::estimate(&csp, &csp_core::McmcConfig::default(), &mut rng)?;
-            let mut p = vec![0.0f32; pos.len()];
-            for (var, &cell) in cell_of.iter().enumerate() {
-                p[cell] = e.probabilities[var] as f32;
-            }
-            p
-        }
+    let sampled: Vec<f32> = match how {
+        Fallback::Sampling => match sampled_marginals(pos)? {
+            Some(p) => p.into_iter().map(|p| p as f32).collect(),
+            None => return fallback_decision(pos, Fallback::PatternModel),
+        },
         _ => Vec::new(),
     };
     let model = PatternModel::builtin();

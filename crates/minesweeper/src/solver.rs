@@ -166,6 +166,18 @@ pub struct Probabilities {
     pub mine: Vec<Option<f64>>,
 }
 
+/// What [`Solver::analyse`] makes of a position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// Per cell: `None` for revealed cells, else its mine probability.
+    pub probabilities: Probabilities,
+    /// False when exact counting exceeded the budget and the probabilities are the
+    /// fallback's estimates ([`SolverConfig::fallback`]).
+    pub exact: bool,
+    /// The solver's move; `None` when no hidden cell is left to reveal.
+    pub decision: Option<Decision>,
+}
+
 /// The problem of a position, with the map between cells and variables.
 struct Problem {
     csp: BoolCsp,
@@ -346,6 +358,68 @@ impl Solver {
             }
             Err(e) => return Err(e.into()),
         };
+        self.decide_on(pos, &p, &a)
+    }
+
+    /// What the solver makes of `pos`, counting it once: the mine probabilities (exact, or
+    /// the fallback's estimates when exact counting exceeds the budget, as
+    /// [`Solver::decide`] would then use) and the move, `None` when nothing is left to
+    /// reveal.
+    ///
+    /// # Errors
+    /// When the position is inconsistent.
+    ///
+    /// ```
+    /// use minesweeper::{Decision, Solver, SolverConfig, text};
+    ///
+    /// let pos = text::read("3x1x1\n1HH\n").unwrap();
+    /// let seen = Solver::new(SolverConfig::default()).analyse(&pos).unwrap();
+    /// assert!(seen.exact);
+    /// assert_eq!(seen.probabilities.mine, vec![None, Some(1.0), Some(0.0)]);
+    /// assert_eq!(seen.decision, Some(Decision::Safe(vec![2])));
+    /// ```
+    pub fn analyse(&self, pos: &Position) -> Result<Analysis, SolveError> {
+        let p = build(pos)?;
+        let a = match csp_core::analyze(&p.csp, &self.config.budget) {
+            Ok(a) => a,
+            Err(CspError::BudgetExceeded { .. }) => {
+                let probabilities = crate::model::fallback_estimates(pos, self.config.fallback)?;
+                let decision = match crate::model::fallback_decision(pos, self.config.fallback) {
+                    Ok(d) => Some(d),
+                    Err(SolveError::NothingToDo) => None,
+                    Err(e) => return Err(e),
+                };
+                return Ok(Analysis {
+                    probabilities,
+                    exact: false,
+                    decision,
+                });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut mine = vec![None; p.var_of.len()];
+        for (var, &cell) in p.cell_of.iter().enumerate() {
+            mine[cell] = Some(a.probabilities[var]);
+        }
+        let decision = match self.decide_on(pos, &p, &a) {
+            Ok(d) => Some(d),
+            Err(SolveError::NothingToDo) => None,
+            Err(e) => return Err(e),
+        };
+        Ok(Analysis {
+            probabilities: Probabilities { mine },
+            exact: true,
+            decision,
+        })
+    }
+
+    /// [`Solver::decide`] on a position already counted.
+    fn decide_on(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+    ) -> Result<Decision, SolveError> {
         // Cells the player may still click: unrevealed and not known mines.
         let open = open_vars(pos, &p, &a);
         if open.is_empty() {
@@ -820,6 +894,59 @@ mod tests {
     use crate::format::text;
     use crate::game::{Game, GameState};
     use crate::level::Level;
+
+    #[test]
+    fn analyse_agrees_with_probabilities_and_decide() {
+        let solver = Solver::new(SolverConfig::default());
+        for t in [
+            "5x3x3\n1H1HH\nHHHHH\nHHHHH\n",
+            "3x3x2\n2HH\nHHH\nHHH\n",
+            "3x1x1\n1M1\n",
+        ] {
+            let pos = text::read(t).unwrap();
+            let seen = solver.analyse(&pos).unwrap();
+            assert!(seen.exact);
+            assert_eq!(seen.probabilities, solver.probabilities(&pos).unwrap());
+            match solver.decide(&pos) {
+                Ok(d) => assert_eq!(seen.decision, Some(d)),
+                Err(SolveError::NothingToDo) => assert_eq!(seen.decision, None),
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn analyse_over_the_budget_gives_estimates_and_the_fallback_move() {
+        let pos = text::read("6x3x4\n1H1H1H\nHHHHHH\nHHHHHH\n").unwrap();
+        for fallback in [
+            crate::model::Fallback::Sampling,
+            crate::model::Fallback::PatternModel,
+            crate::model::Fallback::Local,
+        ] {
+            let solver = Solver::new(SolverConfig {
+                budget: Budget { max_nodes: 1 },
+                fallback,
+                ..SolverConfig::default()
+            });
+            assert!(solver.probabilities(&pos).is_err());
+            let seen = solver.analyse(&pos).unwrap();
+            assert!(!seen.exact, "{fallback:?}");
+            for (c, p) in seen.probabilities.mine.iter().enumerate() {
+                let revealed = matches!(pos.cells()[c], CellView::Revealed(_));
+                assert_eq!(p.is_none(), revealed, "{fallback:?}");
+                assert!(p.is_none_or(|p| (0.0..=1.0).contains(&p)), "{fallback:?}");
+            }
+            assert_eq!(
+                seen.decision,
+                Some(solver.decide(&pos).unwrap()),
+                "{fallback:?}"
+            );
+            assert!(matches!(
+                seen.decision,
+                Some(Decision::Guess { exact: false, .. })
+            ));
+        }
+    }
 
     /// Brute-force look-ahead values over an explicit list of layouts (bit masks of mines
     /// over the cells of `pos`), for `two_step_lookahead_equals_brute_force`.
