@@ -421,7 +421,7 @@ impl Solver {
         a: &csp_core::Analysis,
     ) -> Result<Decision, SolveError> {
         // Cells the player may still click: unrevealed and not known mines.
-        let open = open_vars(pos, &p, &a);
+        let open = open_vars(pos, p, a);
         if open.is_empty() {
             return Err(SolveError::NothingToDo);
         }
@@ -434,20 +434,20 @@ impl Solver {
             return Ok(Decision::Safe(safe));
         }
         // Here every open variable is undecided; both pocket rules use its closed groups.
-        let groups = closed_groups(pos, &p, &a, &open);
-        if let Some(v) = self.endgame(pos, &p, &a, &open, &groups) {
+        let groups = closed_groups(pos, p, a, &open);
+        if let Some(v) = self.endgame(pos, p, a, &open, &groups) {
             return Ok(Decision::Guess {
                 cell: p.cell_of[v],
                 mine_probability: a.probabilities[v],
                 exact: true,
             });
         }
-        let open = self.guessable(&a, open, &groups);
-        let (candidates, influence) = self.guess_candidates(pos, &p, &a, &open)?;
+        let open = self.guessable(a, open, &groups);
+        let (candidates, influence) = self.guess_candidates(pos, p, a, &open)?;
         let mut choice = *candidates.first().ok_or(SolveError::NothingToDo)?;
         if self.config.lookahead && candidates.len() > 1 {
             // A look-ahead position over the budget: keep to the safest candidate.
-            if let Some(v) = self.choose(pos, &p, &a, &candidates, &influence)? {
+            if let Some(v) = self.choose(pos, p, a, &candidates, &influence)? {
                 choice = v;
             }
         }
