@@ -420,7 +420,9 @@ impl Decisions<'_> {
                 with.fix(w, b)?;
             }
             with.fix(v, value)?;
-            match propagate(&with) {
+            let propagated = propagate(&with);
+            drop(with); // not kept down the recursion
+            match propagated {
                 Ok(f) => {
                     self.made.push((v, value));
                     let found = self.descend(f)?;

@@ -361,10 +361,10 @@ impl Solver {
         self.decide_on(pos, &p, &a)
     }
 
-    /// What the solver makes of `pos`, counting it once: the mine probabilities (exact, or
-    /// the fallback's estimates when exact counting exceeds the budget, as
-    /// [`Solver::decide`] would then use) and the move, `None` when nothing is left to
-    /// reveal.
+    /// What the solver makes of `pos`: the mine probabilities (exact, or the fallback's
+    /// estimates when exact counting exceeds the budget, as [`Solver::decide`] would then
+    /// use) and the move, `None` when nothing is left to reveal. The exact count is made
+    /// once for both, where [`Solver::probabilities`] and [`Solver::decide`] make one each.
     ///
     /// # Errors
     /// When the position is inconsistent.
