@@ -252,7 +252,7 @@ fn describe(o: Outcome) -> &'static str {
 
 fn solve(boards: &[String]) -> Result<(), String> {
     println!(
-        "| board | k | result | first moves that keep it | solver: nodes, memo hits, time | plain solver: nodes, time | plain minimax |"
+        "| board | k | result | best first moves (columns) | solver: nodes, memo hits, time | plain solver: nodes, time | plain minimax |"
     );
     println!("|---|---:|---|---|---|---|---|");
     for b in boards {
