@@ -1,14 +1,16 @@
 //! The solver on arbitrary text positions.
 //!
-//! `probabilities` and `decide` must never panic (errors are fine). When the probabilities are
-//! computed, every unrevealed cell has a finite probability in [0, 1] and every revealed cell
-//! none; a cell the solver calls safe has probability 0, and a guess is a cell the player may
-//! click (hidden or flagged, not a known mine). Positions are kept small and the search budget
-//! low, so that each run stays fast.
+//! `probabilities`, `decide` and `analyse` must never panic (errors are fine). When the
+//! probabilities are computed, every unrevealed cell has a finite probability in [0, 1] and
+//! every revealed cell none; a cell the solver calls safe has probability 0, and a guess is a
+//! cell the player may click (hidden or flagged, not a known mine). `analyse` agrees with the
+//! other two, and with a tiny budget (the fallback's estimates) keeps the same shape and makes
+//! the fallback's move. Positions are kept small and the search budget low, so that each run
+//! stays fast.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use minesweeper::{CellView, Decision, Solver, SolverConfig};
+use minesweeper::{CellView, Decision, Probabilities, Solver, SolverConfig};
 
 /// Larger positions are skipped.
 const MAX_CELLS: usize = 400;
@@ -38,8 +40,7 @@ fuzz_target!(|data: &[u8]| {
         budget: csp_core::Budget { max_nodes: 200_000 },
         ..SolverConfig::default()
     });
-    let probabilities = solver.probabilities(&position).ok();
-    if let Some(p) = &probabilities {
+    let shaped = |p: &Probabilities| {
         assert_eq!(p.mine.len(), cells.len());
         for (c, (view, prob)) in cells.iter().zip(&p.mine).enumerate() {
             match (view.is_revealed(), prob) {
@@ -50,8 +51,29 @@ fuzz_target!(|data: &[u8]| {
                 _ => panic!("cell {c} ({view:?}) has probability {prob:?}"),
             }
         }
+    };
+    let probabilities = solver.probabilities(&position).ok();
+    if let Some(p) = &probabilities {
+        shaped(p);
     }
-    let Ok(decision) = solver.decide(&position) else {
+    let decided = solver.decide(&position);
+    if let Ok(seen) = solver.analyse(&position) {
+        shaped(&seen.probabilities);
+        if seen.exact {
+            assert_eq!(Some(&seen.probabilities), probabilities.as_ref());
+        }
+        assert_eq!(seen.decision.as_ref(), decided.as_ref().ok());
+    }
+    // Over the budget at once: the fallback's estimates and move.
+    let starved = Solver::new(SolverConfig {
+        budget: csp_core::Budget { max_nodes: 20 },
+        ..SolverConfig::default()
+    });
+    if let Ok(seen) = starved.analyse(&position) {
+        shaped(&seen.probabilities);
+        assert_eq!(seen.decision, starved.decide(&position).ok());
+    }
+    let Ok(decision) = decided else {
         return;
     };
     let prob = |c: usize| probabilities.as_ref().and_then(|p| p.mine[c]);
