@@ -113,7 +113,8 @@ struct EvalArgs {
     /// How the seeded fleets are placed: uniform or anti-density.
     #[arg(long, default_value = "uniform")]
     placer: String,
-    /// Play the fleets of this JSON-lines file instead of seeded ones.
+    /// Play the fleets of this JSON-lines file instead of seeded ones; `-` reads standard
+    /// input.
     #[arg(long, conflicts_with_all = ["games", "placer"])]
     fleets: Option<PathBuf>,
     /// Posterior shooters: search nodes of the exact count before sampling.
@@ -153,7 +154,8 @@ struct EvalArgs {
 
 #[derive(Debug, clap::Args)]
 struct ShowArgs {
-    /// A position: one row per line, `.` unknown, `o` miss, `x` hit, `s` sunk.
+    /// A position: one row per line, `.` unknown, `o` miss, `x` hit, `s` sunk; `-` reads
+    /// standard input.
     file: PathBuf,
     #[command(flatten)]
     rules: RuleArgs,

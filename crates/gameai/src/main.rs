@@ -44,15 +44,34 @@ impl<E: std::error::Error> From<E> for CliError {
     }
 }
 
-/// Reads the text file `path` and parses it with `parse`; either failure is an error that
-/// names the file.
+/// Reads the text file `path` (standard input for `-`) and parses it with `parse`; either
+/// failure is an error that names the file.
 pub fn parse_file<T, E: std::fmt::Display>(
     path: &std::path::Path,
     parse: impl FnOnce(&str) -> Result<T, E>,
 ) -> Result<T, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
-    parse(&text).map_err(|e| CliError(format!("{}: {e}", path.display())))
+    let text = if is_stdin(path) {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(path)
+    }
+    .map_err(|e| CliError(format!("cannot read {}: {e}", input_name(path))))?;
+    parse(&text).map_err(|e| CliError(format!("{}: {e}", input_name(path))))
+}
+
+/// `-` stands for standard input, as for most command-line tools.
+fn is_stdin(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How errors name an input.
+fn input_name(path: &std::path::Path) -> String {
+    if is_stdin(path) {
+        "standard input".to_owned()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// As [`parse_file`] for a JSON-lines file of `what` (boards, fleets), which must hold at
@@ -66,7 +85,7 @@ pub fn parse_lines_file<T, E: std::fmt::Display>(
     if items.is_empty() {
         return Err(CliError(format!(
             "{}: no {what} (one JSON object a line)",
-            path.display()
+            input_name(path)
         )));
     }
     Ok(items)

@@ -26,7 +26,8 @@ enum Command {
     Eval(EvalArgs),
     /// Print each hidden cell's mine probability in a text position, and the solver's move.
     Solve {
-        /// A position in the text format (`WxHxM`, then rows of H, F, M and 0-8).
+        /// A position in the text format (`WxHxM`, then rows of H, F, M and 0-8); `-` reads
+        /// standard input.
         file: PathBuf,
         #[command(flatten)]
         solver: SolverArgs,
@@ -108,7 +109,7 @@ struct TrainArgs {
 struct CalibrateArgs {
     #[command(flatten)]
     samples: SampleArgs,
-    /// A model file written by `train` (default: the built-in model).
+    /// A model file written by `train` (default: the built-in model); `-` reads standard input.
     #[arg(long)]
     model: Option<PathBuf>,
 }
@@ -118,7 +119,7 @@ struct EvalArgs {
     #[command(flatten)]
     seeded: SeededGames,
     /// Play the boards of this JSON-lines file instead (fields width, height, mines, start,
-    /// mineIndices).
+    /// mineIndices); `-` reads standard input.
     #[arg(long, conflicts_with_all = ["level", "games", "seed", "rule", "start"])]
     boards: Option<PathBuf>,
     /// End with one JSON line of results.

@@ -218,6 +218,16 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
     let o = text(&over.stdout);
     assert!(o.starts_with("exact counting exceeded its budget"), "{o}");
     assert!(o.contains("(estimated mine probability"), "{o}");
+    // `-` reads standard input, and errors name it.
+    let piped = gameai(&["minesweeper", "solve", "-"], b"3x1x1\n1HH\n");
+    assert!(piped.status.success(), "{}", text(&piped.stderr));
+    assert!(text(&piped.stdout).contains("move: reveal the safe cells 2,0"));
+    let bad_pipe = gameai(&["minesweeper", "solve", "-"], b"3x1x1\n1HX\n");
+    assert!(
+        text(&bad_pipe.stderr).contains("standard input: line 2, column 3"),
+        "{}",
+        text(&bad_pipe.stderr)
+    );
     // A finished position has no move, and that is not an error.
     std::fs::write(&file, "3x1x1\n1M1\n").unwrap();
     let done = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
