@@ -37,7 +37,7 @@ pub struct Fleet {
 }
 
 /// "1 ship", "2 ships", ...
-fn ships(n: usize) -> String {
+fn ship_count(n: usize) -> String {
     format!("{n} ship{}", if n == 1 { "" } else { "s" })
 }
 
@@ -52,7 +52,7 @@ impl Fleet {
         if placements.len() != rules.fleet.len() {
             return Err(Error::InvalidFleet(format!(
                 "{} given, the fleet has {}",
-                ships(placements.len()),
+                ship_count(placements.len()),
                 rules.fleet.len()
             )));
         }
@@ -265,7 +265,7 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
     let Some(placements) = placements else {
         return Err(Error::InvalidFleet(format!(
             "line {lineno}: {} given, the fleet has {}",
-            self::ships(ships.len()),
+            ship_count(ships.len()),
             r.fleet.len()
         )));
     };

@@ -171,6 +171,14 @@ fn minesweeper_eval_bounds_any_player() {
 
 #[test]
 fn minesweeper_solve_prints_probabilities_and_a_move() {
+    // A position on standard input (`-`), with extra options: success, stdout, stderr.
+    let solve = |position: &str, extra: &[&str]| {
+        let mut args = vec!["minesweeper", "solve", "-"];
+        args.extend(extra);
+        let out = gameai(&args, position.as_bytes());
+        (out.status.success(), text(&out.stdout), text(&out.stderr))
+    };
+    // From a file too, whose errors name it.
     let dir = Scratch::new("ms-solve");
     let file = dir.file("pos.txt");
     std::fs::write(&file, "5x3x3\n1H1HH\nHHHHH\nHHHHH\n").unwrap();
@@ -182,77 +190,33 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
         s.contains("move: guess 3,1 (mine probability 11.11%)"),
         "{s}"
     );
-    // Only a certain mine reads 100 and only a safe cell 0; flags are marked and count as hidden.
-    std::fs::write(&file, "3x1x1\n1F1\n").unwrap();
-    let flagged = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
-    assert!(
-        text(&flagged.stdout).contains("  [1] 100F  [1]\n"),
-        "{}",
-        text(&flagged.stdout)
-    );
-    std::fs::write(&file, "200x1x1\n".to_owned() + &"H".repeat(200) + "\n").unwrap();
-    let small = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
-    assert!(
-        text(&small.stdout).contains("    1    1"),
-        "{}",
-        text(&small.stdout)
-    );
-    assert!(
-        !text(&small.stdout).contains("    0"),
-        "{}",
-        text(&small.stdout)
-    );
-    // Over the counting budget: the fallback's estimates and move, said to be estimates.
-    std::fs::write(&file, "5x3x3\n1H1HH\nHHHHH\nHHHHH\n").unwrap();
-    let over = gameai(
-        &[
-            "minesweeper",
-            "solve",
-            file.to_str().unwrap(),
-            "--budget",
-            "1",
-        ],
-        b"",
-    );
-    assert!(over.status.success(), "{}", text(&over.stderr));
-    let o = text(&over.stdout);
-    assert!(o.starts_with("exact counting exceeded its budget"), "{o}");
-    assert!(o.contains("(estimated mine probability"), "{o}");
-    // `-` reads standard input, and errors name it.
-    let piped = gameai(&["minesweeper", "solve", "-"], b"3x1x1\n1HH\n");
-    assert!(piped.status.success(), "{}", text(&piped.stderr));
-    assert!(text(&piped.stdout).contains("move: reveal the safe cells 2,0"));
-    let bad_pipe = gameai(&["minesweeper", "solve", "-"], b"3x1x1\n1HX\n");
-    assert!(
-        text(&bad_pipe.stderr).contains("standard input: line 2, column 3"),
-        "{}",
-        text(&bad_pipe.stderr)
-    );
-    // A finished position has no move, and that is not an error.
-    std::fs::write(&file, "3x1x1\n1M1\n").unwrap();
-    let done = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
-    assert!(done.status.success(), "{}", text(&done.stderr));
-    assert!(
-        text(&done.stdout).contains("move: none"),
-        "{}",
-        text(&done.stdout)
-    );
     std::fs::write(&file, "5x3x3\n1H1HH\nHHXHH\nHHHHH\n").unwrap();
     let bad = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
     assert!(!bad.status.success());
+    let e = text(&bad.stderr);
+    assert!(e.contains("pos.txt: line 3, column 3"), "{e}");
+    // Only a certain mine reads 100 and only a safe cell 0; flags are marked and count as hidden.
+    let (_, o, _) = solve("3x1x1\n1F1\n", &[]);
+    assert!(o.contains("  [1] 100F  [1]\n"), "{o}");
+    let (_, o, _) = solve(&format!("200x1x1\n{}\n", "H".repeat(200)), &[]);
+    assert!(o.contains("    1    1") && !o.contains("    0"), "{o}");
+    // Over the counting budget: the fallback's estimates and move, said to be estimates.
+    let (ok, o, e) = solve("5x3x3\n1H1HH\nHHHHH\nHHHHH\n", &["--budget", "1"]);
+    assert!(ok, "{e}");
+    assert!(o.starts_with("exact counting exceeded its budget"), "{o}");
+    assert!(o.contains("(estimated mine probability"), "{o}");
+    let (ok, o, e) = solve("3x1x1\n1HH\n", &[]);
     assert!(
-        text(&bad.stderr).contains("line 3, column 3"),
-        "{}",
-        text(&bad.stderr)
+        ok && o.contains("move: reveal the safe cells 2,0"),
+        "{o}{e}"
     );
-    std::fs::write(&file, "5x1x1\n1H1H1\n").unwrap();
-    let inconsistent = gameai(&["minesweeper", "solve", file.to_str().unwrap()], b"");
-    assert!(!inconsistent.status.success());
-    assert!(
-        text(&inconsistent.stderr).contains("inconsistent"),
-        "{}",
-        text(&inconsistent.stderr)
-    );
+    let (_, _, e) = solve("3x1x1\n1HX\n", &[]);
+    assert!(e.contains("standard input: line 2, column 3"), "{e}");
+    // A finished position has no move, and that is not an error.
+    let (ok, o, e) = solve("3x1x1\n1M1\n", &[]);
+    assert!(ok && o.contains("move: none"), "{o}{e}");
+    let (ok, _, e) = solve("5x1x1\n1H1H1\n", &[]);
+    assert!(!ok && e.contains("inconsistent"), "{e}");
 }
 
 #[test]
