@@ -187,8 +187,8 @@ impl Rules {
     }
 
     /// Checks the rules: a board of 1 to [`MAX_CELLS`] cells, 1 to [`MAX_SHIPS`] ships with
-    /// distinct non-empty names and lengths that fit on the board, a salvo of at least one
-    /// shot, and a fleet that can be placed at all.
+    /// distinct non-empty names and lengths that fit on the board, a salvo of one shot up to
+    /// one per cell, and a fleet that can be placed at all.
     ///
     /// # Errors
     /// [`Error::Rules`] describing the first problem found.
@@ -233,8 +233,12 @@ impl Rules {
                 )));
             }
         }
-        if self.salvo == 0 {
-            return Err(Error::Rules("a salvo has at least one shot".into()));
+        if self.salvo == 0 || self.salvo > self.cells() {
+            return Err(Error::Rules(format!(
+                "a salvo has 1 to {} shots (one per cell of the board), not {}",
+                self.cells(),
+                self.salvo
+            )));
         }
         let total: usize = self.fleet.iter().map(|s| s.length).sum();
         if total > self.cells() {

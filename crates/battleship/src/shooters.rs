@@ -103,6 +103,26 @@ impl ShooterKind {
         self.build_with(PosteriorConfig::default())
     }
 
+    /// Whether the shooter fires on the posterior, so that a [`PosteriorConfig`] given to
+    /// [`ShooterKind::build_with`] changes its play (the others ignore it).
+    ///
+    /// ```
+    /// use battleship::ShooterKind;
+    /// assert!(ShooterKind::BEST.uses_posterior());
+    /// assert!(!ShooterKind::Density.uses_posterior());
+    /// ```
+    #[must_use]
+    pub fn uses_posterior(self) -> bool {
+        matches!(
+            self,
+            ShooterKind::Posterior
+                | ShooterKind::InfoGain
+                | ShooterKind::Hybrid
+                | ShooterKind::Lookahead
+                | ShooterKind::Endgame
+        )
+    }
+
     /// A fresh shooter of this kind; posterior-based shooters use `config`.
     pub fn build_with(self, config: PosteriorConfig) -> Box<dyn Shooter> {
         match self {
@@ -620,7 +640,7 @@ pub fn chain_fleets(
     let mut out = Vec::with_capacity(samples as usize);
     for _ in 0..samples {
         chain.sweep(rng);
-        out.push((0..n).map(|v| chain.cells(v)).collect());
+        out.push((0..n).filter_map(|v| chain.cells(v)).collect());
     }
     Ok(out)
 }

@@ -28,8 +28,16 @@ impl TextPosition {
     ///
     /// # Errors
     /// When the rules do not fit the position's board ([`Error::Rules`],
-    /// [`Error::FleetDoesNotFit`]).
+    /// [`Error::FleetDoesNotFit`]), or the position has sunk cells under rules that never
+    /// announce a sinking ([`Feedback::Bare`](crate::Feedback::Bare); [`Error::Rules`]).
     pub fn view(&self, rules: &Rules) -> Result<View, Error> {
+        if self.sunk != 0 && !rules.feedback.reports_sunk() {
+            return Err(Error::Rules(format!(
+                "the position has sunk cells (`s`), but under `{}` feedback no sinking is \
+                 announced: mark those cells as hits (`x`)",
+                rules.feedback.name()
+            )));
+        }
         let r = Rules {
             width: self.width,
             height: self.height,

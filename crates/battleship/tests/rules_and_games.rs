@@ -41,7 +41,11 @@ fn rules_are_validated() {
         &|r| r.fleet[0].length = 0,
         "has length 0: a ship covers at least one cell",
     );
-    bad(&|r| r.salvo = 0, "at least one shot");
+    bad(&|r| r.salvo = 0, "a salvo has 1 to 100 shots");
+    bad(
+        &|r| r.salvo = 101,
+        "a salvo has 1 to 100 shots (one per cell of the board), not 101",
+    );
     bad(&|r| r.fleet[2].name = " ".into(), "has no name");
     // 17 cells cannot fit on 4x4 = 16 cells.
     bad(
@@ -193,6 +197,22 @@ fn text_positions_round_trip_and_report_errors() {
     );
     let big = ".".repeat(12) + "\n";
     assert!(msg(text::read(&big.repeat(12)).unwrap_err()).contains("more than 128 cells"));
+    // Sunk cells need rules under which a sinking is announced.
+    let rules = Rules::with_lengths(4, 3, &[2]);
+    for feedback in Feedback::ALL {
+        let r = Rules {
+            feedback,
+            ..rules.clone()
+        };
+        let sunk = text::read("ss..\n....\n....\n").unwrap().view(&r);
+        let hit = text::read("xx..\n....\n....\n").unwrap().view(&r);
+        assert!(hit.is_ok());
+        if feedback == Feedback::Bare {
+            assert!(msg(sunk.unwrap_err()).contains("mark those cells as hits"));
+        } else {
+            assert!(sunk.is_ok(), "{feedback:?}");
+        }
+    }
 }
 
 #[test]

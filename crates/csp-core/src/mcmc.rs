@@ -39,8 +39,11 @@ use crate::{BoolCsp, Budget, CspError, propagate, sample};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct McmcConfig {
     /// Variables redrawn together in one step (neighbours first, a quarter drawn at random).
+    /// At least 2 for the chain to move under "exactly k" constraints: a lone variable is
+    /// pinned by them (0 counts as 1).
     pub block: usize,
-    /// Steps whose states are averaged.
+    /// Steps whose states are averaged. With 0, the estimate is the state after the burn-in
+    /// (one solution, every probability 0 or 1).
     pub steps: u64,
     /// Steps run first and not averaged.
     pub burn_in: u64,

@@ -220,18 +220,21 @@ impl Family {
         self.starts == 0
     }
 
-    /// The elements covered by start `s`.
+    /// The elements covered by start `s`: the shape's translate, clipped to the 128
+    /// elements (nothing for `s >= 128`). Any start has cells; whether it is a value of the
+    /// family is [`Family::starts`]'s to say.
     #[inline]
     pub fn cells(&self, s: u32) -> u128 {
-        self.shape << s
+        self.shape.checked_shl(s).unwrap_or(0)
     }
 
-    /// The halo of start `s` (its cells when the family has no halo table).
+    /// The halo of start `s`: its entry of the halo table, or its cells when the family has
+    /// no table (nothing for `s >= 128`).
     #[inline]
     pub fn block(&self, s: u32) -> u128 {
         match &self.halo {
-            Some(h) => h[s as usize],
-            None => self.shape << s,
+            Some(h) => h.get(s as usize).copied().unwrap_or(0),
+            None => self.cells(s),
         }
     }
 
@@ -626,7 +629,8 @@ impl SlicedCounter {
     fn flush(&mut self, out: &mut [u128], weight: u128) {
         for (k, p) in self.planes.iter_mut().enumerate() {
             for s in bits(*p) {
-                out[s as usize] += weight << k;
+                // Wrapping: see `Counter::credit`.
+                out[s as usize] = out[s as usize].wrapping_add(weight.wrapping_shl(k as u32));
             }
             *p = 0;
         }
@@ -746,10 +750,21 @@ impl Counter<'_> {
     }
 
     /// Credits `c` solutions of a subtree of weight index `w` to a value.
+    ///
+    /// Credits never exceed the final count of their value, which the checked totals keep
+    /// within [`COUNT_LIMIT`]; they can overflow only on the way to a total that overflows,
+    /// and then the count ends in [`CspError::CountOverflow`] and they are thrown away. So
+    /// they wrap instead of being checked on this hot path (and instead of panicking in
+    /// builds with overflow checks).
     #[inline]
     fn credit(&mut self, v: usize, fi: usize, s: u32, c: u128, w: usize) {
-        let x = if w == 0 { c } else { c * self.weights[w] };
-        self.counts[v][fi][s as usize] += x;
+        let x = if w == 0 {
+            c
+        } else {
+            c.wrapping_mul(self.weights[w])
+        };
+        let slot = &mut self.counts[v][fi][s as usize];
+        *slot = slot.wrapping_add(x);
     }
 
     /// Credits one solution of a subtree of weight index `w` to each start of `m`.
@@ -1110,6 +1125,10 @@ pub fn sample_placements(
     rng: &mut impl Rng,
 ) -> Result<Vec<Value>, CspError> {
     let mut p = csp.clone();
+    if p.vars.is_empty() && analyze_placements(&p, budget)?.solutions == 0 {
+        // The loop below asks for a count only per variable: with none, ask once.
+        return Err(CspError::Inconsistent);
+    }
     let mut out = Vec::with_capacity(p.vars.len());
     for v in 0..p.vars.len() {
         let a = analyze_placements(&p, budget)?;
@@ -1184,10 +1203,10 @@ impl PlacementChain {
         &self.state
     }
 
-    /// The cells of variable `v` in the current solution.
-    pub fn cells(&self, v: usize) -> u128 {
-        let val = self.state[v];
-        self.p.vars[v][val.family].cells(val.start)
+    /// The cells of variable `v` in the current solution (`None` if `v` is not a variable).
+    pub fn cells(&self, v: usize) -> Option<u128> {
+        let val = self.state.get(v)?;
+        Some(self.p.vars[v][val.family].cells(val.start))
     }
 
     fn others(&self, skip: [usize; 2]) -> (u128, u128) {
@@ -1203,7 +1222,7 @@ impl PlacementChain {
     }
 
     /// Re-places variables `a` and `b` (`a != b`) uniformly among their consistent pairs, or
-    /// variable `a` alone when `a == b`.
+    /// variable `a` alone when `a == b`. Does nothing if either is not a variable.
     pub fn step_pair(&mut self, a: usize, b: usize, rng: &mut impl Rng) {
         let n = self.state.len();
         if a >= n || b >= n {
@@ -1459,7 +1478,9 @@ impl PlacementChain {
 }
 
 /// Runs a [`PlacementChain`] for `burn_in` sweeps, then records `samples` sweeps
-/// (Rao-Blackwellised, see [`PlacementEstimate`]).
+/// (Rao-Blackwellised, see [`PlacementEstimate`]). With `samples` 0 it records the state
+/// after the burn-in once, so that the estimate always describes solutions (it is then
+/// one solution's view, not an average).
 ///
 /// # Errors
 /// As [`PlacementChain::new`].
@@ -1483,6 +1504,9 @@ pub fn estimate_placements(
         .collect();
     for _ in 0..samples {
         chain.sweep(rng);
+        chain.accumulate(&mut acc);
+    }
+    if samples == 0 {
         chain.accumulate(&mut acc);
     }
     let t = samples.max(1) as f64;

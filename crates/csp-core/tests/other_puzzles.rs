@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use csp_core::{
-    BigUint, BoolCsp, Budget, Family, PlacementCsp, analyze, analyze_placements, count,
+    BigUint, BoolCsp, Budget, CspError, Family, PlacementCsp, analyze, analyze_placements, count,
     sample_placements,
 };
 use rand::SeedableRng;
@@ -109,6 +109,17 @@ fn domino_tilings() {
             tilings * factorial((w * h / 2) as u128),
             "{w}x{h}"
         );
+    }
+}
+
+#[test]
+fn counts_past_u128_are_reported_not_wrapped() {
+    // 12,988,816 tilings of 8x8 times 32! orders, and 4x16's 1,292,697 times 32!, exceed
+    // what the counters hold: an error, in every build (no overflow panic in debug builds).
+    for (w, h) in [(8, 8), (4, 16)] {
+        let p = tiling(w, h);
+        let r = analyze_placements(&p, &Budget::default());
+        assert_eq!(r.unwrap_err(), CspError::CountOverflow, "{w}x{h}");
     }
 }
 

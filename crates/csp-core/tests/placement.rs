@@ -202,6 +202,41 @@ fn errors_are_reported() {
             .with_halo(vec![0; 128])
             .is_err()
     );
+    // Starts past the 128 elements have no cells and no halo (no shift overflow, no index
+    // out of range).
+    let f = Family::new(0b11, 1).unwrap();
+    assert_eq!(
+        (f.cells(127), f.cells(128), f.block(200)),
+        (1u128 << 127, 0, 0)
+    );
+    let mut halo = vec![0u128; 128];
+    halo[0] = 0b111;
+    let f = f.with_halo(halo).unwrap();
+    assert_eq!((f.block(0), f.block(200)), (0b111, 0));
+}
+
+#[test]
+fn no_variables_and_no_solution_is_inconsistent_everywhere() {
+    // Nothing can cover the required element 1.
+    let mut p = PlacementCsp::new(4).unwrap();
+    p.require(1 << 1).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    assert_eq!(
+        analyze_placements(&p, &BIG).unwrap_err(),
+        CspError::Inconsistent
+    );
+    assert_eq!(
+        sample_placements(&p, &BIG, &mut rng).unwrap_err(),
+        CspError::Inconsistent
+    );
+    assert_eq!(
+        PlacementChain::new(&p, &BIG, &mut rng).unwrap_err(),
+        CspError::Inconsistent
+    );
+    // Without the requirement, the empty assignment is the one solution.
+    let p = PlacementCsp::new(4).unwrap();
+    assert_eq!(analyze_placements(&p, &BIG).unwrap().solutions, 1);
+    assert_eq!(sample_placements(&p, &BIG, &mut rng).unwrap(), Vec::new());
 }
 
 #[test]
@@ -296,10 +331,15 @@ fn chain_swaps_which_ship_covers_a_hit() {
     let mut covers0 = 0;
     for _ in 0..2000 {
         chain.sweep(&mut rng);
-        covers0 += usize::from(chain.cells(0) == 0b11);
+        covers0 += usize::from(chain.cells(0) == Some(0b11));
         assert!(p.is_solution(chain.state()));
     }
     assert!((800..1200).contains(&covers0), "{covers0}");
+    // Variables that do not exist: no cells, and a step that changes nothing.
+    assert_eq!(chain.cells(2), None);
+    let before = chain.state().to_vec();
+    chain.step_pair(0, 7, &mut rng);
+    assert_eq!(chain.state(), before);
 }
 
 #[test]

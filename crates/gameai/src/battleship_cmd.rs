@@ -120,8 +120,8 @@ struct EvalArgs {
     /// Posterior shooters: search nodes of the exact count before sampling.
     #[arg(long)]
     exact_nodes: Option<u64>,
-    /// Posterior shooters: Markov chain sweeps recorded when sampling.
-    #[arg(long)]
+    /// Posterior shooters: Markov chain sweeps recorded when sampling (at least 1).
+    #[arg(long, value_parser = crate::parallel::at_least_one::<u64>)]
     sweeps: Option<u64>,
     /// Hybrid shooter: weight of the answer's entropy (bits) against the hit probability
     /// (default 0.05).
@@ -159,7 +159,8 @@ struct ShowArgs {
     file: PathBuf,
     #[command(flatten)]
     rules: RuleArgs,
-    /// Write the heatmap as SVG to this file.
+    /// Write the heatmap as SVG to this file; `-` writes the SVG to standard output instead of
+    /// the terminal heatmap.
     #[arg(long, default_value = "heatmap.svg")]
     svg: PathBuf,
     /// Seed of the sampler (used only when exact counting is too costly) and of the default
@@ -171,8 +172,9 @@ struct ShowArgs {
     /// second; a position with one hit is exact within the default).
     #[arg(long, default_value_t = SHOW_EXACT_NODES)]
     exact_nodes: u64,
-    /// Markov chain sweeps recorded when sampling.
-    #[arg(long, default_value_t = infer::PosteriorConfig::default().sweeps)]
+    /// Markov chain sweeps recorded when sampling (at least 1).
+    #[arg(long, default_value_t = infer::PosteriorConfig::default().sweeps,
+          value_parser = crate::parallel::at_least_one::<u64>)]
     sweeps: u64,
     /// Colour the terminal heatmap: auto (when writing to a terminal and `NO_COLOR` is not
     /// set), always or never.
@@ -312,6 +314,12 @@ impl Tuned {
                 "{options} to the {shooter} shooter only, not to {kind}"
             ))
         };
+        if (a.exact_nodes.is_some() || a.sweeps.is_some()) && !kind.uses_posterior() {
+            return Err(CliError(format!(
+                "--exact-nodes and --sweeps apply to the shooters on the posterior \
+                 (posterior, info-gain, hybrid, lookahead, endgame), not to {kind}"
+            )));
+        }
         let endgame_options =
             a.candidates.is_some() || a.search_fleets.is_some() || a.search_states.is_some();
         if endgame_options && kind != ShooterKind::Endgame {
@@ -534,6 +542,11 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     };
     let post = infer::posterior(&view, &config, &mut rng)?;
     let (w, h) = (pos.width, pos.height);
+    let svg = heatmap_svg(&view, &post.hit, w, h);
+    if !crate::write_output(&a.svg, svg.as_bytes(), out)? {
+        // The SVG went to standard output: nothing else goes there.
+        return Ok(());
+    }
     match post.solutions {
         Some(n) => writeln!(out, "exact: {n} consistent fleets")?,
         None => writeln!(
@@ -543,9 +556,11 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
     let colored = a.color.enabled();
     let unknown = view.unknown();
+    // No best shot when no unknown cell can hit (every ship is sunk or fully hit).
     let best = (0..w * h)
         .filter(|&c| unknown >> c & 1 == 1)
-        .max_by(|&x, &y| post.hit[x].total_cmp(&post.hit[y]));
+        .max_by(|&x, &y| post.hit[x].total_cmp(&post.hit[y]))
+        .filter(|&b| post.hit[b] > 0.0);
     for y in 0..h {
         let mut line = String::new();
         for x in 0..w {
@@ -571,28 +586,40 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         writeln!(out, "{}", if colored { &line } else { line.trim_end() })?;
     }
-    if let Some(b) = best {
-        // What the default shooter fires: the likeliest hit (ties at random), or near the
-        // end what its exact search prefers.
-        let mut shooter = ShooterKind::BEST.build();
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
-        let d = shooter.choose(&view, &mut rng)?;
-        let c = d.cell;
-        writeln!(
+    match best {
+        None => writeln!(
             out,
-            "best shot ({}, the default shooter): {},{} (hit probability {:.2}%; the highest is {:.2}%){}",
-            ShooterKind::BEST,
-            c % w,
-            c / w,
-            100.0 * post.hit[c],
-            100.0 * post.hit[b],
-            if d.estimated {
-                "; chosen on the shooter's own sampled estimate, as in play"
-            } else {
-                ""
-            }
-        )?;
+            "no shot left: every ship is hit in every consistent fleet"
+        )?,
+        Some(b) => {
+            // What the default shooter fires: the likeliest hit (ties at random), or near the
+            // end what its exact search prefers.
+            let mut shooter = ShooterKind::BEST.build();
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
+            let d = shooter.choose(&view, &mut rng)?;
+            let c = d.cell;
+            writeln!(
+                out,
+                "best shot ({}, the default shooter): {},{} (hit probability {:.2}%; the highest is {:.2}%){}",
+                ShooterKind::BEST,
+                c % w,
+                c / w,
+                100.0 * post.hit[c],
+                100.0 * post.hit[b],
+                if d.estimated {
+                    "; chosen on the shooter's own sampled estimate, as in play"
+                } else {
+                    ""
+                }
+            )?;
+        }
     }
+    writeln!(out, "wrote {}", a.svg.display())?;
+    Ok(())
+}
+
+/// The heatmap of hit probabilities `hit` as an SVG picture, `w` x `h` cells.
+fn heatmap_svg(view: &battleship::View, hit: &[f64], w: usize, h: usize) -> String {
     let cell = 40;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n",
@@ -603,7 +630,7 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         for x in 0..w {
             let c = y * w + x;
             let m = 1u128 << c;
-            let (r, g, b) = colour(post.hit[c]);
+            let (r, g, b) = colour(hit[c]);
             let label = if view.misses() & m != 0 {
                 "o".to_owned()
             } else if view.hits() & m != 0 {
@@ -611,7 +638,7 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
             } else if view.sunk_cells() & m != 0 {
                 "s".to_owned()
             } else {
-                format!("{:.0}", 100.0 * post.hit[c])
+                format!("{:.0}", 100.0 * hit[c])
             };
             svg.push_str(&format!(
                 "<rect x=\"{}\" y=\"{}\" width=\"{cell}\" height=\"{cell}\" fill=\"rgb({r},{g},{b})\" stroke=\"#333\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{label}</text>\n",
@@ -623,10 +650,7 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     svg.push_str("</svg>\n");
-    std::fs::write(&a.svg, svg)
-        .map_err(|e| CliError(format!("cannot write {}: {e}", a.svg.display())))?;
-    writeln!(out, "wrote {}", a.svg.display())?;
-    Ok(())
+    svg
 }
 
 /// The showcase's Battleship part: seeded games per shooter, under standard and no-touch

@@ -75,7 +75,8 @@ struct MatchArgs {
     #[arg(long, default_value_t = 200)]
     time_ms: u64,
     /// Openings file: one opening a line, moves as `x,y` or `h7` separated by spaces, relative
-    /// to nothing (absolute cells); `#` starts a comment. Default: the built-in set.
+    /// to nothing (absolute cells); `#` starts a comment; `-` reads standard input. Default:
+    /// the built-in set.
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Games played at once. Engines think on the clock, so more threads than cores makes
@@ -115,7 +116,13 @@ type AnyEngine = Box<dyn Engine>;
 
 /// Builds the engine described by `spec` (see [`MatchArgs::engine_a`]).
 fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
-    let bytes = memory_mb.max(1) << 20;
+    let bytes = memory_mb
+        .max(1)
+        .checked_mul(1 << 20)
+        .ok_or_else(|| CliError(format!("--memory-mb {memory_mb} is too large")))?;
+    if spec == "alphabeta" || spec == "bestfirst" {
+        crate::check_allocation(bytes, &format!("the {spec} engine"))?;
+    }
     match spec {
         "alphabeta" => Ok(Box::new(AlphaBetaEngine::with_memo_bytes(bytes))),
         "bestfirst" => Ok(Box::new(BestFirstEngine::with_config(BestFirstConfig {
@@ -197,7 +204,6 @@ fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resu
         colour_name(human),
         engine.name()
     )?;
-    let mut line = String::new();
     loop {
         if let Some(w) = board.winner() {
             writeln!(out, "{board}")?;
@@ -230,11 +236,14 @@ fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resu
         writeln!(out, "{board}")?;
         write!(out, "Your move ({}): ", colour_name(human))?;
         out.flush()?;
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        let mut bytes = Vec::new();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
             writeln!(out)?;
             return Ok(());
         }
+        // A line that is not UTF-8 is shown with replacement characters and refused as a
+        // move, like any other unreadable input, rather than ending the game.
+        let line = String::from_utf8_lossy(&bytes);
         let cmd = line.trim();
         match cmd.to_ascii_lowercase().as_str() {
             "" => continue,
@@ -393,9 +402,6 @@ fn play_game(
         let t = Instant::now();
         let chosen = engines[who].choose_move(&board, time);
         let spent = t.elapsed();
-        think[who].0 += 1;
-        think[who].1 += spent;
-        think[who].2 = think[who].2.max(spent);
         let failure = match chosen {
             Ok(m) => board
                 .play(m)
@@ -403,6 +409,12 @@ fn play_game(
                 .map(|e| format!("illegal move {m}: {e}")),
             Err(e) => Some(e.to_string()),
         };
+        // Only moves made count: a forfeit is reported as such, not as a move.
+        if failure.is_none() {
+            think[who].0 += 1;
+            think[who].1 += spent;
+            think[who].2 = think[who].2.max(spent);
+        }
         if let Some(why) = failure {
             break (
                 if who == 0 {
@@ -480,7 +492,9 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let rule = parse_rule(&args.game.rule)?;
     Board::new(args.game.size, rule)?;
     let openings = match &args.openings {
-        Some(path) => read_openings(&std::fs::read_to_string(path)?, args.game.size, rule)?,
+        Some(path) => crate::parse_file(path, |text| {
+            read_openings(text, args.game.size, rule).map_err(|e| e.0)
+        })?,
         None => builtin_openings(args.game.size),
     };
     // Check both specs (and name the engines) before starting.

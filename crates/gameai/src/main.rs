@@ -44,8 +44,8 @@ impl<E: std::error::Error> From<E> for CliError {
     }
 }
 
-/// Reads the text file `path` (standard input for `-`) and parses it with `parse`; either
-/// failure is an error that names the file.
+/// Reads the text file `path` (standard input for `-`) and parses it with `parse` (after a
+/// byte-order mark, if any); either failure is an error that names the file.
 pub fn parse_file<T, E: std::fmt::Display>(
     path: &std::path::Path,
     parse: impl FnOnce(&str) -> Result<T, E>,
@@ -57,7 +57,41 @@ pub fn parse_file<T, E: std::fmt::Display>(
         std::fs::read_to_string(path)
     }
     .map_err(|e| CliError(format!("cannot read {}: {e}", input_name(path))))?;
-    parse(&text).map_err(|e| CliError(format!("{}: {e}", input_name(path))))
+    parse(strip_bom(&text)).map_err(|e| CliError(format!("{}: {e}", input_name(path))))
+}
+
+/// The text without the byte-order mark some editors put at the start of UTF-8 files.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Fails with a clear message if `bytes` of memory cannot be had for `what`, instead of the
+/// abort (or capacity-overflow panic) that allocating them would end in. The probe reserves
+/// and releases the memory at once; the operating system commits pages only as they are
+/// written, so it costs nothing when it succeeds.
+pub fn check_allocation(bytes: usize, what: &str) -> Result<(), CliError> {
+    Vec::<u8>::new().try_reserve_exact(bytes).map_err(|_| {
+        CliError(format!(
+            "cannot allocate {bytes} bytes for {what}: choose a smaller size"
+        ))
+    })
+}
+
+/// Writes `contents` to the output file `path`, or to `out` (standard output) for `-`.
+/// Returns whether it went to a file, so that the caller says so only then (standard output
+/// then carries the contents alone).
+pub fn write_output(
+    path: &std::path::Path,
+    contents: &[u8],
+    out: &mut impl Write,
+) -> Result<bool, CliError> {
+    if path.as_os_str() == "-" {
+        out.write_all(contents)?;
+        return Ok(false);
+    }
+    std::fs::write(path, contents)
+        .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
+    Ok(true)
 }
 
 /// `-` stands for standard input, as for most command-line tools.
@@ -124,9 +158,43 @@ impl RecordsFile {
     }
 }
 
+/// Standard output that remembers whether its reader went away (`gameai ... | head`), so that
+/// only that case ends quietly: any other failure, even one whose message mentions a broken
+/// pipe (an external engine that stopped reading, a file of that name), is reported.
+struct Stdout<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> Stdout<W> {
+    fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &r
+            && e.kind() == io::ErrorKind::BrokenPipe
+        {
+            self.closed = true;
+        }
+        r
+    }
+}
+
+impl<W: Write> Write for Stdout<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.note(r)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = io::BufWriter::new(Stdout {
+        inner: io::stdout().lock(),
+        closed: false,
+    });
     let result = match cli.command {
         Command::Showcase(args) => showcase::run(&args, &mut out),
         Command::Twofour(args) => twofour_cmd::run(&args, &mut out),
@@ -138,7 +206,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`gameai ... | head`) is the reader's choice, not an error.
-        Err(CliError(msg)) if msg.contains("Broken pipe") => ExitCode::SUCCESS,
+        Err(_) if out.get_ref().closed => ExitCode::SUCCESS,
         Err(CliError(msg)) => {
             let _ = writeln!(io::stderr(), "gameai: {msg}");
             ExitCode::FAILURE

@@ -45,7 +45,7 @@ enum Command {
 struct BoardsArgs {
     #[command(flatten)]
     games: SeededGames,
-    /// The file to write.
+    /// The file to write; `-` writes the boards to standard output.
     #[arg(long)]
     out: PathBuf,
 }
@@ -82,8 +82,8 @@ struct SampleArgs {
     /// Seed of the boards (and of the choice of cells recorded).
     #[arg(long)]
     seed: Option<u64>,
-    /// Undecided cells recorded per position.
-    #[arg(long, default_value_t = 4)]
+    /// Undecided cells recorded per position (at least 1).
+    #[arg(long, default_value_t = 4, value_parser = crate::parallel::at_least_one::<usize>)]
     per_position: usize,
 }
 
@@ -91,16 +91,19 @@ struct SampleArgs {
 struct TrainArgs {
     #[command(flatten)]
     samples: SampleArgs,
-    /// Hidden units.
-    #[arg(long, default_value_t = TrainConfig::default().hidden)]
+    /// Hidden units (1 to 4096).
+    #[arg(long, default_value_t = TrainConfig::default().hidden,
+          value_parser = hidden_units)]
     hidden: usize,
     /// Passes over the samples.
     #[arg(long, default_value_t = TrainConfig::default().epochs)]
     epochs: usize,
-    /// Initial SGD step size.
-    #[arg(long, default_value_t = TrainConfig::default().learning_rate)]
+    /// Initial SGD step size (a positive number).
+    #[arg(long, default_value_t = TrainConfig::default().learning_rate,
+          value_parser = learning_rate)]
     learning_rate: f32,
-    /// Write the model here.
+    /// Write the model here; `-` writes it to standard output (and the report to standard
+    /// error).
     #[arg(long)]
     out: PathBuf,
 }
@@ -151,8 +154,9 @@ struct SolverArgs {
     /// Guess candidates: cells whose mine probability is within this much of the safest.
     #[arg(long, default_value_t = SolverConfig::default().tolerance)]
     tolerance: f64,
-    /// At most this many guess candidates are scored by the look-ahead.
-    #[arg(long, default_value_t = SolverConfig::default().max_candidates)]
+    /// At most this many guess candidates are scored by the look-ahead (at least 1).
+    #[arg(long, default_value_t = SolverConfig::default().max_candidates,
+          value_parser = crate::parallel::at_least_one::<usize>)]
     candidates: usize,
     /// Search the endgame exhaustively when at most this many cells are undecided (0: never).
     #[arg(long, default_value_t = SolverConfig::default().endgame_cells)]
@@ -163,16 +167,18 @@ struct SolverArgs {
     /// Work budget of one endgame search (layouts handled); over it, the usual guess.
     #[arg(long, default_value_t = SolverConfig::default().endgame_work)]
     endgame_work: u64,
-    /// Guess the safest cell, without the look-ahead.
-    #[arg(long)]
+    /// Guess the safest cell, without the look-ahead (so no look-ahead option applies).
+    #[arg(long, conflicts_with_all = ["candidates", "depth", "second", "opening_depth",
+          "opening_cells", "opening_board_cells"])]
     no_lookahead: bool,
     /// Look-ahead depth after the opening: 1, or 2 to value each guess by the best guess
     /// after it (about ten times the work), or 3.
     #[arg(long, default_value_t = SolverConfig::default().depth,
           value_parser = clap::value_parser!(u8).range(1..=3))]
     depth: u8,
-    /// Candidates valued in each position one guess ahead (depth 2 and more).
-    #[arg(long, default_value_t = SolverConfig::default().second_candidates)]
+    /// Candidates valued in each position one guess ahead (depth 2 and more; at least 1).
+    #[arg(long, default_value_t = SolverConfig::default().second_candidates,
+          value_parser = crate::parallel::at_least_one::<usize>)]
     second: usize,
     /// Look-ahead depth in the opening (while at most --opening-cells cells are revealed);
     /// 1 turns the deeper opening off.
@@ -200,6 +206,25 @@ struct SolverArgs {
     fallback: String,
 }
 
+/// Parses `--hidden`: enough units to learn, few enough to allocate.
+fn hidden_units(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(n),
+        Ok(_) => Err("expected 1 to 4096 hidden units".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Parses `--learning-rate`: a positive, finite step size (NaN or infinity would train a
+/// model of NaN weights, which no file can hold).
+fn learning_rate(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        Ok(_) => Err("expected a positive step size, such as 0.02".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The command-line name of a fallback estimate.
 fn fallback_name(fallback: Fallback) -> &'static str {
     match fallback {
@@ -225,7 +250,7 @@ impl SolverArgs {
             opening_cells: self.opening_cells,
             opening_board_cells: self.opening_board_cells,
             tolerance: self.tolerance,
-            max_candidates: self.candidates.max(1),
+            max_candidates: self.candidates,
             endgame_cells: self.endgame_cells,
             endgame_layouts: self.endgame_layouts,
             endgame_work: self.endgame_work,
@@ -302,9 +327,10 @@ fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .map(|board| minesweeper::BoardSpec { board, start })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    std::fs::write(&a.out, minesweeper::write_boards(&specs))
-        .map_err(|e| CliError(format!("cannot write {}: {e}", a.out.display())))?;
-    writeln!(out, "wrote {} boards to {}", specs.len(), a.out.display())?;
+    let text = minesweeper::write_boards(&specs);
+    if crate::write_output(&a.out, text.as_bytes(), out)? {
+        writeln!(out, "wrote {} boards to {}", specs.len(), a.out.display())?;
+    }
     Ok(())
 }
 
@@ -323,16 +349,17 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
     let fit = minesweeper::calibration(&data, |s| {
         f64::from(model.predict(&s.features, s.density, s.local))
     });
-    std::fs::write(&a.out, model.to_text())
-        .map_err(|e| CliError(format!("cannot write {}: {e}", a.out.display())))?;
-    writeln!(
-        out,
-        "trained on {} samples: mean |error| {:.4}, mean squared error {:.5}; written to {}",
+    let report = format!(
+        "trained on {} samples: mean |error| {:.4}, mean squared error {:.5}",
         data.len(),
         fit.mean_abs_error,
         fit.mean_sq_error,
-        a.out.display()
-    )?;
+    );
+    if crate::write_output(&a.out, model.to_text().as_bytes(), out)? {
+        writeln!(out, "{report}; written to {}", a.out.display())?;
+    } else {
+        eprintln!("{report}");
+    }
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use search_core::Game;
-use twofour::{Level, Pile, Player, Position, Problem, TwoFourSolver, Winner};
+use twofour::{Level, Pile, Player, Position, TwoFourSolver, Winner};
 
 use crate::CliError;
 
@@ -23,27 +23,32 @@ pub struct Args {
     /// Solver level: plain, merged, memo, duality or multiset (the fastest).
     #[arg(long, default_value = "multiset")]
     level: Level,
-    /// Memo size in bytes.
-    #[arg(long, default_value_t = twofour::DEFAULT_MEMO_BYTES)]
-    memo_bytes: usize,
+    /// Memo size in bytes [default: 983040 (under the olympiad's 1 MB) up to 78 piles, then
+    /// 2 N^3 bytes, at most 1 GiB, so that large games do not slow down to a crawl]
+    #[arg(long)]
+    memo_bytes: Option<usize>,
     /// Print search statistics and timing to standard error.
     #[arg(long)]
     stats: bool,
     /// Instead of solving, write G random games of N piles in the olympiad format.
     #[arg(long, num_args = 2, value_names = ["N", "G"], conflicts_with_all = ["file", "explain"])]
     generate: Option<Vec<u64>>,
-    /// Seed of --generate.
-    #[arg(long, default_value_t = 1, requires = "generate")]
-    seed: u64,
+    /// Seed of --generate [default: 1]
+    #[arg(long, requires = "generate", conflicts_with_all = ["file", "explain"])]
+    seed: Option<u64>,
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(ng) = &args.generate {
-        return generate(ng[0], ng[1], args.seed, out);
+        return generate(ng[0], ng[1], args.seed.unwrap_or(1), out);
     }
     let input = read_input(args.file.as_ref())?;
     let problem = twofour::parse_bytes(&input)?;
-    let mut solver = TwoFourSolver::with_memo_bytes(args.level, args.memo_bytes);
+    let memo_bytes = args
+        .memo_bytes
+        .unwrap_or_else(|| twofour::memo_bytes_for(problem.piles));
+    crate::check_allocation(memo_bytes, "the memo")?;
+    let mut solver = TwoFourSolver::with_memo_bytes(args.level, memo_bytes);
     let start = Instant::now();
     for (i, game) in problem.games.iter().enumerate() {
         if args.explain {
@@ -81,17 +86,31 @@ fn read_input(file: Option<&PathBuf>) -> Result<Vec<u8>, CliError> {
                 .map_err(|e| CliError(format!("cannot read standard input: {e}")))?;
         }
     }
+    // A byte-order mark, as some editors write at the start of UTF-8 files, is not input.
+    if input.starts_with(b"\xef\xbb\xbf") {
+        input.drain(..3);
+    }
     Ok(input)
 }
 
+/// Writes the games one at a time, so that any number of them streams in constant memory
+/// (the same text as [`twofour::Problem`]'s `Display`).
 fn generate(n: u64, g: u64, seed: u64, out: &mut impl Write) -> Result<(), CliError> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let piles = usize::try_from(n).unwrap_or(usize::MAX);
-    let mut games = Vec::new();
+    let mut first = true;
     for _ in 0..g {
-        games.push(twofour::random_game(piles, &mut rng)?);
+        let game = twofour::random_game(piles, &mut rng)?;
+        if first {
+            writeln!(out, "{piles} {g}")?;
+            first = false;
+        }
+        let balls: Vec<String> = game.piles().iter().map(|p| p.balls().to_string()).collect();
+        writeln!(out, "{}", balls.join(" "))?;
     }
-    write!(out, "{}", Problem { piles, games })?;
+    if first {
+        writeln!(out, "{piles} 0")?;
+    }
     Ok(())
 }
 
@@ -194,4 +213,22 @@ pub fn showcase(out: &mut impl Write) -> Result<Vec<crate::showcase::Row>, CliEr
             time: random_time,
         },
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_games_stream_the_problem_format() {
+        let mut out = Vec::new();
+        generate(30, 7, 11, &mut out).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let games = (0..7)
+            .map(|_| twofour::random_game(30, &mut rng).unwrap())
+            .collect();
+        let expected = twofour::Problem { piles: 30, games }.to_string();
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+        assert!(generate(2, 3, 1, &mut Vec::new()).is_err());
+    }
 }

@@ -157,6 +157,54 @@ fn show_prints_a_heatmap_and_writes_svg() {
 }
 
 #[test]
+fn show_handles_finished_positions_standard_output_and_feedback() {
+    let dir = Scratch::new("bs-show-edges");
+    let svg = dir.file("map.svg");
+    let show = |position: &str, extra: &str| {
+        let mut args = words("battleship show - --fleet 2");
+        args.extend(["--svg", svg.to_str().unwrap()]);
+        args.extend(words(extra));
+        common::gameai(&args, position.as_bytes())
+    };
+    // Every ship sunk: no shot to recommend.
+    let out = show("ss.\n...\n...\n", "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("no shot left") && !s.contains("best shot"),
+        "{s}"
+    );
+    // `--svg -`: the SVG alone on standard output.
+    let out = common::gameai(
+        &words("battleship show - --fleet 2 --svg -"),
+        b"...\n.x.\n...\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(
+        s.starts_with("<svg") && s.trim_end().ends_with("</svg>"),
+        "{s}"
+    );
+    // Sunk cells where no sinking is announced, and a chain that records nothing.
+    let out = show("ss.\n...\n...\n", "--feedback bare");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("mark those cells as hits"));
+    let out = show("...\n.x.\n...\n", "--exact-nodes 0 --sweeps 0");
+    assert!(!out.status.success());
+    // Options that apply to other shooters only.
+    fails_with(&[
+        (
+            "battleship eval --games 2 --shooter random --sweeps 5",
+            "--exact-nodes and --sweeps apply to the shooters on the posterior",
+        ),
+        (
+            "battleship eval --games 2 --salvo 101",
+            "a salvo has 1 to 100 shots",
+        ),
+    ]);
+}
+
+#[test]
 fn eval_records_one_line_per_game() {
     let dir = Scratch::new("bs-records");
     let file = dir.file("records.jsonl");

@@ -276,3 +276,101 @@ fn minesweeper_no_games_is_an_error_not_an_empty_summary() {
         (empty.as_str(), "no boards"),
     ]);
 }
+
+#[test]
+fn the_default_memo_grows_with_the_piles() {
+    let games = gameai(&words("twofour --generate 200 1 --seed 5"), b"");
+    assert!(games.status.success());
+    let out = gameai(&words("twofour --stats"), &games.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stats = text(&out.stderr);
+    assert!(stats.contains("in 16000000 bytes"), "{stats}");
+    let out = gameai(&words("twofour --stats"), SAMPLE.as_bytes());
+    assert!(text(&out.stderr).contains("in 983040 bytes"));
+}
+
+#[test]
+fn output_files_can_be_standard_output() {
+    let out = gameai(&words("minesweeper boards --games 3 --seed 2 --out -"), b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert_eq!(s.lines().count(), 3, "{s}");
+    assert!(s.lines().all(|l| l.starts_with("{\"width\":9")), "{s}");
+    // The boards read back as a board file, from standard input.
+    let back = gameai(&words("minesweeper eval --boards - --json"), s.as_bytes());
+    assert!(back.status.success(), "{}", text(&back.stderr));
+    assert!(text(&back.stdout).contains("\"played\":3"));
+}
+
+#[test]
+fn a_byte_order_mark_is_not_input() {
+    let mut input = b"\xef\xbb\xbf".to_vec();
+    input.extend_from_slice(SAMPLE.as_bytes());
+    let out = gameai(&["twofour"], &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "1\n2\n1\n1\n");
+    let out = gameai(
+        &words("minesweeper solve -"),
+        "\u{feff}3x1x1\n1H1\n".as_bytes(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn solver_options_are_checked() {
+    fails_with(&[
+        ("minesweeper eval --games 2 --candidates 0", "at least 1"),
+        (
+            "minesweeper eval --games 2 --no-lookahead --depth 2",
+            "cannot be used with",
+        ),
+        (
+            "minesweeper train --learning-rate nan --out m.txt",
+            "expected a positive step size",
+        ),
+        ("minesweeper train --hidden 0 --out m.txt", "1 to 4096"),
+        ("minesweeper calibrate --per-position 0", "at least 1"),
+        ("twofour --seed 5 games.txt", "cannot be used with"),
+    ]);
+    let out = gameai(
+        &words("twofour --memo-bytes 18446744073709551615"),
+        SAMPLE.as_bytes(),
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("cannot allocate 18446744073709551615 bytes for the memo"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_the_run_quietly() {
+    use std::io::Read;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .args(["twofour", "--generate", "30", "200000", "--seed", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read a little, as `| head -1` would, then close the pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn other_failures_are_reported_whatever_their_message_says() {
+    // A missing file whose name looks like the message of a closed pipe.
+    let out = gameai(&["twofour", "/no/such/dir/Broken pipe"], b"");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).starts_with("gameai: cannot read /no/such/dir/Broken pipe"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -32,6 +32,10 @@ pub enum GomokuError {
     /// An engine was asked for a move it cannot give (no legal move).
     #[error("no legal move: {0}")]
     NoMove(String),
+    /// An external engine (a Gomocup brain run as a program) could not be started, stopped
+    /// answering, or answered with something other than a legal move.
+    #[error("external engine: {0}")]
+    External(String),
     /// Text that does not describe a move or a position.
     #[error("cannot parse {0:?}")]
     Parse(String),

@@ -207,7 +207,7 @@ pub fn parse_line(line: &str) -> Command {
             Some(m) => Command::Takeback(m),
             None => bad("TAKEBACK needs x,y"),
         },
-        "INFO" => parse_info(rest).unwrap_or_else(|| bad("INFO needs a key and a value")),
+        "INFO" => parse_info(rest).unwrap_or_else(|why| bad(&why)),
         "BEGIN" | "BOARD" | "DONE" => bad("no arguments expected"),
         _ => {
             // A stone line of a BOARD block: x,y,f.
@@ -231,25 +231,31 @@ pub fn parse_line(line: &str) -> Command {
     }
 }
 
-fn parse_info(rest: &str) -> Option<Command> {
+/// An `INFO` line's key and value, or what is wrong with them.
+fn parse_info(rest: &str) -> Result<Command, String> {
     let (key, value) = match rest.find(char::is_whitespace) {
         Some(i) => (&rest[..i], rest[i..].trim()),
         None => (rest, ""),
     };
     if key.is_empty() {
-        return None;
+        return Err("INFO needs a key and a value".into());
     }
-    let info = match key.to_ascii_lowercase().as_str() {
-        "timeout_turn" => Info::TimeoutTurn(parse_number(value)?),
-        "timeout_match" => Info::TimeoutMatch(parse_number(value)?),
-        "time_left" => Info::TimeLeft(parse_number(value)?),
-        "max_memory" => Info::MaxMemory(parse_number(value)?),
-        "rule" => Info::Rule(parse_number(value)?),
-        "game_type" => Info::GameType(parse_number(value)?),
+    let key = key.to_ascii_lowercase();
+    fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+        parse_number(value)
+            .ok_or_else(|| format!("INFO {key} needs a non-negative whole number, not {value:?}"))
+    }
+    let info = match key.as_str() {
+        "timeout_turn" => Info::TimeoutTurn(number(&key, value)?),
+        "timeout_match" => Info::TimeoutMatch(number(&key, value)?),
+        "time_left" => Info::TimeLeft(number(&key, value)?),
+        "max_memory" => Info::MaxMemory(number(&key, value)?),
+        "rule" => Info::Rule(number(&key, value)?),
+        "game_type" => Info::GameType(number(&key, value)?),
         "folder" => Info::Folder(value.to_string()),
         other => Info::Other(other.to_string()),
     };
-    Some(Command::Info(info))
+    Ok(Command::Info(info))
 }
 
 /// The time settings a manager sends, and the thinking time they allow for one move.
@@ -566,14 +572,14 @@ impl<E: Engine> Brain<E> {
     /// Rebuilds the board from a `BOARD` block: own stones (field 1) and the opponent's (2),
     /// each in the order given, alternate from the colour that moved first. Field 3 (markers
     /// of continuous games) is ignored.
-    fn set_position(&mut self, stones: &[(Move, u8)]) -> Result<(), GomokuError> {
+    fn set_position(&mut self, stones: &[(Move, u8)]) -> Result<(), String> {
         let size = self.board.as_ref().map_or(0, Board::size);
         let own: Vec<Move> = stones.iter().filter(|s| s.1 == 1).map(|s| s.0).collect();
         let theirs: Vec<Move> = stones.iter().filter(|s| s.1 == 2).map(|s| s.0).collect();
-        if let Some(&(_, f)) = stones.iter().find(|s| !(1..=3).contains(&s.1)) {
-            return Err(GomokuError::Parse(format!(
-                "field {f} (expected 1, 2 or 3)"
-            )));
+        if let Some(&(m, f)) = stones.iter().find(|s| !(1..=3).contains(&s.1)) {
+            return Err(format!(
+                "stone {m} has field {f} (expected 1 for own, 2 for the opponent's, 3 for a marker)"
+            ));
         }
         // We are to move: equal counts mean we are Black, one opponent stone more White.
         let (black, white) = if own.len() == theirs.len() {
@@ -581,11 +587,11 @@ impl<E: Engine> Brain<E> {
         } else if theirs.len() == own.len() + 1 {
             (theirs, own)
         } else {
-            return Err(GomokuError::Parse(format!(
+            return Err(format!(
                 "{} own and {} opponent stones cannot be our turn",
                 own.len(),
                 theirs.len()
-            )));
+            ));
         };
         let mut order = Vec::with_capacity(black.len() + white.len());
         for (i, b) in black.iter().enumerate() {
@@ -594,9 +600,9 @@ impl<E: Engine> Brain<E> {
                 order.push(*w);
             }
         }
-        let board = replay(size, self.rule, &order)?;
+        let board = replay(size, self.rule, &order).map_err(|e| e.to_string())?;
         if board.is_over() {
-            return Err(GomokuError::GameOver);
+            return Err(GomokuError::GameOver.to_string());
         }
         self.board = Some(board);
         Ok(())
@@ -663,10 +669,10 @@ impl ExternalEngine {
     /// program's name if it gives none within a second).
     ///
     /// # Errors
-    /// [`GomokuError::NoMove`] when the program cannot be started.
+    /// [`GomokuError::External`] when the program cannot be started.
     pub fn spawn(program: &str, args: &[String]) -> Result<ExternalEngine, GomokuError> {
         let io_error =
-            |e: std::io::Error| GomokuError::NoMove(format!("cannot run {program}: {e}"));
+            |e: std::io::Error| GomokuError::External(format!("cannot run {program}: {e}"));
         let mut child = Process::new(program)
             .args(args)
             .stdin(Stdio::piped())
@@ -679,7 +685,7 @@ impl ExternalEngine {
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(GomokuError::NoMove(format!("no pipes to {program}")));
+                return Err(GomokuError::External(format!("no pipes to {program}")));
             }
         };
         let (tx, rx) = mpsc::channel();
@@ -732,7 +738,7 @@ impl ExternalEngine {
     fn send(&mut self, line: &str) -> Result<(), GomokuError> {
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|e| GomokuError::NoMove(format!("{} stopped reading: {e}", self.name)))
+            .map_err(|e| GomokuError::External(format!("{} stopped reading: {e}", self.name)))
     }
 
     fn next_line(&mut self, deadline: Instant) -> Result<String, GomokuError> {
@@ -740,10 +746,10 @@ impl ExternalEngine {
         match self.lines.recv_timeout(wait) {
             Ok(l) => Ok(l),
             Err(RecvTimeoutError::Timeout) => {
-                Err(GomokuError::NoMove(format!("{} timed out", self.name)))
+                Err(GomokuError::External(format!("{} timed out", self.name)))
             }
             Err(RecvTimeoutError::Disconnected) => {
-                Err(GomokuError::NoMove(format!("{} exited", self.name)))
+                Err(GomokuError::External(format!("{} exited", self.name)))
             }
         }
     }
@@ -795,7 +801,7 @@ impl Engine for ExternalEngine {
             self.send(&format!("START {}", board.size()))?;
             let line = self.answer(deadline_for(Duration::from_secs(5), self.grace))?;
             if line != "OK" {
-                return Err(GomokuError::NoMove(format!(
+                return Err(GomokuError::External(format!(
                     "{} refused START {}: {line}",
                     self.name,
                     board.size()
@@ -825,11 +831,11 @@ impl Engine for ExternalEngine {
         let line = self.answer(deadline_for(time, self.grace))?;
         match parse_move(&line) {
             Some(m) if board.is_legal(m) => Ok(m),
-            Some(m) => Err(GomokuError::NoMove(format!(
+            Some(m) => Err(GomokuError::External(format!(
                 "{} played the illegal move {m}",
                 self.name
             ))),
-            None => Err(GomokuError::NoMove(format!(
+            None => Err(GomokuError::External(format!(
                 "{} answered {line:?}",
                 self.name
             ))),
@@ -905,6 +911,13 @@ mod tests {
         assert!(matches!(parse_line("START -1"), Command::Malformed(_)));
         assert!(matches!(parse_line("TURN 300,1"), Command::Malformed(_)));
         assert!(matches!(parse_line("TURN 1,2,3"), Command::Malformed(_)));
+        assert_eq!(
+            parse_line("INFO timeout_turn -5"),
+            Command::Malformed(
+                "INFO timeout_turn needs a non-negative whole number, not \"-5\": \"INFO timeout_turn -5\""
+                    .into()
+            )
+        );
         assert!(matches!(
             parse_line("INFO timeout_turn lots"),
             Command::Malformed(_)
@@ -1004,7 +1017,19 @@ mod tests {
         for l in ["BOARD", "1,1,1", "2,2,1"] {
             assert!(say(&mut b, l).is_empty());
         }
-        assert_eq!(first_word(&say(&mut b, "DONE")), "ERROR");
+        assert_eq!(
+            say(&mut b, "DONE"),
+            ["ERROR BOARD: 2 own and 0 opponent stones cannot be our turn"]
+        );
+        for l in ["BOARD", "1,1,9"] {
+            assert!(say(&mut b, l).is_empty());
+        }
+        assert_eq!(
+            say(&mut b, "DONE"),
+            [
+                "ERROR BOARD: stone 1,1 has field 9 (expected 1 for own, 2 for the opponent's, 3 for a marker)"
+            ]
+        );
         assert!(say(&mut b, "BOARD").is_empty());
         let out = say(&mut b, "TURN 3,3");
         assert_eq!(first_word(&out), "ERROR");

@@ -600,7 +600,9 @@ pub struct TrainConfig {
     pub hidden: usize,
     /// Passes over the samples.
     pub epochs: usize,
-    /// SGD step size at the start; it decays linearly to a tenth by the end.
+    /// SGD step size at the start; it decays linearly to a tenth by the end. It must be
+    /// positive and finite: NaN or an infinity trains a model of NaN weights, which
+    /// [`PatternModel::parse`] rejects when read back.
     pub learning_rate: f32,
     /// Seed of the initial weights, the sample order and the symmetry of each presentation.
     pub seed: u64,

@@ -31,8 +31,11 @@ pub struct GameRecord {
 }
 
 /// Plays `board` to the end: the first click at `start`, then the solver's moves.
-/// `first_click_is_guess` says whether the first click could have hit a mine (rule `none`).
+/// `first_click_is_guess` says whether the first click could have hit a mine (rule `none`);
+/// a first click on a mine counts as a guess in any case (a board from a file need not say
+/// how it was drawn).
 pub fn play(board: Board, start: usize, first_click_is_guess: bool, solver: &Solver) -> GameRecord {
+    let first_click_is_guess = first_click_is_guess || board.is_mine(start);
     let mut game = Game::new(board);
     let mut rec = if game.reveal(start).is_err() {
         GameRecord {
@@ -144,6 +147,18 @@ mod tests {
         }
         // A reasonable solver wins most beginner games.
         assert!(won >= 28, "won {won} of 40");
+    }
+
+    #[test]
+    fn a_first_click_on_a_mine_is_a_lost_guess_whatever_the_rule_says() {
+        let solver = Solver::default();
+        for rule_allows_a_mine in [false, true] {
+            let board = Board::new(3, 3, &[0, 8]).unwrap();
+            let r = play(board, 0, rule_allows_a_mine, &solver);
+            assert!(!r.won);
+            assert_eq!((r.guesses, r.decisions), (1, 0));
+            assert!(r.error.is_none());
+        }
     }
 
     #[test]

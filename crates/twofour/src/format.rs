@@ -37,6 +37,12 @@ pub enum ParseErrorKind {
         /// The token as found (cut to 40 characters).
         token: String,
     },
+    /// A non-negative integer too large for any field of the format (above `u64::MAX`).
+    #[error("`{token}` is too large a number")]
+    TooLarge {
+        /// The token as found (cut to 40 characters).
+        token: String,
+    },
     /// N outside the supported range.
     #[error("N = {n} piles is outside the supported range {MIN_PILES}..={MAX_PILES}")]
     PileCount {
@@ -124,12 +130,17 @@ impl<'a> Tokens<'a> {
         };
         match tok.parse::<u64>() {
             Ok(n) => Ok(Some((line, n))),
-            Err(_) => Err(ParseError {
-                line,
-                kind: ParseErrorKind::BadToken {
-                    token: tok.chars().take(40).collect(),
-                },
-            }),
+            Err(e) => {
+                let token = tok.chars().take(40).collect();
+                Err(ParseError {
+                    line,
+                    kind: if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                        ParseErrorKind::TooLarge { token }
+                    } else {
+                        ParseErrorKind::BadToken { token }
+                    },
+                })
+            }
         }
     }
 }
@@ -293,6 +304,10 @@ mod tests {
         );
         assert_eq!(err("5 x\n"), "line 1: `x` is not a non-negative integer");
         assert_eq!(
+            err("5 99999999999999999999\n"),
+            "line 1: `99999999999999999999` is too large a number"
+        );
+        assert_eq!(
             err("5 1\n1 2 -3"),
             "line 2: `-3` is not a non-negative integer"
         );
@@ -318,7 +333,7 @@ mod tests {
         );
         assert_eq!(
             err("3 1\n2 2 99999999999999999999999"),
-            "line 2: `99999999999999999999999` is not a non-negative integer"
+            "line 2: `99999999999999999999999` is too large a number"
         );
         assert_eq!(
             parse_bytes(b"3 1\n2 2 \xff").unwrap_err().to_string(),

@@ -43,4 +43,7 @@ pub use position::{
 };
 pub use random::random_game;
 pub use rules::{Pile, Player, Winner};
-pub use solver::{DEFAULT_MEMO_BYTES, Level, TwoFourSolver, UnknownLevel, solve};
+pub use solver::{
+    DEFAULT_MEMO_BYTES, Level, MAX_SUGGESTED_MEMO_BYTES, TwoFourSolver, UnknownLevel,
+    memo_bytes_for, solve,
+};
