@@ -87,16 +87,18 @@ fn ab_plain<G: Evaluate>(
 }
 
 /// When a [`Searcher`] must stop. Every field is optional; the default searches until the
-/// result is exact (which only ends for small games).
+/// result is exact (which only ends in reasonable time for small games), or to
+/// [`Limits::MAX_DEPTH`] plies.
 #[derive(Debug, Clone, Default)]
 pub struct Limits {
-    /// Deepest iteration to run.
+    /// Deepest iteration to run (without it, [`Limits::MAX_DEPTH`]).
     pub depth: Option<u32>,
-    /// Stop after about this many nodes (checked every 256 nodes, with the clock).
+    /// Stop after about this many nodes (checked every 256 nodes, with the clock and the
+    /// stop flag).
     pub nodes: Option<u64>,
     /// Stop after about this much time.
     pub time: Option<Duration>,
-    /// Stop as soon as another thread sets this flag.
+    /// Stop once another thread sets this flag (seen at the next check, within 256 nodes).
     pub stop: Option<Arc<AtomicBool>>,
     /// Start no new iteration after this much time (the current one may run on to
     /// [`Limits::time`]).
@@ -104,6 +106,13 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The deepest iteration a search runs when [`Limits::depth`] is not set: more plies than
+    /// any game of this workspace lasts (TwoFour's longest, 8190). A game searched to this
+    /// depth without an exact result has keys that collide or positions that repeat; the
+    /// search then ends with [`SearchResult::stopped`] set, where it would otherwise deepen
+    /// forever.
+    pub const MAX_DEPTH: u32 = 10_000;
+
     /// Search to exactly `depth` plies.
     #[must_use]
     pub fn depth(depth: u32) -> Limits {
@@ -388,7 +397,7 @@ where
             result.exact = true;
             return result;
         }
-        let max_depth = limits.depth.unwrap_or(u32::MAX - 1);
+        let max_depth = limits.depth.unwrap_or(Limits::MAX_DEPTH);
         let mut depth = 1;
         let mut last_iteration = Duration::ZERO;
         let mut growth = 2.0f64;
@@ -425,12 +434,19 @@ where
             last_iteration = took;
             depth += 1;
         }
+        if limits.depth.is_none() && !result.exact {
+            // Only a limit ends an unbounded search short of an exact result; the depth cap
+            // is one.
+            self.stopped = true;
+        }
         if result.best_move.is_none() {
-            // Stopped before the first iteration finished: still give a legal move.
+            // Stopped before the first iteration finished (or asked for depth 0): still give
+            // a legal move, as the line of play too.
             let mut moves = Vec::new();
             game.generate_moves(&mut moves);
             game.order_moves(&mut moves);
             result.best_move = moves.into_iter().next();
+            result.pv = result.best_move.iter().cloned().collect();
         }
         result.stopped = self.stopped;
         result.stats = self.stats;

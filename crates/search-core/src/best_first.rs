@@ -316,8 +316,9 @@ impl<G: Evaluate> BestFirst<G> {
     }
 
     /// Searches `game` from scratch until the root is exact, a limit is reached or the arena
-    /// is full. `game` is left as it was. [`Limits::depth`] is ignored (a best-first tree has no
-    /// uniform depth); [`Limits::nodes`] counts the nodes this search creates.
+    /// is full. `game` is left as it was. [`Limits::depth`] and [`Limits::soft_time`] are
+    /// ignored (a best-first tree has no uniform depth and no iterations; use
+    /// [`Limits::time`]); [`Limits::nodes`] counts the nodes this search creates.
     pub fn search(&mut self, game: &mut G, limits: &Limits) -> BestFirstResult<G::Move> {
         self.clear();
         self.grow(game, limits)

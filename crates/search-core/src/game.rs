@@ -123,6 +123,13 @@ pub trait Game {
 /// Two positions with equal keys must have the same value for their side to move. A key may
 /// therefore be canonical (it forgets what does not matter, such as the order of TwoFour's
 /// piles) or a hash (Zobrist keys on a board, where collisions are rare enough to accept).
+///
+/// Nothing checks this: the memo trusts the key. Positions of different value under one key
+/// make the exact [`Solver`](crate::Solver) wrong without a warning, and can keep the
+/// [`Searcher`](crate::Searcher) from ever proving a result (it then stops at
+/// [`Limits::MAX_DEPTH`](crate::Limits::MAX_DEPTH)). The same holds across games: a solver
+/// kept for positions of another variant whose keys mean other positions (another board
+/// size, another rule) must forget its memo first ([`Solver::clear_memo`](crate::Solver::clear_memo)).
 pub trait Keyed: Game {
     /// The key type: a packed integer for most games.
     type Key: Copy + Eq + Ord + Hash + Debug;

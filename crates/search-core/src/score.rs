@@ -85,9 +85,9 @@ impl Score {
     pub fn to_memo(self, ply: u32) -> Score {
         let ply = ply.min(Self::mate_band()) as i32;
         if self.0 > Self::MAX_HEURISTIC {
-            Score(self.0 + ply)
+            Score(self.0.saturating_add(ply))
         } else if self.0 < -Self::MAX_HEURISTIC {
-            Score(self.0 - ply)
+            Score(self.0.saturating_sub(ply))
         } else {
             self
         }
@@ -114,7 +114,8 @@ impl Score {
 impl Neg for Score {
     type Output = Score;
     fn neg(self) -> Score {
-        Score(-self.0)
+        // Saturating, so that `Score(i32::MIN)` (which no search produces) cannot overflow.
+        Score(self.0.saturating_neg())
     }
 }
 
@@ -131,6 +132,13 @@ impl fmt::Display for Score {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extreme_scores_saturate_instead_of_overflowing() {
+        assert_eq!(-Score(i32::MIN), Score(i32::MAX));
+        assert_eq!(Score(i32::MAX).to_memo(5), Score(i32::MAX));
+        assert_eq!(Score(i32::MIN).to_memo(5), Score(i32::MIN));
+    }
 
     #[test]
     fn memo_round_trip_keeps_distance() {

@@ -136,6 +136,58 @@ fn time_prediction_stops_early_and_never_late() {
     }
 }
 
+/// Nim (take 1 to 3; whoever takes the last stone wins) under a key that makes two heaps
+/// collide: a broken [`search_core::Keyed`] contract, which no search can detect.
+#[derive(Debug, Clone)]
+struct CollidingNim(u32);
+
+impl Game for CollidingNim {
+    type Move = u32;
+    fn generate_moves(&self, moves: &mut Vec<u32>) {
+        moves.extend((1..=self.0.min(3)).rev());
+    }
+    fn play(&mut self, k: &u32) {
+        self.0 -= k;
+    }
+    fn undo(&mut self, k: &u32) {
+        self.0 += k;
+    }
+    fn outcome(&self) -> Option<search_core::Outcome> {
+        (self.0 == 0).then_some(search_core::Outcome::Loss)
+    }
+}
+
+impl search_core::Keyed for CollidingNim {
+    type Key = u32;
+    fn key(&self) -> u32 {
+        self.0 / 2
+    }
+}
+
+impl Evaluate for CollidingNim {
+    fn evaluate(&self) -> i32 {
+        0
+    }
+}
+
+/// Without limits a search deepens until its result is exact; colliding keys can keep it
+/// from ever being exact, and the depth cap then ends it, reported as stopped.
+#[test]
+fn an_unbounded_search_ends_even_when_keys_collide() {
+    let mut s = Searcher::new(SearchConfig::default());
+    let t = Instant::now();
+    let r = s.search(&mut CollidingNim(10), &Limits::default());
+    assert!(t.elapsed() < Duration::from_secs(60));
+    assert!(
+        !r.exact && r.stopped && r.depth == Limits::MAX_DEPTH,
+        "{r:?}"
+    );
+    assert!(r.best_move.is_some());
+    // Asked for no depth at all, the search still names a legal move, as its line of play.
+    let r = s.search(&mut CollidingNim(10), &Limits::depth(0));
+    assert_eq!(r.pv, r.best_move.into_iter().collect::<Vec<_>>());
+}
+
 /// A soft limit ends iterative deepening after the first iteration that passes it.
 #[test]
 fn soft_time_limit() {
