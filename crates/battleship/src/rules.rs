@@ -271,16 +271,8 @@ impl Geometry {
     /// As [`Rules::validate`], and [`Error::FleetDoesNotFit`] when no fleet can be placed.
     pub fn new(rules: &Rules) -> Result<Arc<Geometry>, Error> {
         rules.validate()?;
-        let (w, h) = (rules.width, rules.height);
-        let mut halo = vec![0u128; w * h];
-        for (c, hm) in halo.iter_mut().enumerate() {
-            let (x, y) = (c % w, c / w);
-            for ny in y.saturating_sub(1)..=(y + 1).min(h - 1) {
-                for nx in x.saturating_sub(1)..=(x + 1).min(w - 1) {
-                    *hm |= 1u128 << (ny * w + nx);
-                }
-            }
-        }
+        let grid = csp_core::Grid::new(rules.width, rules.height)?;
+        let halo: Vec<u128> = (0..grid.cells()).map(|c| grid.neighbourhood(c)).collect();
         let mut by_length: Vec<(usize, Vec<Family>)> = Vec::new();
         let mut families = Vec::with_capacity(rules.fleet.len());
         for s in &rules.fleet {
@@ -293,38 +285,15 @@ impl Geometry {
                 if vertical && s.length == 1 {
                     break;
                 }
-                let step = if vertical { w } else { 1 };
-                // An orientation longer than the board has no placement; its cells past the
-                // 128-bit universe are left out (and must not be shifted in).
-                let shape = (0..s.length)
-                    .filter(|i| i * step < MAX_CELLS)
-                    .fold(0u128, |a, i| a | 1u128 << (i * step));
-                let mut starts = 0u128;
-                for y in 0..h {
-                    for x in 0..w {
-                        let fits = if vertical {
-                            y + s.length <= h
-                        } else {
-                            x + s.length <= w
-                        };
-                        if fits {
-                            starts |= 1u128 << (y * w + x);
-                        }
-                    }
-                }
-                let mut f = Family::new(shape, starts)?;
-                if rules.adjacency == Adjacency::NoTouch {
-                    let table = (0..MAX_CELLS as u32)
-                        .map(|st| {
-                            if starts >> st & 1 == 1 {
-                                cells_of(shape << st).fold(0u128, |a, c| a | halo[c])
-                            } else {
-                                0
-                            }
-                        })
-                        .collect();
-                    f = f.with_halo(table)?;
-                }
+                // An orientation longer than the board has no placement.
+                let shape: Vec<(usize, usize)> = (0..s.length)
+                    .map(|i| if vertical { (0, i) } else { (i, 0) })
+                    .collect();
+                let f = if rules.adjacency == Adjacency::NoTouch {
+                    grid.translates_no_touch(&shape)?
+                } else {
+                    grid.translates(&shape)?
+                };
                 fams.push(f);
             }
             by_length.push((s.length, fams.clone()));
@@ -361,8 +330,8 @@ impl Geometry {
             Err(csp_core::CspError::Inconsistent) => {
                 return Err(Error::FleetDoesNotFit(format!(
                     "no placement of the fleet exists on {}x{} under {}",
-                    w,
-                    h,
+                    rules.width,
+                    rules.height,
                     match rules.adjacency {
                         Adjacency::Allowed => "the standard rule",
                         Adjacency::NoTouch => "the no-touch rule",

@@ -9,38 +9,24 @@
 
 use std::time::Instant;
 
-use csp_core::{Budget, CspError, Family, PlacementCsp, analyze_placements};
+use csp_core::{Budget, CspError, Family, Grid, PlacementCsp, analyze_placements};
 
 /// One variable per domino, each with the horizontal and the vertical placements; every cell
 /// must be covered.
 fn problem(w: usize, h: usize) -> Result<PlacementCsp, CspError> {
-    let (mut horizontal, mut vertical) = (0u128, 0u128);
-    for y in 0..h {
-        for x in 0..w {
-            if x + 1 < w {
-                horizontal |= 1 << (y * w + x);
-            }
-            if y + 1 < h {
-                vertical |= 1 << (y * w + x);
-            }
-        }
-    }
-    let mut families = Vec::new();
-    if horizontal != 0 {
-        families.push(Family::new(0b11, horizontal)?);
-    }
-    if vertical != 0 {
-        families.push(Family::new(1 | 1 << w, vertical)?);
-    }
-    let mut p = PlacementCsp::new(w * h)?;
-    for _ in 0..w * h / 2 {
+    let grid = Grid::new(w, h)?;
+    let families: Vec<Family> = [
+        grid.translates(&[(0, 0), (1, 0)])?,
+        grid.translates(&[(0, 0), (0, 1)])?,
+    ]
+    .into_iter()
+    .filter(|f| !f.is_empty())
+    .collect();
+    let mut p = PlacementCsp::new(grid.cells())?;
+    for _ in 0..grid.cells() / 2 {
         p.add_var(families.clone())?;
     }
-    p.require(if w * h == 128 {
-        u128::MAX
-    } else {
-        (1u128 << (w * h)) - 1
-    })?;
+    p.require(grid.all())?;
     Ok(p)
 }
 

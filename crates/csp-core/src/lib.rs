@@ -23,7 +23,9 @@
 //! and per-variable covering constraints: propagation ([`propagate_placements`]), exact
 //! counting with per-value and per-element counts ([`analyze_placements`]), exactly-uniform
 //! sampling ([`sample_placements`]) and a Markov chain sampler as the fallback when counting
-//! exceeds its budget ([`PlacementChain`], [`estimate_placements`]).
+//! exceeds its budget ([`PlacementChain`], [`estimate_placements`]). A [`Grid`] builds the
+//! domains of pieces on a rectangular board (every translate of a shape, with or without a
+//! no-touch halo).
 //!
 //! # How counting works
 //!
@@ -71,6 +73,7 @@
 
 pub mod bignum;
 mod count;
+mod grid;
 mod mcmc;
 mod naive;
 pub mod placement;
@@ -79,6 +82,7 @@ mod sample;
 
 pub use bignum::BigUint;
 pub use count::{Analysis, AnalysisStats, analyze, count};
+pub use grid::Grid;
 pub use mcmc::{Estimate, McmcConfig, estimate};
 pub use naive::analyze_naive;
 pub use placement::{

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use csp_core::{
-    BigUint, BoolCsp, Budget, CspError, Family, PlacementCsp, analyze, analyze_placements, count,
+    BigUint, BoolCsp, Budget, CspError, Grid, PlacementCsp, analyze, analyze_placements, count,
     sample_placements,
 };
 use rand::SeedableRng;
@@ -55,33 +55,19 @@ fn four_by_four_latin_squares_and_sudokus() {
     assert_eq!(count(&clued, &budget).unwrap(), BigUint::from_u64(72));
 }
 
-/// Placements of dominoes on a `w x h` board (elements `y * w + x`): horizontal ones start
-/// anywhere but the last column, vertical ones anywhere but the last row.
-fn dominoes(w: usize, h: usize) -> Vec<Family> {
-    let (mut horizontal, mut vertical) = (0u128, 0u128);
-    for y in 0..h {
-        for x in 0..w {
-            if x + 1 < w {
-                horizontal |= 1 << (y * w + x);
-            }
-            if y + 1 < h {
-                vertical |= 1 << (y * w + x);
-            }
-        }
-    }
-    vec![
-        Family::new(0b11, horizontal).unwrap(),
-        Family::new(1 | 1 << w, vertical).unwrap(),
-    ]
-}
-
-/// One domino variable per two cells of a `w x h` board, every cell covered.
+/// One domino variable per two cells of a `w x h` board (horizontal and vertical
+/// placements), every cell covered.
 fn tiling(w: usize, h: usize) -> PlacementCsp {
-    let mut p = PlacementCsp::new(w * h).unwrap();
-    for _ in 0..w * h / 2 {
-        p.add_var(dominoes(w, h)).unwrap();
+    let grid = Grid::new(w, h).unwrap();
+    let dominoes = vec![
+        grid.translates(&[(0, 0), (1, 0)]).unwrap(),
+        grid.translates(&[(0, 0), (0, 1)]).unwrap(),
+    ];
+    let mut p = PlacementCsp::new(grid.cells()).unwrap();
+    for _ in 0..grid.cells() / 2 {
+        p.add_var(dominoes.clone()).unwrap();
     }
-    p.require((1u128 << (w * h)) - 1).unwrap();
+    p.require(grid.all()).unwrap();
     p
 }
 

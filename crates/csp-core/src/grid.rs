@@ -1,0 +1,218 @@
+//! Rectangular boards for placement problems.
+//!
+//! Most placement problems live on a board: ships on a Battleship grid, dominoes or other
+//! polyominoes on a rectangle. A [`Grid`] numbers its cells `y * width + x` (so a board of up
+//! to 128 cells fits the placement engine's elements) and builds the [`Family`] of every
+//! translate of a shape that lies wholly on the board, with or without a "no-touch" halo (the
+//! cells of the piece and their eight neighbours), so that callers need not work out start
+//! masks and halo tables by hand.
+//!
+//! ```
+//! use csp_core::{Budget, Grid, PlacementCsp, analyze_placements};
+//!
+//! // The 11 domino tilings of a 3x4 board: one variable per domino, every cell covered.
+//! let grid = Grid::new(3, 4)?;
+//! let horizontal = grid.translates(&[(0, 0), (1, 0)])?;
+//! let vertical = grid.translates(&[(0, 0), (0, 1)])?;
+//! let mut p = PlacementCsp::new(grid.cells())?;
+//! for _ in 0..6 {
+//!     p.add_var(vec![horizontal.clone(), vertical.clone()])?;
+//! }
+//! p.require(grid.all())?;
+//! let a = analyze_placements(&p, &Budget::default())?;
+//! assert_eq!(a.solutions, 11 * 720); // labelled: 6! orders of the dominoes per tiling
+//! # Ok::<(), csp_core::CspError>(())
+//! ```
+
+use crate::CspError;
+use crate::placement::{Family, MAX_ELEMENTS};
+
+/// A `width` x `height` board whose cell `(x, y)` is element `y * width + x`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grid {
+    width: usize,
+    height: usize,
+}
+
+impl Grid {
+    /// A board of `width` x `height` cells.
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] if a side is 0 or the board has more than
+    /// [`MAX_ELEMENTS`] cells.
+    pub fn new(width: usize, height: usize) -> Result<Grid, CspError> {
+        if width == 0 || height == 0 || width.saturating_mul(height) > MAX_ELEMENTS {
+            return Err(CspError::InvalidPlacement(format!(
+                "a {width}x{height} grid: sides of at least 1 and at most {MAX_ELEMENTS} cells \
+                 are needed"
+            )));
+        }
+        Ok(Grid { width, height })
+    }
+
+    /// Its width.
+    #[must_use]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Its height.
+    #[must_use]
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Its number of cells, the universe of its placement problems.
+    #[must_use]
+    pub fn cells(&self) -> usize {
+        self.width * self.height
+    }
+
+    /// Every cell, as a mask.
+    #[must_use]
+    pub fn all(&self) -> u128 {
+        u128::MAX >> (MAX_ELEMENTS - self.cells())
+    }
+
+    /// The element of cell `(x, y)`, if it is on the board.
+    #[must_use]
+    pub fn element(&self, x: usize, y: usize) -> Option<usize> {
+        (x < self.width && y < self.height).then(|| y * self.width + x)
+    }
+
+    /// Element `e` and its (up to eight) neighbours, sides and corners; nothing for an
+    /// element off the board.
+    #[must_use]
+    pub fn neighbourhood(&self, e: usize) -> u128 {
+        if e >= self.cells() {
+            return 0;
+        }
+        let (x, y) = (e % self.width, e / self.width);
+        let mut m = 0u128;
+        for ny in y.saturating_sub(1)..=(y + 1).min(self.height - 1) {
+            for nx in x.saturating_sub(1)..=(x + 1).min(self.width - 1) {
+                m |= 1u128 << (ny * self.width + nx);
+            }
+        }
+        m
+    }
+
+    /// The family of every translate of `shape` that lies wholly on the board. `shape`
+    /// lists the piece's cells as `(dx, dy)` offsets from its start cell (`(0, 0)` need not
+    /// be one of them); the value with start `s` covers the cells at those offsets from
+    /// element `s`. A piece that fits nowhere gives a family without values.
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] if `shape` is empty, or all its cells lie beyond the
+    /// 128 elements.
+    pub fn translates(&self, shape: &[(usize, usize)]) -> Result<Family, CspError> {
+        Family::new(self.shape_mask(shape)?, self.starts(shape))
+    }
+
+    /// As [`Grid::translates`], with a no-touch halo: while a value is chosen, no other
+    /// variable may cover its cells or their neighbours (sides and corners).
+    ///
+    /// # Errors
+    /// As [`Grid::translates`].
+    pub fn translates_no_touch(&self, shape: &[(usize, usize)]) -> Result<Family, CspError> {
+        let mask = self.shape_mask(shape)?;
+        let starts = self.starts(shape);
+        let halo = (0..MAX_ELEMENTS as u32)
+            .map(|s| {
+                if starts >> s & 1 == 1 {
+                    let mut h = 0u128;
+                    let mut cells = mask << s;
+                    while cells != 0 {
+                        h |= self.neighbourhood(cells.trailing_zeros() as usize);
+                        cells &= cells - 1;
+                    }
+                    h
+                } else {
+                    0
+                }
+            })
+            .collect();
+        Family::new(mask, starts)?.with_halo(halo)
+    }
+
+    /// The shape as a mask at start 0 (cells beyond the 128 elements left out: they keep the
+    /// piece off the board anyway).
+    fn shape_mask(&self, shape: &[(usize, usize)]) -> Result<u128, CspError> {
+        if shape.is_empty() {
+            return Err(CspError::InvalidPlacement("a shape has no cells".into()));
+        }
+        let mask = shape
+            .iter()
+            .filter_map(|&(dx, dy)| {
+                dy.checked_mul(self.width)
+                    .and_then(|o| o.checked_add(dx))
+                    .filter(|&e| e < MAX_ELEMENTS)
+            })
+            .fold(0u128, |m, e| m | 1u128 << e);
+        if mask == 0 {
+            return Err(CspError::InvalidPlacement(format!(
+                "every cell of the shape lies beyond the {MAX_ELEMENTS} elements of a \
+                 {}x{} grid",
+                self.width, self.height
+            )));
+        }
+        Ok(mask)
+    }
+
+    /// The start cells from which every cell of `shape` is on the board.
+    fn starts(&self, shape: &[(usize, usize)]) -> u128 {
+        let (mut starts, w, h) = (0u128, self.width, self.height);
+        for y in 0..h {
+            for x in 0..w {
+                if shape
+                    .iter()
+                    .all(|&(dx, dy)| x.saturating_add(dx) < w && y.saturating_add(dy) < h)
+                {
+                    starts |= 1u128 << (y * w + x);
+                }
+            }
+        }
+        starts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn translates_lie_on_the_board() {
+        let g = Grid::new(4, 3).unwrap();
+        // An L tromino: (0,0), (0,1), (1,1).
+        let l = g.translates(&[(0, 0), (0, 1), (1, 1)]).unwrap();
+        // Starts in columns 0-2, rows 0-1.
+        let expected = (0..2)
+            .flat_map(|y| (0..3).map(move |x| y * 4 + x))
+            .fold(0u128, |m, e| m | 1u128 << e);
+        assert_eq!(l.starts(), expected);
+        assert_eq!(l.cells(5), 1 << 5 | 1 << 9 | 1 << 10);
+        // Too long to fit: no value, and no error.
+        assert!(g.translates(&[(0, 0), (0, 3)]).unwrap().is_empty());
+        assert!(g.translates(&[]).is_err());
+        assert!(g.translates(&[(0, 200)]).is_err());
+        assert!(Grid::new(0, 3).is_err());
+        assert!(Grid::new(16, 9).is_err());
+        assert_eq!(Grid::new(16, 8).unwrap().all(), u128::MAX);
+        assert_eq!(g.all(), (1 << 12) - 1);
+        assert_eq!(g.element(3, 2), Some(11));
+        assert_eq!(g.element(4, 0), None);
+    }
+
+    #[test]
+    fn no_touch_halos_hold_the_piece_and_its_neighbours() {
+        let g = Grid::new(4, 3).unwrap();
+        let d = g.translates_no_touch(&[(0, 0), (1, 0)]).unwrap();
+        // A domino at the top-left corner: cells 0, 1; neighbours 2, 4, 5, 6.
+        assert_eq!(d.block(0), 0b111 | 0b111 << 4);
+        // Starting at (0, 1): columns 0-2 of all three rows.
+        assert_eq!(d.block(4), 0b111 | 0b111 << 4 | 0b111 << 8);
+        assert_eq!(d.block(3), 0, "no value starts at the last column");
+        assert_eq!(g.neighbourhood(11), 1 << 6 | 1 << 7 | 1 << 10 | 1 << 11);
+        assert_eq!(g.neighbourhood(12), 0);
+    }
+}
