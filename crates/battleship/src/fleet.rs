@@ -95,7 +95,8 @@ impl Fleet {
     /// are uniform because every fleet is proposed with the same probability).
     ///
     /// # Errors
-    /// [`Error::FleetDoesNotFit`] after ten million rejected draws.
+    /// [`Error::DrawFailed`] after ten million rejected draws: a fleet that barely fits (the
+    /// most one-cell ships a board holds without touching, say) is almost never proposed.
     pub fn random(geo: &Geometry, rng: &mut impl Rng) -> Result<Fleet, Error> {
         let n = geo.rules().fleet.len();
         'draw: for _ in 0..10_000_000u32 {
@@ -144,8 +145,10 @@ impl Fleet {
                 .collect();
             return Fleet::new(geo, placements);
         }
-        Err(Error::FleetDoesNotFit(
-            "no valid fleet found in ten million random draws".into(),
+        Err(Error::DrawFailed(
+            "ten million random draws were all rejected; the fleet fits too tightly to be \
+             drawn this way"
+                .into(),
         ))
     }
 

@@ -201,9 +201,15 @@ impl View {
 
     /// Records the answer to a shot at `cell`.
     ///
+    /// The answer must be one the rules can give: a named hit only under
+    /// [`Feedback::HitNamesShip`], a sinking only where sinkings are announced (not under
+    /// [`Feedback::Bare`]) and once per ship, revealed cells only under
+    /// [`Feedback::SunkRevealsCells`], and then a placement of that ship through `cell`. On
+    /// an error the view is unchanged.
+    ///
     /// # Errors
-    /// [`Error::Shot`] when the cell is off the board or was already shot, or the answer names
-    /// a ship that does not exist.
+    /// [`Error::Shot`] when the cell is off the board or was already shot, or the answer
+    /// names a ship that does not exist or is not one the rules can give.
     pub fn record(&mut self, cell: usize, shot: Shot) -> Result<(), Error> {
         if cell >= self.geo.rules().cells() {
             return Err(Error::Shot(format!("cell {cell} is off the board")));
@@ -212,22 +218,16 @@ impl View {
         if (self.misses | self.hits | self.sunk_cells) & m != 0 {
             return Err(Error::Shot(format!("cell {cell} was already shot")));
         }
-        let n = self.sunk.len();
+        self.check_answer(cell, shot)?;
         match shot {
             Shot::Miss => self.misses |= m,
             Shot::Hit { ship } => {
                 self.hits |= m;
                 if let Some(k) = ship {
-                    if k >= n {
-                        return Err(Error::Shot(format!("no ship {k}")));
-                    }
                     self.named[k] |= m;
                 }
             }
             Shot::Sunk { ship, cells } => {
-                if ship >= n {
-                    return Err(Error::Shot(format!("no ship {ship}")));
-                }
                 self.hits |= m;
                 self.named[ship] |= m | cells.unwrap_or(0);
                 self.sunk[ship] = Some(Sunk {
@@ -240,6 +240,71 @@ impl View {
         self.pending &= !m;
         self.shots += 1;
         Ok(())
+    }
+
+    /// Whether the rules can give `shot` as the answer at `cell` (see [`View::record`]).
+    fn check_answer(&self, cell: usize, shot: Shot) -> Result<(), Error> {
+        let rules = self.geo.rules();
+        let feedback = rules.feedback;
+        let ship_exists = |k: usize| {
+            if k < self.sunk.len() {
+                Ok(())
+            } else {
+                Err(Error::Shot(format!("no ship {k}")))
+            }
+        };
+        match shot {
+            Shot::Miss | Shot::Hit { ship: None } => Ok(()),
+            Shot::Hit { ship: Some(k) } => {
+                ship_exists(k)?;
+                if feedback == Feedback::HitNamesShip {
+                    Ok(())
+                } else {
+                    Err(Error::Shot(format!(
+                        "a hit naming its ship, under `{}` feedback, which names none",
+                        feedback.name()
+                    )))
+                }
+            }
+            Shot::Sunk { ship, cells } => {
+                ship_exists(ship)?;
+                if !feedback.reports_sunk() {
+                    return Err(Error::Shot(format!(
+                        "a sinking, under `{}` feedback, which announces none",
+                        feedback.name()
+                    )));
+                }
+                if self.sunk[ship].is_some() {
+                    return Err(Error::Shot(format!(
+                        "{} was already sunk",
+                        rules.fleet[ship].name
+                    )));
+                }
+                match (cells, feedback) {
+                    (None, _) => Ok(()),
+                    (Some(c), Feedback::SunkRevealsCells) => {
+                        let placement = self
+                            .geo
+                            .families(ship)
+                            .iter()
+                            .any(|f| cells_of(f.starts()).any(|s| f.cells(s as u32) == c));
+                        if placement && c >> cell & 1 == 1 && c & self.misses == 0 {
+                            Ok(())
+                        } else {
+                            Err(Error::Shot(format!(
+                                "the revealed cells of {} are not a placement of it through \
+                                 cell {cell} clear of the misses",
+                                rules.fleet[ship].name
+                            )))
+                        }
+                    }
+                    (Some(_), _) => Err(Error::Shot(format!(
+                        "revealed cells of a sunk ship, under `{}` feedback, which reveals none",
+                        feedback.name()
+                    ))),
+                }
+            }
+        }
     }
 }
 

@@ -360,7 +360,8 @@ impl Combine<'_> {
 /// [`Feedback::HitNamesShip`] the hit is split by ship instead (returned in `per_ship` as hit
 /// probabilities). Used by the information-gain shooter.
 pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f64> {
-    let m = 1u128 << cell;
+    // A cell off the board (nothing there) is a certain miss.
+    let m = if cell < 128 { 1u128 << cell } else { 0 };
     let p_hit = post.hit.get(cell).copied().unwrap_or(0.0).clamp(0.0, 1.0);
     let mut out = vec![1.0 - p_hit];
     let feedback = view.geometry().rules().feedback;
@@ -368,11 +369,11 @@ pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f6
         Feedback::Bare => out.push(p_hit),
         Feedback::HitNamesShip => {
             for list in &post.ships {
+                // A fold from +0.0: `sum` of nothing is -0.0.
                 out.push(
                     list.iter()
                         .filter(|(c, _)| c & m != 0)
-                        .map(|(_, p)| p)
-                        .sum(),
+                        .fold(0.0, |a, (_, p)| a + p),
                 );
             }
         }
@@ -395,8 +396,7 @@ pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f6
                     let s: f64 = list
                         .iter()
                         .filter(|(c, _)| c & m != 0 && c & !known == m)
-                        .map(|(_, p)| p)
-                        .sum();
+                        .fold(0.0, |a, (_, p)| a + p);
                     out.push(s);
                     sunk_total += s;
                 }

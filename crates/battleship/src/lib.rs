@@ -85,6 +85,10 @@ pub enum Error {
     /// The fleet cannot be placed on the board.
     #[error("the fleet cannot fit: {0}")]
     FleetDoesNotFit(String),
+    /// No uniformly random fleet could be drawn within the sampler's budget (the fleet
+    /// fits, but too tightly for rejection sampling).
+    #[error("could not draw a random fleet: {0}")]
+    DrawFailed(String),
     /// A fleet breaks the rules (overlap, out of bounds, touching under no-touch).
     #[error("invalid fleet: {0}")]
     InvalidFleet(String),

@@ -181,9 +181,10 @@ impl Rules {
         }
     }
 
-    /// The number of cells.
+    /// The number of cells (saturating: a board too large to count is refused by
+    /// [`Rules::validate`] all the same).
     pub fn cells(&self) -> usize {
-        self.width * self.height
+        self.width.saturating_mul(self.height)
     }
 
     /// Checks the rules: a board of 1 to [`MAX_CELLS`] cells, 1 to [`MAX_SHIPS`] ships with
@@ -385,11 +386,8 @@ impl Geometry {
     pub fn ship_cells(&self, ship: usize, x: usize, y: usize, vertical: bool) -> Option<u128> {
         let len = self.rules.fleet.get(ship)?.length;
         let (w, h) = (self.rules.width, self.rules.height);
-        let fits = if vertical {
-            x < w && y + len <= h
-        } else {
-            y < h && x + len <= w
-        };
+        // Subtractions, not sums: coordinates come from files and may be huge.
+        let fits = x < w && y < h && if vertical { len <= h - y } else { len <= w - x };
         fits.then(|| {
             (0..len).fold(0u128, |a, i| {
                 a | 1u128

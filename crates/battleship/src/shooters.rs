@@ -33,9 +33,14 @@ pub trait Shooter: fmt::Debug + Send {
 
     /// The next cell to shoot, among [`View::unknown`].
     ///
+    /// It does not check whether the game is over (every ship sunk): the caller does. The
+    /// shooters on the posterior notice observations that contradict the rules; the heuristic
+    /// ones (random, hunt-target, article, density) do not look that closely and still name a
+    /// cell.
+    ///
     /// # Errors
-    /// [`Error::Shot`] when no cell is left, [`Error::Inconsistent`] when the observations
-    /// contradict the rules.
+    /// [`Error::Shot`] when no cell is left; for the shooters on the posterior,
+    /// [`Error::Inconsistent`] when the observations contradict the rules.
     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error>;
 }
 

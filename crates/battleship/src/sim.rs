@@ -55,7 +55,7 @@ impl Placer {
                     }
                 }
                 best.map(|(_, f)| f)
-                    .ok_or_else(|| Error::FleetDoesNotFit("no fleet drawn".into()))
+                    .ok_or_else(|| Error::DrawFailed("no candidate fleet drawn".into()))
             }
         }
     }

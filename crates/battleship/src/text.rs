@@ -1,5 +1,10 @@
 //! The text position format: one row per line, `.` unknown, `o` miss, `x` hit, `s` a cell of
 //! a sunk ship.
+//!
+//! The format does not say which ship sank where. For inference the `s` cells are the union
+//! of the sunk ships: each lies wholly inside them, and every ship not among them is afloat,
+//! so it is not wholly hit (see [`infer::problem`](crate::infer::problem)). Only rules that
+//! announce sinkings can have `s` cells ([`TextPosition::view`]).
 
 use std::sync::Arc;
 

@@ -126,8 +126,83 @@ fn fleets_are_validated() {
     assert!(e.contains("Battleship overlaps Carrier"), "{e}");
     // Touching: fine under standard, refused under no-touch.
     let nt = geo(&Rules::no_touch());
-    let e = msg(Fleet::new(&nt, ok).unwrap_err());
+    let e = msg(Fleet::new(&nt, ok.clone()).unwrap_err());
     assert!(e.contains("touches"), "{e}");
+    // Coordinates too large to add to (no overflow, no wrap into another row).
+    for (x, y, dir) in [
+        (usize::MAX, 0, Dir::Horizontal),
+        (usize::MAX - 1, 1, Dir::Horizontal),
+        (0, usize::MAX, Dir::Vertical),
+    ] {
+        let mut far = ok.clone();
+        far[4] = place(x, y, dir);
+        let e = msg(Fleet::new(&g, far).unwrap_err());
+        assert!(e.contains("leaves the 10x10 board"), "{e}");
+    }
+    // A board too large to count its cells is refused, not overflowed.
+    let huge = Rules::with_lengths(usize::MAX, 2, &[1]);
+    assert!(msg(huge.validate().unwrap_err()).contains("at most 128 are supported"));
+}
+
+#[test]
+fn views_take_only_answers_the_rules_can_give() {
+    let r = |feedback| Rules {
+        feedback,
+        ..Rules::with_lengths(5, 5, &[3, 2])
+    };
+    let answers = [
+        (Shot::Hit { ship: Some(0) }, [false, false, true, false]),
+        (
+            Shot::Sunk {
+                ship: 1,
+                cells: None,
+            },
+            [true, false, true, true],
+        ),
+        (
+            Shot::Sunk {
+                ship: 1,
+                cells: Some(0b11),
+            },
+            [false, false, false, true],
+        ),
+        (
+            Shot::Sunk {
+                ship: 1,
+                cells: Some(0b110),
+            },
+            [false, false, false, false],
+        ),
+        (Shot::Hit { ship: Some(7) }, [false; 4]),
+    ];
+    for (shot, allowed) in answers {
+        for (feedback, ok) in Feedback::ALL.into_iter().zip(allowed) {
+            let mut v = View::new(geo(&r(feedback)));
+            let before = v.clone();
+            let got = v.record(0, shot);
+            assert_eq!(got.is_ok(), ok, "{shot:?} under {feedback:?}: {got:?}");
+            if !ok {
+                assert_eq!(v, before, "a refused answer leaves the view as it was");
+            }
+        }
+    }
+    // A ship sinks once.
+    let mut v = View::new(geo(&r(Feedback::Standard)));
+    let sunk = Shot::Sunk {
+        ship: 1,
+        cells: None,
+    };
+    v.record(1, Shot::Hit { ship: None }).unwrap();
+    v.record(0, sunk).unwrap();
+    assert!(msg(v.record(2, sunk).unwrap_err()).contains("already sunk"));
+    // The answer distribution of a cell off the board: a certain miss.
+    let post = battleship::infer::exact_posterior(&v, &csp_core::Budget::default()).unwrap();
+    let d = battleship::infer::answer_distribution(&v, &post, 500);
+    assert_eq!(d[0], 1.0);
+    assert!(
+        d[1..].iter().all(|&p| p == 0.0 && p.is_sign_positive()),
+        "{d:?}"
+    );
 }
 
 #[test]

@@ -36,10 +36,11 @@ pub struct GameRecord {
 /// how it was drawn).
 pub fn play(board: Board, start: usize, first_click_is_guess: bool, solver: &Solver) -> GameRecord {
     let first_click_is_guess = first_click_is_guess || board.is_mine(start);
+    let cells = board.len();
     let mut game = Game::new(board);
     let mut rec = if game.reveal(start).is_err() {
         GameRecord {
-            error: Some(SolveError::NothingToDo),
+            error: Some(SolveError::StartOffBoard { cell: start, cells }),
             ..GameRecord::default()
         }
     } else {
@@ -51,7 +52,8 @@ pub fn play(board: Board, start: usize, first_click_is_guess: bool, solver: &Sol
 
 /// Plays `game` on with the solver's moves until it ends, from wherever its own clicks left
 /// it: after an opening chosen by the caller, say, to compare openings on the same boards.
-/// The record counts the solver's moves only.
+/// The record counts the solver's moves only. Flags are the player's notes to the solver
+/// (it counts flagged cells as hidden): a flagged cell it chooses is unflagged and opened.
 pub fn play_from(mut game: Game, solver: &Solver) -> GameRecord {
     let mut rec = GameRecord::default();
     while game.state() == GameState::Playing {
@@ -68,7 +70,7 @@ pub fn play_from(mut game: Game, solver: &Solver) -> GameRecord {
                     if !game.is_revealed(c) && game.state() == GameState::Playing {
                         // A cell already opened by an earlier flood fill is skipped above; any
                         // other refusal would be a bug, which ends the game as a loss.
-                        if game.reveal(c).is_err() {
+                        if open(&mut game, c).is_err() {
                             rec.error = Some(SolveError::NothingToDo);
                             return rec;
                         }
@@ -78,7 +80,7 @@ pub fn play_from(mut game: Game, solver: &Solver) -> GameRecord {
             Ok(Decision::Guess { cell, exact, .. }) => {
                 rec.guesses += 1;
                 rec.approximate_guesses += u32::from(!exact);
-                if game.reveal(cell).is_err() {
+                if open(&mut game, cell).is_err() {
                     rec.error = Some(SolveError::NothingToDo);
                     return rec;
                 }
@@ -91,6 +93,12 @@ pub fn play_from(mut game: Game, solver: &Solver) -> GameRecord {
     }
     rec.won = game.state() == GameState::Won;
     rec
+}
+
+/// Reveals `cell`, first removing a flag the player put there.
+fn open(game: &mut Game, cell: usize) -> Result<(), crate::game::GameError> {
+    game.unflag(cell)?;
+    game.reveal(cell).map(|_| ())
 }
 
 /// The seed of game `index` of a run seeded with `seed`: games are independent of each other
@@ -159,6 +167,29 @@ mod tests {
             assert_eq!((r.guesses, r.decisions), (1, 0));
             assert!(r.error.is_none());
         }
+    }
+
+    #[test]
+    fn a_wrong_flag_does_not_stop_the_game_and_a_bad_start_is_named() {
+        // 4x1 with the mine at the end; the player flagged the safe cell 0.
+        let mut game = Game::new(Board::new(4, 1, &[3]).unwrap());
+        game.flag(0).unwrap();
+        game.reveal(1).unwrap();
+        let r = play_from(game, &Solver::default());
+        assert!(r.won && r.error.is_none(), "{r:?}");
+        let r = play(
+            Board::new(4, 4, &[0]).unwrap(),
+            100,
+            false,
+            &Solver::default(),
+        );
+        assert_eq!(
+            r.error,
+            Some(SolveError::StartOffBoard {
+                cell: 100,
+                cells: 16
+            })
+        );
     }
 
     #[test]

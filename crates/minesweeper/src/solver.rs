@@ -52,6 +52,14 @@ pub enum SolveError {
     /// Nothing is left to reveal.
     #[error("no hidden cell is left to reveal")]
     NothingToDo,
+    /// A game's first click is off its board.
+    #[error("the first click, cell {cell}, is off the board of {cells} cells")]
+    StartOffBoard {
+        /// The cell given.
+        cell: usize,
+        /// The board's cells.
+        cells: usize,
+    },
     /// The constraint engine failed in another way.
     #[error("constraint engine: {0}")]
     Engine(CspError),
@@ -72,7 +80,7 @@ pub struct SolverConfig {
     /// Score guesses by a one-step look-ahead (otherwise: the safest cell).
     pub lookahead: bool,
     /// A cell is a look-ahead candidate when its mine probability is at most
-    /// `best + tolerance` (absolute).
+    /// `best + tolerance` (absolute; 0 to 1).
     pub tolerance: f64,
     /// At most this many candidates are looked at (the safest first).
     pub max_candidates: usize,
@@ -325,9 +333,21 @@ pub struct Solver {
 }
 
 impl Solver {
-    /// A solver with these options.
+    /// A solver with these options. Values that would leave it without a move are brought
+    /// into range: `tolerance` into `0..=1` (NaN: 0, the safest cells only), a negative or
+    /// NaN `risk_weight` to 0, `max_candidates` and `second_candidates` to at least 1.
     #[must_use]
-    pub fn new(config: SolverConfig) -> Self {
+    pub fn new(mut config: SolverConfig) -> Self {
+        config.tolerance = if config.tolerance.is_nan() {
+            0.0
+        } else {
+            config.tolerance.clamp(0.0, 1.0)
+        };
+        if config.risk_weight.is_nan() || config.risk_weight < 0.0 {
+            config.risk_weight = 0.0;
+        }
+        config.max_candidates = config.max_candidates.max(1);
+        config.second_candidates = config.second_candidates.max(1);
         Solver { config }
     }
 
@@ -346,6 +366,10 @@ impl Solver {
     }
 
     /// The next move in `pos`.
+    ///
+    /// Flags are the player's notes, not facts: a flagged cell counts as hidden, and the move
+    /// may name one (the flag is then wrong, or a guess); remove the flag before revealing it,
+    /// as [`play_from`](crate::play_from) does. Known mines (`M`) are never named.
     ///
     /// # Errors
     /// When the position is inconsistent, too large for the budget, or has nothing to reveal.
