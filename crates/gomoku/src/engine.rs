@@ -231,6 +231,8 @@ impl AlphaBetaEngine {
         if board.is_over() {
             return Err(GomokuError::GameOver);
         }
+        // Deadlines are instants: a budget beyond a year (`Duration::MAX`, say) is a year.
+        let time = time.min(Duration::from_secs(365 * 24 * 3600));
         let budget = hard_limit(time);
         let deadline = start + budget;
         let soft_deadline = start + soft_limit(time);

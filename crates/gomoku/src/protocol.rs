@@ -581,6 +581,13 @@ impl<E: Engine> Brain<E> {
                 "stone {m} has field {f} (expected 1 for own, 2 for the opponent's, 3 for a marker)"
             ));
         }
+        // Checked before the counts, whose message would otherwise hide the real problem.
+        if let Some(&(m, _)) = stones
+            .iter()
+            .find(|s| usize::from(s.0.x) >= size || usize::from(s.0.y) >= size)
+        {
+            return Err(format!("stone {m} is off the {size}x{size} board"));
+        }
         // We are to move: equal counts mean we are Black, one opponent stone more White.
         let (black, white) = if own.len() == theirs.len() {
             (own, theirs)
@@ -788,7 +795,12 @@ impl Engine for ExternalEngine {
         if board.is_over() {
             return Err(GomokuError::GameOver);
         }
-        let deadline_for = |t: Duration, grace: Duration| Instant::now() + t + grace;
+        // A wait beyond a year (`Duration::MAX`, say) is a year: deadlines are instants.
+        let deadline_for = |t: Duration, grace: Duration| {
+            Instant::now()
+                + t.saturating_add(grace)
+                    .min(Duration::from_secs(365 * 24 * 3600))
+        };
         if self.rule != Some(board.rule()) {
             let mask = match board.rule() {
                 Rule::Freestyle => 0,
@@ -1020,6 +1032,22 @@ mod tests {
         assert_eq!(
             say(&mut b, "DONE"),
             ["ERROR BOARD: 2 own and 0 opponent stones cannot be our turn"]
+        );
+        for l in ["BOARD", "1,1,9"] {
+            assert!(say(&mut b, l).is_empty());
+        }
+        assert_eq!(
+            say(&mut b, "DONE"),
+            [
+                "ERROR BOARD: stone 1,1 has field 9 (expected 1 for own, 2 for the opponent's, 3 for a marker)"
+            ]
+        );
+        for l in ["BOARD", "99,3,1"] {
+            assert!(say(&mut b, l).is_empty());
+        }
+        assert_eq!(
+            say(&mut b, "DONE"),
+            ["ERROR BOARD: stone 99,3 is off the 15x15 board"]
         );
         for l in ["BOARD", "1,1,9"] {
             assert!(say(&mut b, l).is_empty());

@@ -120,7 +120,8 @@ impl ThreatSolver {
     fn begin(&mut self, limits: &ThreatLimits) {
         let now = Instant::now();
         self.start = Some(now);
-        self.deadline = limits.time.map(|t| now + t);
+        // A time too far off to represent is no limit.
+        self.deadline = limits.time.and_then(|t| now.checked_add(t));
         self.node_limit = limits.nodes;
         self.nodes = 0;
         self.aborted = false;

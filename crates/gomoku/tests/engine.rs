@@ -248,3 +248,31 @@ fn keeps_to_the_time_and_plays_legal_moves_to_the_end() {
     let mut engine = AlphaBetaEngine::with_memo_bytes(1 << 16);
     assert!(engine.choose_move(&b, Duration::from_millis(10)).is_err());
 }
+
+/// Time budgets too large to add to a clock reading (`Duration::MAX`) are no limit, not an
+/// overflow: the engines and the threat solver still answer, here where the answer is quick.
+#[test]
+fn huge_time_budgets_do_not_overflow() {
+    // Black to move with four in a row on row 7: the five is found at once.
+    let mut b = Board::new(15, Rule::Freestyle).unwrap();
+    for x in 3..7 {
+        b.play(Move::new(x, 7)).unwrap();
+        b.play(Move::new(x, 9)).unwrap();
+    }
+    let m = AlphaBetaEngine::new()
+        .choose_move(&b, Duration::MAX)
+        .unwrap();
+    assert!([Move::new(2, 7), Move::new(7, 7)].contains(&m), "{m}");
+    let mut small =
+        gomoku::BestFirstEngine::with_config(search_core::best_first::BestFirstConfig {
+            memory_bytes: 1 << 20,
+            ..search_core::best_first::BestFirstConfig::default()
+        });
+    assert!(b.is_legal(small.choose_move(&b, Duration::MAX).unwrap()));
+    let mut pos = Position::from_board(&b);
+    let limits = ThreatLimits {
+        time: Some(Duration::MAX),
+        ..ThreatLimits::default()
+    };
+    assert!(ThreatSolver::new().vcf(&mut pos, &limits).is_some());
+}

@@ -371,7 +371,8 @@ where
     /// `game` is left as it was, also when a limit stops the search.
     pub fn search(&mut self, game: &mut G, limits: &Limits) -> SearchResult<G::Move> {
         self.start = Instant::now();
-        self.deadline = limits.time.map(|t| self.start + t);
+        // A time too far off to represent is no limit.
+        self.deadline = limits.time.and_then(|t| self.start.checked_add(t));
         self.node_limit = limits.nodes;
         self.stop_flag = limits.stop.clone();
         self.stopped = false;

@@ -79,7 +79,9 @@ pub enum Policy {
     /// give way to its siblings now and then, so the search widens as it deepens.
     ScoreMinusVisits {
         /// Score units subtracted per visit (8 in the classic programs, whose scores run in
-        /// the tens to hundreds).
+        /// the tens to hundreds). At 0 it always takes the highest value, as
+        /// [`Policy::Principal`] does (up to ties); a negative weight
+        /// rewards visits and so narrows the search instead of widening it.
         visit_weight: i32,
     },
     /// Always the best child (fewest visits on ties): best-first minimax, which expands the
@@ -89,9 +91,10 @@ pub enum Policy {
     /// UCT: the child value squashed into `-1..1` by `v / (scale + |v|)`, plus
     /// `exploration * sqrt(ln(parent visits) / (child visits + 1))`.
     Uct {
-        /// Weight of the exploration term (about 0.5 to 1.5).
+        /// Weight of the exploration term (about 0.5 to 1.5; finite and non-negative).
         exploration: f64,
-        /// Score magnitude that counts as "half decided" (a typical evaluation difference).
+        /// Score magnitude that counts as "half decided" (a typical evaluation difference;
+        /// positive: at 0 every value squashes to its sign).
         scale: f64,
     },
 }
@@ -329,7 +332,8 @@ impl<G: Evaluate> BestFirst<G> {
     /// moves played since. After [`BestFirst::clear`] it is a fresh search.
     pub fn grow(&mut self, game: &mut G, limits: &Limits) -> BestFirstResult<G::Move> {
         let start = Instant::now();
-        let deadline = limits.time.map(|t| start + t);
+        // A time too far off to represent is no limit.
+        let deadline = limits.time.and_then(|t| start.checked_add(t));
         let mut result = BestFirstResult {
             best_move: None,
             score: Score::DRAW,

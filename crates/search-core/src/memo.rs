@@ -53,16 +53,48 @@ pub struct MemoTable<K, V> {
 
 impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
     /// A table that uses at most `bytes` bytes for its slots (at least one bucket of two).
+    ///
+    /// Like any allocation, more memory than the machine can give ends the process; where
+    /// the size comes from a user, [`MemoTable::try_with_memory`] reports that instead.
     #[must_use]
     pub fn with_memory(bytes: usize) -> Self {
-        let slot = std::mem::size_of::<Slot<K, V>>().max(1);
-        let buckets = (bytes / (2 * slot)).max(1);
+        let buckets = Self::buckets_for(bytes);
         MemoTable {
             slots: vec![Slot::default(); 2 * buckets],
             buckets,
             occupied: 0,
             generation: 1,
         }
+    }
+
+    /// As [`MemoTable::with_memory`], or the allocation's error if the memory cannot be had.
+    ///
+    /// ```
+    /// use search_core::MemoTable;
+    /// assert!(MemoTable::<u64, i32>::try_with_memory(usize::MAX).is_err());
+    /// assert!(MemoTable::<u64, i32>::try_with_memory(1 << 16).is_ok());
+    /// ```
+    ///
+    /// # Errors
+    /// When the slots cannot be allocated.
+    pub fn try_with_memory(bytes: usize) -> Result<Self, std::collections::TryReserveError> {
+        let buckets = Self::buckets_for(bytes);
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(2 * buckets)?;
+        slots.resize(2 * buckets, Slot::default());
+        Ok(MemoTable {
+            slots,
+            buckets,
+            occupied: 0,
+            generation: 1,
+        })
+    }
+
+    /// Buckets of two slots in `bytes` (at least one; never more than an allocation can
+    /// address, so that a huge request fails as an allocation, not as an overflow).
+    fn buckets_for(bytes: usize) -> usize {
+        let slot = std::mem::size_of::<Slot<K, V>>().max(1);
+        (bytes.min(isize::MAX as usize) / (2 * slot)).max(1)
     }
 
     /// Bytes held by the slots (the table's whole heap footprint).

@@ -105,6 +105,8 @@ pub struct Move {
 }
 
 impl fmt::Display for Move {
+    /// `pile 2 (3) -> pile 5 (1)`: piles numbered from 1, as people count them (the fields
+    /// count from 0), each with what it held before the move.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
