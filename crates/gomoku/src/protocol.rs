@@ -1025,39 +1025,24 @@ mod tests {
             ]
         );
         assert_eq!(board.get(Move::new(8, 8)), Some(Stone::White));
-        // Impossible counts, and a block interrupted by another command.
-        for l in ["BOARD", "1,1,1", "2,2,1"] {
-            assert!(say(&mut b, l).is_empty());
+        // Blocks that describe no position we can play, each named; then a block interrupted
+        // by another command.
+        for (stones, error) in [
+            (
+                &["1,1,1", "2,2,1"][..],
+                "2 own and 0 opponent stones cannot be our turn",
+            ),
+            (
+                &["1,1,9"],
+                "stone 1,1 has field 9 (expected 1 for own, 2 for the opponent's, 3 for a marker)",
+            ),
+            (&["99,3,1"], "stone 99,3 is off the 15x15 board"),
+        ] {
+            for l in std::iter::once(&"BOARD").chain(stones) {
+                assert!(say(&mut b, l).is_empty());
+            }
+            assert_eq!(say(&mut b, "DONE"), [format!("ERROR BOARD: {error}")]);
         }
-        assert_eq!(
-            say(&mut b, "DONE"),
-            ["ERROR BOARD: 2 own and 0 opponent stones cannot be our turn"]
-        );
-        for l in ["BOARD", "1,1,9"] {
-            assert!(say(&mut b, l).is_empty());
-        }
-        assert_eq!(
-            say(&mut b, "DONE"),
-            [
-                "ERROR BOARD: stone 1,1 has field 9 (expected 1 for own, 2 for the opponent's, 3 for a marker)"
-            ]
-        );
-        for l in ["BOARD", "99,3,1"] {
-            assert!(say(&mut b, l).is_empty());
-        }
-        assert_eq!(
-            say(&mut b, "DONE"),
-            ["ERROR BOARD: stone 99,3 is off the 15x15 board"]
-        );
-        for l in ["BOARD", "1,1,9"] {
-            assert!(say(&mut b, l).is_empty());
-        }
-        assert_eq!(
-            say(&mut b, "DONE"),
-            [
-                "ERROR BOARD: stone 1,1 has field 9 (expected 1 for own, 2 for the opponent's, 3 for a marker)"
-            ]
-        );
         assert!(say(&mut b, "BOARD").is_empty());
         let out = say(&mut b, "TURN 3,3");
         assert_eq!(first_word(&out), "ERROR");
