@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gomoku::protocol::ExternalEngine;
-use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, Move, Rule, Stone};
+use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, GomokuError, Move, Rule, Stone};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use search_core::best_first::{BestFirstConfig, Policy};
@@ -145,36 +145,8 @@ fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
     }
 }
 
-/// Reads a move typed by a person: `h7` (column letter as the board shows it, row number) or
-/// `7,7` (zero-based x,y). Letters past `z` are the capitals `A`.. of boards wider than 26.
-fn parse_user_move(s: &str, size: usize) -> Option<Move> {
-    let s = s.trim();
-    if s.contains(',') {
-        let mut p = s.split(',');
-        let x: u8 = p.next()?.trim().parse().ok()?;
-        let y: u8 = p.next()?.trim().parse().ok()?;
-        return p.next().is_none().then_some(Move::new(x, y));
-    }
-    let mut chars = s.chars();
-    let c = chars.next()?;
-    let x = match c {
-        'a'..='z' => c as u32 - 'a' as u32,
-        'A'..='Z' if size <= 26 => c as u32 - 'A' as u32,
-        'A'..='F' => 26 + c as u32 - 'A' as u32,
-        _ => return None,
-    };
-    let y: u32 = chars.as_str().trim().parse().ok()?;
-    (x < 256 && y < 256).then(|| Move::new(x as u8, y as u8))
-}
-
-/// The column letter the board diagram shows for `x`.
-fn column_name(x: u8) -> char {
-    let letters: Vec<char> = "abcdefghijklmnopqrstuvwxyzABCDEF".chars().collect();
-    letters.get(usize::from(x)).copied().unwrap_or('?')
-}
-
 fn move_name(m: Move) -> String {
-    format!("{}{} ({},{})", column_name(m.x), m.y, m.x, m.y)
+    format!("{} ({m})", m.name())
 }
 
 fn colour_name(s: Stone) -> &'static str {
@@ -269,12 +241,13 @@ fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resu
             }
             _ => {}
         }
-        match parse_user_move(cmd, board.size()) {
-            None => writeln!(
+        match Move::parse(cmd, board.size()) {
+            Err(GomokuError::Parse(_)) => writeln!(
                 out,
                 "Cannot read {cmd:?}: type a cell like h7 or 7,7, undo or quit."
             )?,
-            Some(m) => match board.play(m) {
+            Err(e) => writeln!(out, "{cmd}: {e}")?,
+            Ok(m) => match board.play(m) {
                 Ok(()) => {}
                 Err(e) => writeln!(out, "{}: {e}", move_name(m))?,
             },
@@ -325,9 +298,8 @@ fn read_openings(text: &str, size: usize, rule: Rule) -> Result<Vec<Vec<Move>>, 
         let mut board = Board::new(size, rule)?;
         let mut moves = Vec::new();
         for word in line.split_whitespace() {
-            let m = parse_user_move(word, size).ok_or_else(|| {
-                CliError(format!("openings line {}: cannot read {word:?}", n + 1))
-            })?;
+            let m = Move::parse(word, size)
+                .map_err(|e| CliError(format!("openings line {}: {e}", n + 1)))?;
             board
                 .play(m)
                 .map_err(|e| CliError(format!("openings line {}: {word}: {e}", n + 1)))?;
@@ -780,48 +752,22 @@ mod tests {
 
     #[test]
     fn reads_user_moves() {
-        assert_eq!(parse_user_move("h7", 15), Some(Move::new(7, 7)));
-        assert_eq!(parse_user_move("H7", 15), Some(Move::new(7, 7)));
-        assert_eq!(parse_user_move(" 3, 4 ", 15), Some(Move::new(3, 4)));
-        assert_eq!(parse_user_move("A0", 32), Some(Move::new(26, 0)));
-        assert_eq!(parse_user_move("a0", 32), Some(Move::new(0, 0)));
-        assert_eq!(parse_user_move("h", 15), None);
-        assert_eq!(parse_user_move("7", 15), None);
-        assert_eq!(parse_user_move("1,2,3", 15), None);
-        assert_eq!(parse_user_move("é4", 15), None);
-        for x in 0..32u8 {
-            let m = Move::new(x, 5);
-            assert_eq!(
-                parse_user_move(&format!("{}5", column_name(x)), 32),
-                Some(m)
+        assert_eq!(Move::parse("H7", 15), Ok(Move::new(7, 7)));
+        assert_eq!(Move::parse("a0", 32), Ok(Move::new(0, 0)));
+        for bad in ["h", "7", "1,2,3", "é4", ""] {
+            assert!(
+                matches!(Move::parse(bad, 15), Err(GomokuError::Parse(_))),
+                "{bad}"
             );
         }
-    }
-
-    #[test]
-    fn openings_fit_and_differ() {
-        let o = builtin_openings(15);
-        assert!(o.len() >= 8);
-        for (i, a) in o.iter().enumerate() {
-            let mut b = Board::new(15, Rule::Freestyle).unwrap();
-            for &m in a {
-                b.play(m).unwrap();
-            }
-            assert!(!b.is_over());
-            assert!(o[..i].iter().all(|p| p != a));
+        assert!(matches!(
+            Move::parse("p1", 15),
+            Err(GomokuError::OffBoard { .. })
+        ));
+        for x in 0..32u8 {
+            let m = Move::new(x, 5);
+            assert_eq!(Move::parse(&m.name(), 32), Ok(m));
         }
-        let text = "# two openings\n7,7 7,6 h5\n\n7,7 8,8 # diagonal\n";
-        let r = read_openings(text, 15, Rule::Freestyle).unwrap();
-        assert_eq!(
-            r,
-            vec![
-                vec![Move::new(7, 7), Move::new(7, 6), Move::new(7, 5)],
-                vec![Move::new(7, 7), Move::new(8, 8)],
-            ]
-        );
-        assert!(read_openings("7,7 7,7", 15, Rule::Freestyle).is_err());
-        assert!(read_openings("zz", 15, Rule::Freestyle).is_err());
-        assert!(read_openings("# nothing", 15, Rule::Freestyle).is_err());
     }
 
     #[test]

@@ -75,11 +75,67 @@ pub struct Move {
     pub y: u8,
 }
 
+/// The column letters of the board diagram: `a` to `z`, then `A` to `F` (boards up to 32).
+const COLUMN_LETTERS: &str = "abcdefghijklmnopqrstuvwxyzABCDEF";
+
 impl Move {
     /// The move at column `x`, row `y`.
     #[must_use]
     pub fn new(x: u8, y: u8) -> Move {
         Move { x, y }
+    }
+
+    /// Reads a move as people type it on a `size` x `size` board: `x,y` (zero-based, as the
+    /// protocol writes moves) or the diagram's column letter and row number (`h7`). Columns
+    /// 26 to 31 are `A` to `F`, as the diagram shows them; on boards of at most 26 columns,
+    /// where no column needs an upper-case letter, `H7` means `h7`.
+    ///
+    /// ```
+    /// use gomoku::Move;
+    /// assert_eq!(Move::parse("h7", 15)?, Move::new(7, 7));
+    /// assert_eq!(Move::parse(" 3, 4 ", 15)?, Move::new(3, 4));
+    /// assert_eq!(Move::parse("A0", 32)?, Move::new(26, 0));
+    /// assert_eq!(Move::new(26, 0).name(), "A0");
+    /// assert!(Move::parse("p1", 15).is_err()); // column 15 is off a 15x15 board
+    /// # Ok::<(), gomoku::GomokuError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`GomokuError::Parse`] for text that is not a move, [`GomokuError::OffBoard`] for a
+    /// move off the board.
+    pub fn parse(text: &str, size: usize) -> Result<Move, GomokuError> {
+        let bad = || GomokuError::Parse(text.to_string());
+        let s = text.trim();
+        let (x, y): (u32, u32) = if let Some((x, y)) = s.split_once(',') {
+            (
+                x.trim().parse().map_err(|_| bad())?,
+                y.trim().parse().map_err(|_| bad())?,
+            )
+        } else {
+            let mut chars = s.chars();
+            let c = chars.next().ok_or_else(bad)?;
+            let x = match c {
+                'a'..='z' => c as u32 - 'a' as u32,
+                'A'..='Z' if size <= 26 => c as u32 - 'A' as u32,
+                'A'..='F' => 26 + c as u32 - 'A' as u32,
+                _ => return Err(bad()),
+            };
+            (x, chars.as_str().trim().parse().map_err(|_| bad())?)
+        };
+        match (u8::try_from(x), u8::try_from(y)) {
+            (Ok(x), Ok(y)) if usize::from(x) < size && usize::from(y) < size => Ok(Move::new(x, y)),
+            (Ok(x), Ok(y)) => Err(GomokuError::OffBoard { x, y, size }),
+            _ => Err(bad()),
+        }
+    }
+
+    /// The move as the board diagram names it: column letter and row number (`h7`).
+    #[must_use]
+    pub fn name(self) -> String {
+        match COLUMN_LETTERS.chars().nth(usize::from(self.x)) {
+            Some(c) => format!("{c}{}", self.y),
+            None => self.to_string(),
+        }
     }
 }
 
@@ -443,9 +499,8 @@ impl fmt::Display for Board {
     /// on top. `X` is Black, `O` White, `.` empty; the last move is marked with brackets.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.geo.size;
-        let letters = "abcdefghijklmnopqrstuvwxyzABCDEF";
         write!(f, "   ")?;
-        for c in letters.chars().take(n) {
+        for c in COLUMN_LETTERS.chars().take(n) {
             write!(f, " {c}")?;
         }
         writeln!(f)?;
