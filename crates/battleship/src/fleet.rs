@@ -278,11 +278,13 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
     })
 }
 
-/// Reads a JSON-lines fleet file (blank lines are skipped).
+/// Reads a JSON-lines fleet file (blank lines are skipped, and so is a UTF-8 byte-order mark
+/// at the start).
 ///
 /// # Errors
 /// As [`read_fleet`], with the line number.
 pub fn read_fleets(geo: &Geometry, text: &str) -> Result<Vec<Fleet>, Error> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())

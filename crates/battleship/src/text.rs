@@ -53,12 +53,14 @@ impl TextPosition {
     }
 }
 
-/// Reads a position. Accepts CRLF, trailing spaces and blank lines at the end.
+/// Reads a position. Accepts CRLF, trailing spaces, blank lines at the end and a UTF-8
+/// byte-order mark at the start.
 ///
 /// # Errors
 /// [`Error::Parse`] with the line (and column in the message): unknown characters, rows of
 /// different lengths, an empty input or more than 128 cells.
 pub fn read(input: &str) -> Result<TextPosition, Error> {
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     let rows: Vec<&str> = input.lines().map(str::trim_end).collect();
     let n = rows
         .iter()

@@ -217,6 +217,7 @@ fn fleet_files_round_trip_and_report_errors() {
     // Ships in any order, blank lines skipped.
     let line = r#"{"width":10,"height":10,"ships":[{"length":2,"x":0,"y":9,"dir":"h"},{"length":3,"x":0,"y":2,"dir":"h"},{"length":5,"x":0,"y":0,"dir":"h"},{"length":4,"x":9,"y":0,"dir":"v"},{"length":3,"x":5,"y":5,"dir":"v"}]}"#;
     let f = read_fleets(&g, &format!("\n{line}\n\n")).unwrap();
+    assert_eq!(read_fleets(&g, &format!("\u{feff}{line}\n")).unwrap(), f);
     assert_eq!(f[0].placements()[4], place(0, 9, Dir::Horizontal));
     assert_eq!(f[0].placements()[2], place(0, 2, Dir::Horizontal));
     let cases = [
@@ -270,6 +271,7 @@ fn text_positions_round_trip_and_report_errors() {
         msg(text::read("\n\n").unwrap_err()),
         "line 1: the position is empty"
     );
+    assert_eq!(text::read("\u{feff}..o.\r\nxs..  \n....\n").unwrap(), p);
     let big = ".".repeat(12) + "\n";
     assert!(msg(text::read(&big.repeat(12)).unwrap_err()).contains("more than 128 cells"));
     // Sunk cells need rules under which a sinking is announced.

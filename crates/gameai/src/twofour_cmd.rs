@@ -86,10 +86,6 @@ fn read_input(file: Option<&PathBuf>) -> Result<Vec<u8>, CliError> {
                 .map_err(|e| CliError(format!("cannot read standard input: {e}")))?;
         }
     }
-    // A byte-order mark, as some editors write at the start of UTF-8 files, is not input.
-    if input.starts_with(b"\xef\xbb\xbf") {
-        input.drain(..3);
-    }
     Ok(input)
 }
 

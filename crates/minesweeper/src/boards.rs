@@ -245,6 +245,8 @@ fn board_line(line: &str) -> Result<BoardSpec, String> {
 /// The first bad line, with its number: invalid JSON, a missing or mistyped field, a mine count
 /// that does not match the list, or a board the rules reject.
 pub fn read_boards(text: &str) -> Result<Vec<BoardSpec>, BoardsError> {
+    // A UTF-8 byte-order mark, as some editors write, is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
@@ -303,6 +305,8 @@ mod tests {
         assert_eq!(b[0].start, 5);
         assert!(b[0].board.is_mine(0) && b[0].board.is_mine(15));
         assert_eq!(b[1].board.mine_count(), 0);
+        // A byte-order mark before the first line is not part of it.
+        assert_eq!(read_boards(&format!("\u{feff}{text}")).unwrap(), b);
     }
 
     #[test]

@@ -468,6 +468,8 @@ impl PatternModel {
     /// # Errors
     /// [`ModelError`] naming the first bad line.
     pub fn parse(text: &str) -> Result<PatternModel, ModelError> {
+        // A UTF-8 byte-order mark, as some editors write, is not part of the header.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut lines = text.lines().enumerate();
         match lines.next() {
             Some((_, l)) if l.trim() == HEADER => {}
@@ -766,6 +768,10 @@ mod tests {
         let m = PatternModel::parse(include_str!("model.weights")).unwrap();
         assert!(m.hidden_units() >= 1);
         assert_eq!(PatternModel::parse(&m.to_text()).unwrap(), m);
+        assert_eq!(
+            PatternModel::parse(&format!("\u{feff}{}", m.to_text())).unwrap(),
+            m
+        );
         assert_eq!(PatternModel::builtin(), &m);
     }
 

@@ -159,6 +159,8 @@ impl<'a> Tokens<'a> {
 /// A [`ParseError`] naming the line and the problem: a bad token, N out of range, a pile outside
 /// 0..=4, a game whose balls do not total 2N, missing numbers, or extra numbers.
 pub fn parse(input: &str) -> Result<Problem, ParseError> {
+    // A UTF-8 byte-order mark, as some editors write, is not a token.
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     let mut t = Tokens::new(input);
     let (line, n) = t.next_number()?.ok_or(ParseError {
         line: 1,
@@ -303,6 +305,8 @@ mod tests {
             "line 2: the input ends after N; it must start with `N G`"
         );
         assert_eq!(err("5 x\n"), "line 1: `x` is not a non-negative integer");
+        // A byte-order mark is not a token.
+        assert_eq!(parse("\u{feff}3 1\n2 2 2\n").unwrap().games.len(), 1);
         assert_eq!(
             err("5 99999999999999999999\n"),
             "line 1: `99999999999999999999` is too large a number"

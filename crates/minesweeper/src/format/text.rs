@@ -38,6 +38,8 @@ fn at(line: usize, column: Option<usize>, error: TextError) -> FormatError {
 /// neighbours or of unrevealed neighbours or below its known-mine neighbours, more flags and
 /// known mines than mines, or more mines than unrevealed cells.
 pub fn read(input: &str) -> Result<Position, FormatError> {
+    // A UTF-8 byte-order mark, as some editors write, is not part of the header.
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     let mut lines: Vec<&str> = input.split('\n').map(str::trim_end).collect();
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
@@ -138,6 +140,7 @@ mod tests {
         assert_eq!(p.at(1, 1), Some(CellView::Revealed(2)));
         assert_eq!(write(&p), "4x3x2\n01HH\n02FH\n01HM\n");
         assert_eq!(read(&write(&p)).unwrap(), p);
+        assert_eq!(read(&format!("\u{feff}{s}")).unwrap(), p);
     }
 
     #[test]
