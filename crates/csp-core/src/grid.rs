@@ -25,7 +25,7 @@
 //! ```
 
 use crate::CspError;
-use crate::placement::{Family, MAX_ELEMENTS};
+use crate::placement::{Family, MAX_ELEMENTS, bits};
 
 /// A `width` x `height` board whose cell `(x, y)` is element `y * width + x`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,13 +120,7 @@ impl Grid {
         let halo = (0..MAX_ELEMENTS as u32)
             .map(|s| {
                 if starts >> s & 1 == 1 {
-                    let mut h = 0u128;
-                    let mut cells = mask << s;
-                    while cells != 0 {
-                        h |= self.neighbourhood(cells.trailing_zeros() as usize);
-                        cells &= cells - 1;
-                    }
-                    h
+                    bits(mask << s).fold(0, |h, e| h | self.neighbourhood(e as usize))
                 } else {
                     0
                 }

@@ -104,7 +104,7 @@ fn meeting_starts(shape: u128, mask: u128) -> u128 {
 
 /// Bits of a `u128`, lowest first.
 #[inline]
-fn bits(mut m: u128) -> impl Iterator<Item = u32> {
+pub(crate) fn bits(mut m: u128) -> impl Iterator<Item = u32> {
     std::iter::from_fn(move || {
         if m == 0 {
             None

@@ -50,7 +50,7 @@ pub fn parse_file<T, E: std::fmt::Display>(
     path: &std::path::Path,
     parse: impl FnOnce(&str) -> Result<T, E>,
 ) -> Result<T, CliError> {
-    let text = if is_stdin(path) {
+    let text = if is_dash(path) {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
     } else {
@@ -85,7 +85,7 @@ pub fn write_output(
     contents: &[u8],
     out: &mut impl Write,
 ) -> Result<bool, CliError> {
-    if path.as_os_str() == "-" {
+    if is_dash(path) {
         out.write_all(contents)?;
         return Ok(false);
     }
@@ -94,14 +94,15 @@ pub fn write_output(
     Ok(true)
 }
 
-/// `-` stands for standard input, as for most command-line tools.
-fn is_stdin(path: &std::path::Path) -> bool {
+/// `-` stands for standard input (or output, for an output file), as for most command-line
+/// tools.
+fn is_dash(path: &std::path::Path) -> bool {
     path.as_os_str() == "-"
 }
 
 /// How errors name an input.
 fn input_name(path: &std::path::Path) -> String {
-    if is_stdin(path) {
+    if is_dash(path) {
         "standard input".to_owned()
     } else {
         path.display().to_string()

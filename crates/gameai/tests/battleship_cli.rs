@@ -4,7 +4,7 @@
 use std::process::Output;
 
 mod common;
-use common::{Scratch, fails_with, text, words};
+use common::{Scratch, assert_failed, fails_with, text, words};
 
 fn gameai(args: &[&str]) -> Output {
     common::gameai(args, b"")
@@ -76,12 +76,7 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
     assert!(err.contains("line 2: Battleship touches Carrier"), "{err}");
     std::fs::write(&file, "{\"width\":10\n").unwrap();
     let out = gameai(&["battleship", "eval", "--fleets", file.to_str().unwrap()]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("line 1: column"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_failed(&out, "line 1: column");
     let out = gameai(&["battleship", "eval", "--shooter", "nope"]);
     assert!(text(&out.stderr).contains("unknown shooter `nope`"));
     assert!(!text(&out.stderr).contains("invalid rules"));
@@ -152,8 +147,7 @@ fn show_prints_a_heatmap_and_writes_svg() {
     );
     std::fs::write(&pos, "..q\n").unwrap();
     let out = gameai(&["battleship", "show", pos.to_str().unwrap()]);
-    assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("line 1: column 3: unknown character `q`"));
+    assert_failed(&out, "line 1: column 3: unknown character `q`");
 }
 
 #[test]
@@ -187,8 +181,7 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     );
     // Sunk cells where no sinking is announced, and a chain that records nothing.
     let out = show("ss.\n...\n...\n", "--feedback bare");
-    assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("mark those cells as hits"));
+    assert_failed(&out, "mark those cells as hits");
     let out = show("...\n.x.\n...\n", "--exact-nodes 0 --sweeps 0");
     assert!(!out.status.success());
     // Options that apply to other shooters only.
@@ -242,12 +235,7 @@ fn eval_records_one_line_per_game() {
     let mut bad = words("battleship eval --games 1 --records");
     bad.push(missing.to_str().unwrap());
     let out = gameai(&bad);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("cannot write"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_failed(&out, "cannot write");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
-use common::{Scratch, fails_with, gameai, text, words};
+use common::{Scratch, assert_failed, fails_with, gameai, text, words};
 
 const SAMPLE: &str = "5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n";
 
@@ -232,12 +232,7 @@ fn minesweeper_board_file_errors_are_clear() {
         &["minesweeper", "eval", "--boards", file.to_str().unwrap()],
         b"",
     );
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("line 2: missing field `height`"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_failed(&out, "line 2: missing field `height`");
     std::fs::write(
         &file,
         "{\"width\":9,\"height\":9,\"mines\":1,\"start\":0,\"mineIndices\":[80]}\n",
@@ -336,11 +331,9 @@ fn solver_options_are_checked() {
         &words("twofour --memo-bytes 18446744073709551615"),
         SAMPLE.as_bytes(),
     );
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("cannot allocate 18446744073709551615 bytes for the memo"),
-        "{}",
-        text(&out.stderr)
+    assert_failed(
+        &out,
+        "cannot allocate 18446744073709551615 bytes for the memo",
     );
 }
 

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
-use common::{Scratch, fails_with, gameai, text, words};
+use common::{Scratch, assert_failed, fails_with, gameai, text, words};
 
 /// The value of `"key":value` in a one-line JSON object.
 fn json_number(line: &str, key: &str) -> f64 {
@@ -133,12 +133,7 @@ fn openings_from_a_file() {
         ],
         b"",
     );
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("openings line 1"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_failed(&out, "openings line 1");
 }
 
 #[test]

@@ -91,6 +91,10 @@ impl Default for AlphaBetaEngine {
     }
 }
 
+/// The longest time any deadline is set ahead: deadlines are instants, and a budget such as
+/// `Duration::MAX` cannot be added to one. A year is no limit in practice.
+pub(crate) const LONGEST_WAIT: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// The hard limit of a move: the searches abort at seven eighths of the budget. The rest is
 /// kept back: the move must be printed before the clock runs out, searches check the clock only
 /// every few hundred nodes, and on a busy machine the thread may lose the processor for a
@@ -231,8 +235,7 @@ impl AlphaBetaEngine {
         if board.is_over() {
             return Err(GomokuError::GameOver);
         }
-        // Deadlines are instants: a budget beyond a year (`Duration::MAX`, say) is a year.
-        let time = time.min(Duration::from_secs(365 * 24 * 3600));
+        let time = time.min(LONGEST_WAIT);
         let budget = hard_limit(time);
         let deadline = start + budget;
         let soft_deadline = start + soft_limit(time);

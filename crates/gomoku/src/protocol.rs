@@ -795,11 +795,8 @@ impl Engine for ExternalEngine {
         if board.is_over() {
             return Err(GomokuError::GameOver);
         }
-        // A wait beyond a year (`Duration::MAX`, say) is a year: deadlines are instants.
         let deadline_for = |t: Duration, grace: Duration| {
-            Instant::now()
-                + t.saturating_add(grace)
-                    .min(Duration::from_secs(365 * 24 * 3600))
+            Instant::now() + t.saturating_add(grace).min(crate::engine::LONGEST_WAIT)
         };
         if self.rule != Some(board.rule()) {
             let mask = match board.rule() {

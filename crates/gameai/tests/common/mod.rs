@@ -28,16 +28,19 @@ pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
+/// Asserts that a run failed with `message` in its standard error.
+pub fn assert_failed(out: &Output, message: &str) {
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "succeeded; stderr: {err}");
+    assert!(err.contains(message), "expected {message:?} in: {err}");
+}
+
 /// Runs each command line (no input): each must fail, with its message on stderr.
 pub fn fails_with(cases: &[(&str, &str)]) {
     for &(args, message) in cases {
         let out = gameai(&words(args), b"");
         assert!(!out.status.success(), "{args} succeeded");
-        assert!(
-            text(&out.stderr).contains(message),
-            "{args}: {}",
-            text(&out.stderr)
-        );
+        assert_failed(&out, message);
     }
 }
 
