@@ -528,3 +528,24 @@ pub(crate) fn run(csp: &BoolCsp) -> Result<Propagated, CspError> {
 pub fn propagate(csp: &BoolCsp) -> Result<Vec<Option<bool>>, CspError> {
     run(csp).map(|p| p.values)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{for_each_bit, split_sorted};
+
+    #[test]
+    fn bits_are_listed_across_words() {
+        let mut seen = Vec::new();
+        for_each_bit(&[0b1010_0001, 0, 1 << 3 | 1 << 63], |d| seen.push(d));
+        assert_eq!(seen, [0, 5, 7, 131, 191]);
+    }
+
+    #[test]
+    fn sorted_lists_split_into_differences_and_intersection() {
+        let mut parts: [Vec<u32>; 3] = Default::default();
+        split_sorted(&[1, 4, 6, 9, 70], &[0, 4, 5, 9, 80, 81], &mut parts);
+        assert_eq!(parts[0], [1, 6, 70]);
+        assert_eq!(parts[1], [0, 5, 80, 81]);
+        assert_eq!(parts[2], [4, 9]);
+    }
+}

@@ -283,6 +283,16 @@ fn propagation_subset_rule() {
     // The total decides the free variable 4: 2 trues in {0,1,2}, total 3.
     csp.set_total(3);
     assert_eq!(propagate(&csp).unwrap()[4], Some(true));
+    // The reduced row takes part in later deductions: {0,1} = 1 inside {0,1,2,3} = 2 leaves
+    // {2,3} = 1, which inside {2,3,4} = 1 makes 4 safe (neither original pair says so).
+    let mut csp = BoolCsp::new(5);
+    csp.exactly(&[0, 1], 1).unwrap();
+    csp.exactly(&[0, 1, 2, 3], 2).unwrap();
+    csp.exactly(&[2, 3, 4], 1).unwrap();
+    assert_eq!(
+        propagate(&csp).unwrap(),
+        vec![None, None, None, None, Some(false)]
+    );
 }
 
 /// Variables in no constraint are decided together, through the total, whether many or none
@@ -335,6 +345,51 @@ fn one_two_one_pattern() {
             Some(false)
         ]
     );
+    // Propagation alone (the rule for two overlapping rows) finds all of it.
+    assert_eq!(propagate(&csp).unwrap(), a.forced);
+}
+
+/// The rule for two overlapping rows on variables listed out of order and far apart, the
+/// 1-2-1 pattern again (a = 9, b = 2, c = 70, d = 5, e = 33 among 80 variables), then the
+/// 1-1 pattern along an edge ({a,b} = 1 and {a,b,c} = 1 leave c safe) and two rows whose
+/// overlap is forced empty ({p,q,r} = 3 beside {q,r,s,t} = 2: s and t are safe).
+#[test]
+fn overlapping_rows_decide_their_parts() {
+    let (a, b, c, d, e) = (9, 2, 70, 5, 33);
+    let mut csp = BoolCsp::new(80);
+    csp.exactly(&[c, a, b], 1).unwrap();
+    csp.exactly(&[d, c, b], 2).unwrap();
+    csp.exactly(&[e, d, c], 1).unwrap();
+    let p = propagate(&csp).unwrap();
+    for (v, want) in [(a, false), (b, true), (c, false), (d, true), (e, false)] {
+        assert_eq!(p[v], Some(want), "variable {v}");
+    }
+    assert_eq!(p.iter().filter(|x| x.is_some()).count(), 5);
+
+    let mut csp = BoolCsp::new(80);
+    csp.exactly(&[64, 3], 1).unwrap();
+    csp.exactly(&[3, 77, 64], 1).unwrap();
+    let p = propagate(&csp).unwrap();
+    assert_eq!((p[3], p[64], p[77]), (None, None, Some(false)));
+
+    let mut csp = BoolCsp::new(80);
+    csp.exactly(&[40, 10, 11], 3).unwrap();
+    csp.exactly(&[11, 79, 10, 0], 2).unwrap();
+    let p = propagate(&csp).unwrap();
+    assert_eq!(
+        [p[40], p[10], p[11], p[79], p[0]],
+        [Some(true), Some(true), Some(true), Some(false), Some(false)]
+    );
+
+    // {a,b,c} = 2 and {b,c,d} = 1 overlapping in two: a is a mine, and d is safe.
+    let mut csp = BoolCsp::new(80);
+    csp.exactly(&[50, 8, 66], 2).unwrap();
+    csp.exactly(&[66, 8, 1], 1).unwrap();
+    let p = propagate(&csp).unwrap();
+    assert_eq!(
+        (p[50], p[1], p[8], p[66]),
+        (Some(true), Some(false), None, None)
+    );
 }
 
 /// A larger chain-shaped frontier (20 variables, 2^20 assignments), checked once against
@@ -381,4 +436,126 @@ fn budget_exceeded() {
     ));
     assert!(analyze(&csp2, &Budget::default()).is_ok());
     assert!(analyze(&csp, &Budget::default()).is_ok());
+}
+
+/// Deductions through the global total reach constrained variables in every word of the
+/// total's bitset: {0,1} = 1 and {65,66} = 1 use up a total of 2, so every other variable is
+/// false, and then {1,2,64} = 1 makes 1 true and 0 false; the same with the total on the
+/// other side (68: 2 and 64 true, {1,2,64} = 2 makes 1 false and 0 true). `analyze` agrees
+/// (its forced values are exact: they hold in every solution).
+#[test]
+fn the_total_decides_constrained_variables_past_the_first_word() {
+    // (count of {1,2,64}, total, the value of most variables, the value of 1)
+    for (c, total, most, one) in [(1, 2, false, true), (2, 68, true, false)] {
+        let mut csp = BoolCsp::new(70);
+        csp.exactly(&[0, 1], 1).unwrap();
+        csp.exactly(&[65, 66], 1).unwrap();
+        csp.exactly(&[1, 2, 64], c).unwrap();
+        csp.set_total(total);
+        let mut expected = vec![Some(most); 70];
+        expected[1] = Some(one);
+        expected[65] = None;
+        expected[66] = None;
+        assert_eq!(propagate(&csp).unwrap(), expected, "total {total}");
+        let a = analyze(&csp, &Budget::default()).unwrap();
+        assert_eq!(a.forced, expected, "total {total}");
+        assert_eq!(a.solutions, BigUint::from_u64(2));
+    }
+}
+
+/// The statistics describe the decomposition: two independent components of three boxes
+/// each, three free variables, one variable fixed by propagation.
+#[test]
+fn statistics_describe_the_decomposition() {
+    let mut csp = BoolCsp::new(13);
+    // Component 1: {0,1,2,3} = 2, {2,3,4} = 1: boxes {0,1}, {2,3}, {4}.
+    csp.exactly(&[0, 1, 2, 3], 2).unwrap();
+    csp.exactly(&[2, 3, 4], 1).unwrap();
+    // Component 2: {5,6,7} = 1, {7,8} = 1: boxes {5,6}, {7}, {8}.
+    csp.exactly(&[5, 6, 7], 1).unwrap();
+    csp.exactly(&[7, 8], 1).unwrap();
+    // 12 is fixed by propagation; 9, 10, 11 are free.
+    csp.exactly(&[12], 1).unwrap();
+    csp.set_total(6);
+    let a = analyze(&csp, &Budget::default()).unwrap();
+    assert_eq!(a.components, 2);
+    assert_eq!(a.stats.boxes, 6);
+    assert_eq!(a.stats.free_vars, 3);
+    assert_eq!(a.stats.fixed_by_propagation, 1);
+    assert_eq!(a.stats.largest_component, 5);
+    assert!(a.stats.nodes > 0);
+    let b = brute(&csp);
+    assert_eq!(a.solutions, BigUint::from_u64(b.solutions));
+}
+
+/// A component may take exactly `max_nodes` search nodes; one more is over the budget.
+#[test]
+fn the_budget_counts_nodes_per_component() {
+    let mut csp = BoolCsp::new(8);
+    csp.exactly(&[0, 1, 2, 3, 4], 2).unwrap();
+    csp.exactly(&[3, 4, 5, 6, 7], 2).unwrap();
+    let nodes = analyze(&csp, &Budget::default()).unwrap().stats.nodes;
+    assert!(nodes > 1);
+    for (max_nodes, ok) in [(nodes, true), (nodes - 1, false)] {
+        let budget = Budget { max_nodes };
+        match analyze(&csp, &budget) {
+            Ok(a) => assert!(ok, "{max_nodes} nodes: {a:?}"),
+            Err(e) => {
+                assert!(!ok, "{max_nodes} nodes: {e}");
+                assert_eq!(
+                    e,
+                    CspError::BudgetExceeded {
+                        max_nodes,
+                        component_vars: 8
+                    }
+                );
+            }
+        }
+        assert_eq!(count(&csp, &budget).is_ok(), ok);
+    }
+}
+
+/// A variable that two rows force both ways is a contradiction that propagation reports on
+/// its own, before any counting.
+#[test]
+fn propagation_reports_a_contradiction() {
+    let mut csp = BoolCsp::new(3);
+    csp.exactly(&[0, 1], 2).unwrap();
+    csp.exactly(&[0, 2], 0).unwrap();
+    assert_eq!(propagate(&csp), Err(CspError::Inconsistent));
+    // Through a chain: the 1-2-1 pattern on 0..5 makes 0 and 4 safe, so {0,4} = 1 cannot hold.
+    let mut csp = BoolCsp::new(5);
+    csp.exactly(&[0, 1, 2], 1).unwrap();
+    csp.exactly(&[1, 2, 3], 2).unwrap();
+    csp.exactly(&[2, 3, 4], 1).unwrap();
+    csp.exactly(&[0, 4], 1).unwrap();
+    assert_eq!(propagate(&csp), Err(CspError::Inconsistent));
+}
+
+/// The total, once an ordinary row is taken out of it, overlaps another row; the rule for
+/// two overlapping rows then decides the variables outside every row (vars 4 to 9) all
+/// together, both ways.
+#[test]
+fn the_total_decides_the_unconstrained_variables_through_an_overlap() {
+    // (count of {1,2,3}, total, the value of 1; 0 and the six outside the rows take the
+    // other value, and one of 2, 3 is true): {1,2,3} = 2 with a total of 2 makes 1 a mine and
+    // the rest safe; {1,2,3} = 1 with a total of 8 makes 1 safe and the rest mines.
+    for (b_count, total, one) in [(2, 2, true), (1, 8, false)] {
+        let mut csp = BoolCsp::new(10);
+        csp.exactly(&[0, 1], 1).unwrap();
+        csp.exactly(&[1, 2, 3], b_count).unwrap();
+        csp.set_total(total);
+        let mut expected = vec![Some(!one); 10];
+        expected[1] = Some(one);
+        expected[2] = None;
+        expected[3] = None;
+        assert_eq!(propagate(&csp).unwrap(), expected, "total {total}");
+        let b = brute(&csp);
+        assert_eq!(b.solutions, 2);
+        for (v, want) in expected.iter().enumerate() {
+            if let Some(x) = want {
+                assert_eq!(b.trues[v], if *x { 2 } else { 0 }, "variable {v}");
+            }
+        }
+    }
 }
