@@ -4,7 +4,7 @@
 
 use csp_core::{
     Budget, CspError, Family, PlacementChain, PlacementCsp, Value, analyze_placements,
-    analyze_placements_naive, estimate_placements, sample_placements,
+    analyze_placements_naive, estimate_placements, propagate_placements, sample_placements,
 };
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -261,6 +261,33 @@ fn is_solution_checks_everything() {
     assert!(!p.is_solution(&[a]));
 }
 
+/// A halo keeps other pieces off whichever of the two variables carries it, and whichever
+/// comes first in the assignment.
+#[test]
+fn is_solution_respects_a_halo_on_either_side() {
+    let start = |s| Value {
+        family: 0,
+        start: s,
+    };
+    // On a 3x3 board: a domino with a no-touch halo and one without.
+    for haloed_first in [true, false] {
+        let mut p = PlacementCsp::new(9).unwrap();
+        let (with, without) = (ship(2, 3, 3, true), ship(2, 3, 3, false));
+        if haloed_first {
+            p.add_var(with).unwrap();
+            p.add_var(without).unwrap();
+        } else {
+            p.add_var(without).unwrap();
+            p.add_var(with).unwrap();
+        }
+        // Cells 0, 1 and cells 3, 4 touch; cells 0, 1 and 7, 8 do not.
+        assert!(!p.is_solution(&[start(0), start(3)]), "{haloed_first}");
+        assert!(!p.is_solution(&[start(3), start(0)]), "{haloed_first}");
+        assert!(p.is_solution(&[start(0), start(7)]), "{haloed_first}");
+        assert!(p.is_solution(&[start(7), start(0)]), "{haloed_first}");
+    }
+}
+
 /// Empirical frequencies of the exact sampler and the chain against exact marginals: every
 /// element within 5 standard errors `sqrt(p (1 - p) / n)` (for the chain, `n` is divided by
 /// an allowance of 4 for the correlation between sweeps). A wrong sampler such as placing
@@ -367,4 +394,155 @@ fn standard_board_fixture() {
     );
     assert_eq!(a.solutions, 30_093_975_536);
     assert_eq!(a.element_counts.iter().sum::<u128>(), 17 * a.solutions);
+}
+
+/// Starts of each family of `var` in the reduced problem.
+fn starts_of(p: &PlacementCsp, var: usize) -> Vec<u128> {
+    p.domain(var).unwrap().iter().map(Family::starts).collect()
+}
+
+/// On a 1x6 strip: a variable left with one value blocks it for the others, and what that
+/// leaves single blocks in turn, whatever the order of the variables (here the last one
+/// starts the chain, and its first family is empty).
+#[test]
+fn propagation_follows_a_chain_of_single_values() {
+    let domino = 0b11;
+    let mut p = PlacementCsp::new(6).unwrap();
+    let c = p
+        .add_var(vec![Family::new(domino, 1 << 3 | 1 << 4).unwrap()])
+        .unwrap();
+    let b = p
+        .add_var(vec![Family::new(domino, 1 << 1 | 1 << 2).unwrap()])
+        .unwrap();
+    let a = p
+        .add_var(vec![
+            Family::new(0b1_0000_0001, 0).unwrap(),
+            Family::new(domino, 1).unwrap(),
+        ])
+        .unwrap();
+    let r = propagate_placements(&p).unwrap();
+    assert_eq!(starts_of(&r, a), [0, 1]);
+    assert_eq!(starts_of(&r, b), [1 << 2]);
+    assert_eq!(starts_of(&r, c), [1 << 4]);
+    assert_eq!(analyze_placements(&p, &BIG).unwrap().solutions, 1);
+}
+
+/// A required element that only one variable can cover restricts that variable to the
+/// values covering it; with two possible coverers neither is restricted.
+#[test]
+fn propagation_gives_a_required_element_to_its_only_coverer() {
+    let mut p = PlacementCsp::new(6).unwrap();
+    let a = p
+        .add_var(vec![Family::new(0b11, 1 | 1 << 4).unwrap()])
+        .unwrap();
+    let b = p
+        .add_var(vec![Family::new(0b1, 0b1_0011).unwrap()])
+        .unwrap();
+    p.require(1 << 5).unwrap();
+    let r = propagate_placements(&p).unwrap();
+    assert_eq!(starts_of(&r, a), [1 << 4]);
+    // ... and its value, now the only one, is then blocked for the others.
+    assert_eq!(starts_of(&r, b), [0b11]);
+    // With two possible coverers neither is restricted.
+    let c = p
+        .add_var(vec![Family::new(0b1, 1 << 3 | 1 << 5).unwrap()])
+        .unwrap();
+    let r = propagate_placements(&p).unwrap();
+    assert_eq!(starts_of(&r, a), [1 | 1 << 4]);
+    assert_eq!(starts_of(&r, b), [0b1_0011]);
+    assert_eq!(starts_of(&r, c), [1 << 3 | 1 << 5]);
+}
+
+/// Propagation handles up to 64 variables and says so past them.
+#[test]
+fn propagation_takes_at_most_64_variables() {
+    let mut p = PlacementCsp::new(128).unwrap();
+    for v in 0..64 {
+        p.add_var(vec![Family::new(1, 1 << (2 * v)).unwrap()])
+            .unwrap();
+    }
+    assert!(propagate_placements(&p).is_ok());
+    p.add_var(vec![Family::new(1, 1 << 127).unwrap()]).unwrap();
+    assert!(matches!(
+        propagate_placements(&p),
+        Err(CspError::InvalidPlacement(_))
+    ));
+}
+
+/// A solution covers the required elements and none of the forbidden ones.
+#[test]
+fn is_solution_refuses_a_forbidden_element() {
+    let mut p = PlacementCsp::new(4).unwrap();
+    p.add_var(vec![Family::new(0b11, 0b111).unwrap()]).unwrap();
+    p.require(1 << 1).unwrap();
+    let at = |s| Value {
+        family: 0,
+        start: s,
+    };
+    assert!(p.is_solution(&[at(0)]));
+    assert!(p.is_solution(&[at(1)]));
+    assert!(!p.is_solution(&[at(2)]));
+    p.forbid(1).unwrap();
+    assert!(!p.is_solution(&[at(0)]));
+    assert!(p.is_solution(&[at(1)]));
+}
+
+/// The search takes the largest pieces first, whatever their place in the list: fleets whose
+/// largest ship comes last count as the enumeration does.
+#[test]
+fn the_order_of_the_variables_does_not_matter() {
+    for no_touch in [false, true] {
+        for lens in [&[2, 2, 3][..], &[1, 3, 2], &[2, 1, 4], &[2, 1, 2, 3]] {
+            let p = fleet(lens, 4, 4, no_touch);
+            assert_same(&p);
+            let mut sorted = lens.to_vec();
+            sorted.sort_unstable_by(|a, b| b.cmp(a));
+            let q = fleet(&sorted, 4, 4, no_touch);
+            assert_eq!(
+                analyze_placements(&p, &BIG).unwrap().solutions,
+                analyze_placements(&q, &BIG).unwrap().solutions,
+                "{lens:?}"
+            );
+        }
+    }
+}
+
+/// A count may take exactly `max_nodes` search nodes; one more is over the budget.
+#[test]
+fn the_placement_budget_counts_nodes() {
+    for lens in [&[3, 2][..], &[3, 2, 2]] {
+        let p = fleet(lens, 4, 4, false);
+        let nodes = analyze_placements(&p, &BIG).unwrap().nodes;
+        assert!(nodes > 1);
+        assert!(analyze_placements(&p, &Budget { max_nodes: nodes }).is_ok());
+        assert!(matches!(
+            analyze_placements(
+                &p,
+                &Budget {
+                    max_nodes: nodes - 1
+                }
+            ),
+            Err(CspError::BudgetExceeded { .. })
+        ));
+    }
+}
+
+/// The chain starts from a solution, required elements included (two opposite corners of a
+/// 6x6 board, which a random placement of two ships seldom covers), and its search for that
+/// first solution keeps to the budget.
+#[test]
+fn the_chain_starts_from_a_solution_within_the_budget() {
+    let mut p = fleet(&[3, 2], 6, 6, false);
+    p.require(1 | 1 << 35).unwrap();
+    for seed in 0..20 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let chain = PlacementChain::new(&p, &BIG, &mut rng).unwrap();
+        assert!(p.is_solution(chain.state()), "seed {seed}");
+    }
+    let p = fleet(&[3, 2, 2], 6, 6, false);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    assert!(matches!(
+        PlacementChain::new(&p, &Budget { max_nodes: 2 }, &mut rng),
+        Err(CspError::BudgetExceeded { max_nodes: 2, .. })
+    ));
 }
