@@ -325,14 +325,20 @@ fn variables_outside_the_constraints_follow_the_total() {
     }
 }
 
+/// Adds the Minesweeper "1-2-1" pattern on cells `[a, b, c, d, e]`: {a,b,c} = 1,
+/// {b,c,d} = 2, {c,d,e} = 1 (b and d mines, a, c and e safe).
+fn one_two_one(csp: &mut BoolCsp, [a, b, c, d, e]: [usize; 5]) {
+    csp.exactly(&[a, b, c], 1).unwrap();
+    csp.exactly(&[b, c, d], 2).unwrap();
+    csp.exactly(&[c, d, e], 1).unwrap();
+}
+
 /// The Minesweeper "1-2-1" pattern: hidden cells a b c d e with {a,b,c} = 1, {b,c,d} = 2 and
 /// {c,d,e} = 1 force b and d to be mines and a, c, e to be safe.
 #[test]
 fn one_two_one_pattern() {
     let mut csp = BoolCsp::new(5);
-    csp.exactly(&[0, 1, 2], 1).unwrap();
-    csp.exactly(&[1, 2, 3], 2).unwrap();
-    csp.exactly(&[2, 3, 4], 1).unwrap();
+    one_two_one(&mut csp, [0, 1, 2, 3, 4]);
     let a = analyze(&csp, &Budget::default()).unwrap();
     assert_eq!(a.solutions, BigUint::one());
     assert_eq!(
@@ -352,14 +358,12 @@ fn one_two_one_pattern() {
 /// The rule for two overlapping rows on variables listed out of order and far apart, the
 /// 1-2-1 pattern again (a = 9, b = 2, c = 70, d = 5, e = 33 among 80 variables), then the
 /// 1-1 pattern along an edge ({a,b} = 1 and {a,b,c} = 1 leave c safe) and two rows whose
-/// overlap is forced empty ({p,q,r} = 3 beside {q,r,s,t} = 2: s and t are safe).
+/// overlap is forced full ({p,q,r} = 3 beside {q,r,s,t} = 2: s and t are safe).
 #[test]
 fn overlapping_rows_decide_their_parts() {
     let (a, b, c, d, e) = (9, 2, 70, 5, 33);
     let mut csp = BoolCsp::new(80);
-    csp.exactly(&[c, a, b], 1).unwrap();
-    csp.exactly(&[d, c, b], 2).unwrap();
-    csp.exactly(&[e, d, c], 1).unwrap();
+    one_two_one(&mut csp, [a, b, c, d, e]);
     let p = propagate(&csp).unwrap();
     for (v, want) in [(a, false), (b, true), (c, false), (d, true), (e, false)] {
         assert_eq!(p[v], Some(want), "variable {v}");
@@ -525,9 +529,7 @@ fn propagation_reports_a_contradiction() {
     assert_eq!(propagate(&csp), Err(CspError::Inconsistent));
     // Through a chain: the 1-2-1 pattern on 0..5 makes 0 and 4 safe, so {0,4} = 1 cannot hold.
     let mut csp = BoolCsp::new(5);
-    csp.exactly(&[0, 1, 2], 1).unwrap();
-    csp.exactly(&[1, 2, 3], 2).unwrap();
-    csp.exactly(&[2, 3, 4], 1).unwrap();
+    one_two_one(&mut csp, [0, 1, 2, 3, 4]);
     csp.exactly(&[0, 4], 1).unwrap();
     assert_eq!(propagate(&csp), Err(CspError::Inconsistent));
 }
