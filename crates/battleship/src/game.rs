@@ -165,7 +165,8 @@ impl View {
                 continue;
             }
             let len = rules.fleet[i].length;
-            let (w, h) = (rules.width, rules.height);
+            let w = rules.width;
+            // `at` is on the board, so every start found below is too.
             let (cx, cy) = (s.at % w, s.at / w);
             let avail = s.hits_then & !resolved;
             let mut found = 0u128;
@@ -178,9 +179,6 @@ impl View {
                         (cx.checked_sub(k), Some(cy))
                     };
                     let (Some(x), Some(y)) = (x, y) else { continue };
-                    if x >= w || y >= h {
-                        continue;
-                    }
                     if let Some(m) = self.geo.ship_cells(i, x, y, vertical)
                         && m & avail == m
                     {
@@ -405,4 +403,183 @@ pub fn xy(geo: &Geometry, cell: usize) -> (usize, usize) {
 /// Every cell of a mask, as `(x, y)`.
 pub fn cells_xy(geo: &Geometry, m: u128) -> Vec<(usize, usize)> {
     cells_of(m).map(|c| xy(geo, c)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    /// A 6x6 board with ships of lengths 3 and 2, standard feedback.
+    fn view() -> View {
+        View::new(Geometry::new(&Rules::with_lengths(6, 6, &[3, 2])).unwrap())
+    }
+
+    fn at(x: usize, y: usize) -> usize {
+        y * 6 + x
+    }
+
+    fn mask(cells: &[(usize, usize)]) -> u128 {
+        cells.iter().fold(0, |m, &(x, y)| m | 1u128 << at(x, y))
+    }
+
+    const HIT: Shot = Shot::Hit { ship: None };
+
+    fn sunk(ship: usize) -> Shot {
+        Shot::Sunk { ship, cells: None }
+    }
+
+    #[test]
+    fn masks_build_a_view_only_when_they_are_disjoint_and_on_the_board() {
+        let geo = view().geometry().clone();
+        let (a, b, c) = (mask(&[(0, 0)]), mask(&[(1, 0), (2, 0)]), mask(&[(5, 5)]));
+        let mut v = View::from_masks(geo.clone(), a, b, c).unwrap();
+        assert_eq!((v.misses(), v.hits(), v.sunk_cells()), (a, b, c));
+        assert_eq!(v.shots(), 4, "every marked cell was shot once");
+        assert_eq!(v.unknown(), geo.all_cells() & !(a | b | c));
+        v.set_pending(at(5, 5));
+        assert_eq!(
+            v.unknown(),
+            geo.all_cells() & !(a | b | c),
+            "pending and sunk"
+        );
+        let off = 1u128 << 36;
+        for (m, h, s) in [
+            (a, a, 0),
+            (a, 0, a),
+            (0, b, b),
+            (off, 0, 0),
+            (0, off, 0),
+            (0, 0, off),
+        ] {
+            let e = View::from_masks(geo.clone(), m, h, s).unwrap_err();
+            assert!(e.to_string().contains("overlap or leave"), "{e}");
+        }
+    }
+
+    #[test]
+    fn pending_cells_are_neither_unknown_nor_kept_once_answered() {
+        let mut v = view();
+        assert_eq!(v.shots(), 0);
+        v.record(at(0, 0), Shot::Miss).unwrap();
+        v.set_pending(at(0, 0));
+        v.set_pending(at(3, 3));
+        v.set_pending(36);
+        v.set_pending(127);
+        assert_eq!(
+            v.pending(),
+            mask(&[(0, 0), (3, 3)]),
+            "cells off the board are ignored"
+        );
+        assert_eq!(
+            v.unknown(),
+            v.geometry().all_cells() & !mask(&[(0, 0), (3, 3)]),
+            "a pending cell already shot stays out of the unknown cells"
+        );
+        v.record(at(3, 3), HIT).unwrap();
+        assert_eq!(v.pending(), mask(&[(0, 0)]));
+        assert_eq!(v.shots(), 2);
+    }
+
+    #[test]
+    fn answers_naming_ships_are_checked_and_recorded() {
+        let geo = |feedback| {
+            Geometry::new(&Rules {
+                feedback,
+                ..Rules::with_lengths(6, 6, &[3, 2])
+            })
+            .unwrap()
+        };
+        // Ship 2 is one past the last: refused, under the rules that name ships.
+        let mut v = View::new(geo(Feedback::HitNamesShip));
+        assert!(v.record(0, Shot::Hit { ship: Some(2) }).is_err());
+        assert!(v.record(0, sunk(2)).is_err());
+        assert_eq!(v, View::new(geo(Feedback::HitNamesShip)));
+        v.record(0, Shot::Hit { ship: Some(1) }).unwrap();
+        assert_eq!((v.named(1), v.named(0), v.named(2)), (1, 0, 0));
+
+        // Revealed cells must be clear of the misses, and are all named, the sinking
+        // cell included.
+        let reveal = |cells| Shot::Sunk {
+            ship: 1,
+            cells: Some(cells),
+        };
+        let mut v = View::new(geo(Feedback::SunkRevealsCells));
+        v.record(1, Shot::Miss).unwrap();
+        let e = v.record(0, reveal(0b11)).unwrap_err();
+        assert!(e.to_string().contains("clear of the misses"), "{e}");
+        // Through the cell and clear of the misses, but not the two cells of ship 1: a
+        // gap, a diagonal, three cells.
+        for (cell, cells) in [(2, 0b10100), (3, 1 << 3 | 1 << 10), (3, 0b111 << 3)] {
+            let e = v.record(cell, reveal(cells)).unwrap_err();
+            assert!(e.to_string().contains("not a placement"), "{e}");
+        }
+        v.record(at(1, 2), HIT).unwrap();
+        let line = mask(&[(1, 1), (1, 2)]);
+        v.record(at(1, 1), reveal(line)).unwrap();
+        assert_eq!(v.named(1), line);
+        assert_eq!(v.hits(), line);
+        assert_eq!(v.sunk()[1].map(|s| s.cells), Some(Some(line)));
+        assert_eq!(v.unresolved_hits(), 0);
+    }
+
+    #[test]
+    fn the_game_shows_ships_and_shots_by_cell_and_coordinates() {
+        use crate::fleet::{Dir, ShipPlacement};
+        let geo = view().geometry().clone();
+        let place = |x, y, dir| ShipPlacement { x, y, dir };
+        let fleet = Fleet::new(
+            &geo,
+            vec![place(0, 0, Dir::Horizontal), place(4, 2, Dir::Vertical)],
+        )
+        .unwrap();
+        let mut game = Game::new(geo.clone(), fleet);
+        assert_eq!(game.shoot(at(5, 5)).unwrap(), Shot::Miss);
+        assert_eq!(game.shoot(at(4, 3)).unwrap(), HIT);
+        let ships = mask(&[(0, 0), (1, 0), (2, 0), (4, 2), (4, 3)]);
+        assert_eq!(game.masks(), (ships, mask(&[(5, 5), (4, 3)])));
+        assert_eq!(xy(&geo, at(4, 3)), (4, 3));
+        assert_eq!(
+            cells_xy(&geo, ships),
+            [(0, 0), (1, 0), (2, 0), (4, 2), (4, 3)]
+        );
+    }
+
+    /// Records hits at `hits`, then ship `ship` sunk at `at`.
+    fn hit_then_sink(v: &mut View, hits: &[(usize, usize)], (x, y): (usize, usize), ship: usize) {
+        for &(hx, hy) in hits {
+            v.record(self::at(hx, hy), HIT).unwrap();
+        }
+        v.record(self::at(x, y), sunk(ship)).unwrap();
+    }
+
+    #[test]
+    fn sunk_ships_are_given_the_first_line_of_their_hits() {
+        // Horizontal first: the line left of the sinking cell, not the hit below it.
+        let mut v = view();
+        hit_then_sink(&mut v, &[(1, 0), (2, 0), (3, 1)], (3, 0), 0);
+        assert_eq!(v.unresolved_hits(), mask(&[(3, 1)]));
+        assert_eq!(v.afloat().collect::<Vec<_>>(), [1]);
+
+        // Vertical when no horizontal line fits, away from the first row and column.
+        let mut v = view();
+        hit_then_sink(&mut v, &[(4, 2), (2, 3)], (4, 3), 1);
+        assert_eq!(v.unresolved_hits(), mask(&[(2, 3)]));
+        assert_eq!(v.afloat().collect::<Vec<_>>(), [0]);
+
+        // A line already given to another ship is not reused; with no line left, the
+        // sinking cell alone is resolved.
+        let mut v = view();
+        hit_then_sink(&mut v, &[(1, 0), (2, 0)], (3, 0), 0);
+        hit_then_sink(&mut v, &[(4, 1)], (4, 0), 1);
+        assert_eq!(
+            v.unresolved_hits(),
+            0,
+            "ship 1 takes (4,0)-(4,1), not (3,0)-(4,0)"
+        );
+        let mut v = view();
+        hit_then_sink(&mut v, &[(5, 5)], (0, 5), 0);
+        assert_eq!(v.unresolved_hits(), mask(&[(5, 5)]));
+        assert_eq!(v.afloat().count(), 1);
+    }
 }

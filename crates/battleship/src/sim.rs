@@ -179,6 +179,14 @@ pub fn play(
                 }
             }
         }
+        if turn.is_empty() {
+            // Every cell is shot or pending while a ship is afloat: the view and the game
+            // disagree. End the game with an error rather than loop without shooting.
+            rec.error = Some(Error::Shot(
+                "no cell is left to shoot, yet the game is not over".into(),
+            ));
+            return rec;
+        }
         for c in turn {
             if game.is_over() {
                 break;

@@ -78,6 +78,39 @@ fn rules_are_validated() {
         })
         .is_ok()
     );
+    // Each limit is inclusive: 128 cells, 32 ships, one shot per cell, ship cells filling
+    // the board.
+    let good = |f: &dyn Fn(&mut Rules)| {
+        let mut r = Rules::standard();
+        f(&mut r);
+        Geometry::new(&r).unwrap();
+    };
+    good(&|r| (r.width, r.height) = (16, 8));
+    good(&|r| {
+        r.fleet = (0..32)
+            .map(|i| ShipSpec::new(&format!("S{i}"), 1))
+            .collect()
+    });
+    bad(
+        &|r| {
+            r.fleet = (0..33)
+                .map(|i| ShipSpec::new(&format!("S{i}"), 1))
+                .collect()
+        },
+        "1 to 32 ships, not 33",
+    );
+    good(&|r| r.salvo = 100);
+    good(&|r| {
+        (r.width, r.height) = (4, 4);
+        r.fleet = vec![ShipSpec::new("A", 4)];
+        r.fleet
+            .extend((0..12).map(|i| ShipSpec::new(&format!("B{i}"), 1)));
+    });
+    assert_eq!(Rules::by_name("standard").unwrap(), Rules::standard());
+    assert_eq!(Rules::by_name("no-touch").unwrap(), Rules::no_touch());
+    for f in Feedback::ALL {
+        assert_eq!(f.to_string(), f.name());
+    }
     assert!(Rules::by_name("nope").is_err());
     assert!("nope".parse::<Feedback>().is_err());
     assert!(matches!(
@@ -139,6 +172,18 @@ fn fleets_are_validated() {
         let e = msg(Fleet::new(&g, far).unwrap_err());
         assert!(e.contains("leaves the 10x10 board"), "{e}");
     }
+    // Just off the board: one column right of it growing down, one row below it growing
+    // right; the last column and row still hold ships.
+    for (x, y, dir) in [(10, 0, Dir::Vertical), (0, 10, Dir::Horizontal)] {
+        let mut edge = ok.clone();
+        edge[4] = place(x, y, dir);
+        let e = msg(Fleet::new(&g, edge).unwrap_err());
+        assert!(e.contains("leaves the 10x10 board"), "{e}");
+        assert_eq!(g.ship_cells(4, x, y, dir == Dir::Vertical), None);
+    }
+    assert_eq!(g.ship_cells(4, 9, 8, true), Some(1 << 89 | 1 << 99));
+    assert_eq!(g.ship_cells(4, 8, 9, false), Some(3 << 98));
+    assert_eq!(g.ship_cells(5, 0, 0, false), None, "no ship 5");
     // A board too large to count its cells is refused, not overflowed.
     let huge = Rules::with_lengths(usize::MAX, 2, &[1]);
     assert!(msg(huge.validate().unwrap_err()).contains("at most 128 are supported"));
@@ -273,7 +318,21 @@ fn text_positions_round_trip_and_report_errors() {
     );
     assert_eq!(text::read("\u{feff}..o.\r\nxs..  \n....\n").unwrap(), p);
     let big = ".".repeat(12) + "\n";
-    assert!(msg(text::read(&big.repeat(12)).unwrap_err()).contains("more than 128 cells"));
+    assert_eq!(
+        msg(text::read(&big.repeat(12)).unwrap_err()),
+        "line 11: more than 128 cells",
+        "the first row past 128 cells is named"
+    );
+    let full = text::read(&(".".repeat(16) + "\n").repeat(8)).unwrap();
+    assert_eq!((full.width, full.height), (16, 8), "128 cells are allowed");
+    // The view takes the position's size, not the rules'.
+    let v = text::read("..o...\n......\n.x....\n......\n......\n")
+        .unwrap()
+        .view(&Rules::standard())
+        .unwrap();
+    let r = v.geometry().rules();
+    assert_eq!((r.width, r.height, r.fleet.len()), (6, 5, 5));
+    assert_eq!((v.misses(), v.hits()), (1 << 2, 1 << 13));
     // Sunk cells need rules under which a sinking is announced.
     let rules = Rules::with_lengths(4, 3, &[2]);
     for feedback in Feedback::ALL {
