@@ -330,5 +330,15 @@ mod tests {
         );
         assert!(e("{\"width\":2,").starts_with("line 1: invalid JSON"));
         assert!(e(&"[".repeat(100)).contains("nested too deeply"));
+        // An ignored field may nest 63 arrays deep inside the line's object, not 64.
+        let nested = |k: usize| {
+            format!(
+                "{{\"width\":2,\"height\":1,\"mines\":0,\"start\":0,\"mineIndices\":[],\"x\":{}0{}}}",
+                "[".repeat(k),
+                "]".repeat(k)
+            )
+        };
+        assert!(read_boards(&nested(63)).is_ok());
+        assert!(e(&nested(64)).contains("nested too deeply"));
     }
 }

@@ -175,6 +175,14 @@ mod tests {
             "line 4: extra line after the 2 rows of the board"
         );
         assert_eq!(
+            err("3x4x1\nHHH\n"),
+            "line 3: missing row: expected 4 rows, found 1"
+        );
+        assert_eq!(
+            err("3x1x1\nHHH\nHHH\n"),
+            "line 3: extra line after the 1 rows of the board"
+        );
+        assert_eq!(
             err("3x3x1\nHHH\nHH\nHHH\n"),
             "line 3: row is 2 characters wide, expected 3"
         );
