@@ -340,5 +340,44 @@ mod tests {
         };
         assert!(read_boards(&nested(63)).is_ok());
         assert!(e(&nested(64)).contains("nested too deeply"));
+        // A line may end inside a number, a word or an escape; the error names the byte.
+        assert_eq!(
+            e("{\"width\":2"),
+            "line 1: invalid JSON at byte 11: expected `,` or `}`"
+        );
+        assert_eq!(e("7"), "line 1: expected a JSON object");
+        assert_eq!(e("[tru"), "line 1: invalid JSON at byte 2: unknown word");
+        assert_eq!(
+            e("{\"a\\"),
+            "line 1: invalid JSON at byte 6: unterminated string"
+        );
+    }
+
+    #[test]
+    fn start_is_checked_against_the_whole_board() {
+        let line = |start: usize| {
+            format!(
+                "{{\"width\":4,\"height\":3,\"mines\":1,\"start\":{start},\"mineIndices\":[0]}}"
+            )
+        };
+        // The last cell is a valid start (beyond width + height, within width * height).
+        assert_eq!(read_boards(&line(11)).unwrap()[0].start, 11);
+        assert_eq!(
+            read_boards(&line(12)).unwrap_err().to_string(),
+            "line 1: `start` 12 is outside the 4x3 board"
+        );
+    }
+
+    #[test]
+    fn escapes_are_kept_as_text() {
+        assert_eq!(
+            parse_json(r#""a\"b\\c""#),
+            Ok(Json::String(r#"a\"b\\c"#.to_string()))
+        );
+        // An escaped quote does not end a key, so this key is not `width`.
+        assert_eq!(
+            read_boards(r#"{"wid\"th":2}"#).unwrap_err().to_string(),
+            "line 1: missing field `width`"
+        );
     }
 }

@@ -239,6 +239,16 @@ mod tests {
     }
 
     #[test]
+    fn cells_and_density() {
+        assert_eq!(Level::EXPERT.cells(), 480);
+        assert_eq!(Level::BEGINNER.cells(), 81);
+        assert!((Level::EXPERT.density() - 99.0 / 480.0).abs() < 1e-15);
+        assert!((Level::INTERMEDIATE.density() - 0.15625).abs() < 1e-15);
+        // The most mines a level may have leaves one safe cell.
+        assert_eq!(Level::new(3, 2, 5).map(|l| l.density()), Ok(5.0 / 6.0));
+    }
+
+    #[test]
     fn start_cells() {
         let l = Level::INTERMEDIATE;
         assert_eq!(l.start_cell(" corner "), Ok(0));
