@@ -503,6 +503,25 @@ mod tests {
         assert_eq!(line.neighbours(0).count(), 0);
         let big = Grid::new(255, 255).unwrap();
         assert_eq!(big.neighbours(255 * 255 - 1).count(), 3);
+        // The iterator knows its length before it is walked.
+        assert_eq!(g.neighbours(1).len(), 5);
+        assert_eq!(g.neighbours(4).size_hint(), (8, Some(8)));
+    }
+
+    #[test]
+    fn sizes_equality_and_debug_output() {
+        let g = Grid::new(3, 3).unwrap();
+        assert_eq!((g.len(), g.is_empty()), (9, false));
+        assert_eq!(g, Grid::new(3, 3).unwrap());
+        assert_ne!(g, Grid::new(3, 4).unwrap());
+        assert_ne!(g, Grid::new(4, 3).unwrap());
+        assert_eq!(format!("{g:?}"), "Grid { width: 3, height: 3, .. }");
+        let b = Board::new(3, 2, &[4, 1]).unwrap();
+        assert_eq!((b.len(), b.is_empty()), (6, false));
+        assert_eq!(
+            format!("{b:?}"),
+            "Board { width: 3, height: 2, mines: [1, 4] }"
+        );
     }
 
     #[test]

@@ -328,6 +328,39 @@ mod tests {
     }
 
     #[test]
+    fn flags_and_the_log_of_opened_cells() {
+        // .*.
+        // ...
+        let mut g = Game::new(Board::new(3, 2, &[1]).unwrap());
+        assert!(!g.is_flagged(1) && !g.is_revealed(1));
+        g.flag(1).unwrap();
+        g.flag(1).unwrap();
+        g.flag(0).unwrap();
+        assert!(g.is_flagged(1) && g.is_flagged(0) && !g.is_flagged(2));
+        assert_eq!(g.flag_count(), 2);
+        g.unflag(0).unwrap();
+        g.unflag(0).unwrap();
+        assert!(!g.is_flagged(0) && g.is_flagged(1));
+        assert_eq!(g.flag_count(), 1);
+        assert!(g.toggle_flag(2).unwrap());
+        assert_eq!(g.flag_count(), 2);
+        assert!(!g.toggle_flag(2).unwrap());
+        assert_eq!(g.flag_count(), 1);
+        assert!(!g.is_flagged(6), "out of range");
+        assert_eq!(
+            g.unflag(6).unwrap_err(),
+            GameError::OutOfRange { cell: 6, cells: 6 }
+        );
+        g.reveal(3).unwrap();
+        g.reveal(0).unwrap();
+        assert_eq!(g.opened(), [3, 0]);
+        assert!(g.is_revealed(3) && g.is_revealed(0) && !g.is_revealed(4));
+        assert!(!g.is_revealed(6));
+        assert_eq!((g.revealed_count(), g.safe_remaining()), (2, 3));
+        assert_eq!(g.view().cells()[1], CellView::Flagged);
+    }
+
+    #[test]
     fn lose() {
         let board = Board::new(2, 1, &[0]).unwrap();
         let mut g = Game::new(board.clone());

@@ -339,6 +339,14 @@ mod tests {
         }
         assert_eq!(CellView::from_char('9'), None);
         assert_eq!(CellView::from_char('h'), None);
+        assert_eq!(
+            [R(0), R(7), H, F, M].map(CellView::number),
+            [Some(0), Some(7), None, None, None]
+        );
+        assert_eq!(
+            [R(3), H, F, M].map(CellView::is_revealed),
+            [true, false, false, false]
+        );
     }
 
     #[test]
@@ -379,7 +387,13 @@ mod tests {
         let p = Position::new(2, 2, 1, vec![M, R(1), R(1), R(1)]).unwrap();
         assert_eq!(p.at(1, 1), Some(R(1)));
         assert_eq!(p.at(2, 1), None);
+        // Column 2 of row 0 would be cell 2 of the row below: still off the board.
+        assert_eq!(p.at(2, 0), None);
+        assert_eq!(p.at(0, 2), None);
         assert_eq!(p.count(M), 1);
+        assert_eq!(p.count(R(1)), 3);
+        assert_eq!(p.count(H), 0);
+        assert_eq!((p.len(), p.is_empty()), (4, false));
         assert_eq!(p.revealed_count(), 3);
     }
 }
