@@ -309,28 +309,38 @@ mod tests {
 
     #[test]
     fn influence_matches_brute_force_counts() {
-        // Positions from seeded games on a small board: the start and a few other safe
-        // cells revealed.
-        let level = crate::level::Level {
-            width: 5,
-            height: 4,
-            mines: 4,
-        };
+        // Positions from seeded games on two small boards, one the other turned on its
+        // side: the start (in either corner, so that patterns along every edge can form)
+        // and a few other safe cells revealed.
         let mut positions = Vec::new();
-        for seed in 0..40u64 {
-            let board =
-                crate::sim::seeded_board(&level, crate::board::FirstClick::Safe, 0, seed, 0)
-                    .unwrap();
-            let mut game = crate::game::Game::new(board.clone());
-            game.reveal(0).unwrap();
-            for k in 0..(seed % 3) {
-                let c = ((seed * 7 + k * 11) % 20) as usize;
-                if !board.is_mine(c) && !game.is_revealed(c) {
-                    game.reveal(c).unwrap();
+        for (width, height) in [(5, 4), (4, 5)] {
+            let level = crate::level::Level {
+                width,
+                height,
+                mines: 4,
+            };
+            let cells = (width * height) as u64;
+            for seed in 0..40u64 {
+                let start = if seed % 2 == 0 { 0 } else { cells as usize - 1 };
+                let board = crate::sim::seeded_board(
+                    &level,
+                    crate::board::FirstClick::Safe,
+                    start,
+                    seed,
+                    0,
+                )
+                .unwrap();
+                let mut game = crate::game::Game::new(board.clone());
+                game.reveal(start).unwrap();
+                for k in 0..(seed % 3) {
+                    let c = ((seed * 7 + k * 11) % cells) as usize;
+                    if !board.is_mine(c) && !game.is_revealed(c) {
+                        game.reveal(c).unwrap();
+                    }
                 }
-            }
-            if game.state() == crate::game::GameState::Playing {
-                positions.push(text::write(&game.view()));
+                if game.state() == crate::game::GameState::Playing {
+                    positions.push(text::write(&game.view()));
+                }
             }
         }
         let mut any = false;
