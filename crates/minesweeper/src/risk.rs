@@ -319,9 +319,9 @@ mod tests {
                 height,
                 mines: 4,
             };
-            let cells = (width * height) as u64;
+            let cells = level.cells();
             for seed in 0..40u64 {
-                let start = if seed % 2 == 0 { 0 } else { cells as usize - 1 };
+                let start = if seed % 2 == 0 { 0 } else { cells - 1 };
                 let board = crate::sim::seeded_board(
                     &level,
                     crate::board::FirstClick::Safe,
@@ -333,7 +333,7 @@ mod tests {
                 let mut game = crate::game::Game::new(board.clone());
                 game.reveal(start).unwrap();
                 for k in 0..(seed % 3) {
-                    let c = ((seed * 7 + k * 11) % cells) as usize;
+                    let c = (seed * 7 + k * 11) as usize % cells;
                     if !board.is_mine(c) && !game.is_revealed(c) {
                         game.reveal(c).unwrap();
                     }
