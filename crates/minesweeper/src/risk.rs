@@ -343,8 +343,21 @@ mod tests {
                 }
             }
         }
-        let mut any = false;
-        for t in &positions {
+        assert!(check(&positions), "no pattern found in any position");
+    }
+
+    /// A text position with its constraint problem and exact analysis.
+    struct Analysed {
+        pos: Position,
+        csp: BoolCsp,
+        cell_of: Vec<usize>,
+        var_of: Vec<Option<usize>>,
+        analysis: csp_core::Analysis,
+        budget: Budget,
+    }
+
+    impl Analysed {
+        fn new(t: &str) -> Analysed {
             let pos = text::read(t).unwrap();
             let (csp, cell_of) = constraint_problem(&pos).unwrap();
             let mut var_of = vec![None; pos.len()];
@@ -352,24 +365,51 @@ mod tests {
                 var_of[c] = Some(v);
             }
             let budget = Budget::default();
-            let a = csp_core::analyze(&csp, &budget).unwrap();
-            let all = layouts(&pos);
-            assert_eq!(a.solutions.to_f64(), all.len() as f64, "{t}");
+            let analysis = csp_core::analyze(&csp, &budget).unwrap();
+            Analysed {
+                pos,
+                csp,
+                cell_of,
+                var_of,
+                analysis,
+                budget,
+            }
+        }
+
+        /// Each undecided cell with its mine probability and influence.
+        fn influences(&self) -> Vec<(usize, f64, f64)> {
+            let a = &self.analysis;
+            let total = a.solutions.to_f64();
             let mut risk = Risk::new(
-                &pos,
-                &csp,
-                &var_of,
+                &self.pos,
+                &self.csp,
+                &self.var_of,
                 &a.forced,
-                &budget,
-                a.solutions.to_f64(),
+                &self.budget,
+                total,
             );
-            for (v, &c) in cell_of.iter().enumerate() {
-                if a.forced[v].is_some() {
-                    continue;
-                }
-                let p = a.probabilities[v];
-                let got = risk.influence(c, p).unwrap();
-                let expected = reference(&pos, &all, c, p);
+            self.cell_of
+                .iter()
+                .enumerate()
+                .filter(|&(v, _)| a.forced[v].is_none())
+                .map(|(v, &c)| {
+                    let p = a.probabilities[v];
+                    (c, p, risk.influence(c, p).unwrap())
+                })
+                .collect()
+        }
+    }
+
+    /// Compares every undecided cell's influence in each text position with the brute-force
+    /// reference; true when some influence is positive.
+    fn check(positions: &[String]) -> bool {
+        let mut any = false;
+        for t in positions {
+            let a = Analysed::new(t);
+            let all = layouts(&a.pos);
+            assert_eq!(a.analysis.solutions.to_f64(), all.len() as f64, "{t}");
+            for (c, p, got) in a.influences() {
+                let expected = reference(&a.pos, &all, c, p);
                 assert!(
                     (got - expected).abs() < 1e-12,
                     "{t} cell {c}: {got} vs {expected}"
@@ -377,6 +417,58 @@ mod tests {
                 any |= got > 0.0;
             }
         }
-        assert!(any, "no pattern found in any position");
+        any
+    }
+
+    #[test]
+    fn pairs_still_waiting_for_an_outer_mine_count() {
+        // A corridor of four cells, one end a known mine, three mines in all: two of the
+        // three hidden cells are mines, in three equally likely layouts. The pair (1, 2)
+        // forms when cell 3 (its one outer cell still hidden) is a mine, the pair (2, 3)
+        // when cell 1 is: each in one layout of three. Cell 2 lies in both, so its share
+        // (2/3) is capped at its chance of being safe (1/3); the same along a column.
+        for t in ["4x1x3\nMHHH\n", "1x4x3\nM\nH\nH\nH\n"] {
+            assert!(check(&[t.to_string()]), "{t}");
+            let a = Analysed::new(t);
+            assert_eq!(a.analysis.solutions.to_f64(), 3.0, "{t}");
+            let found = a.influences();
+            assert_eq!(found.len(), 3, "{t}");
+            for (cell, p, got) in found {
+                assert!((p - 2.0 / 3.0).abs() < 1e-12, "{t} cell {cell}: p {p}");
+                assert!((got - 1.0 / 3.0).abs() < 1e-12, "{t} cell {cell}: {got}");
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_are_found_from_each_of_their_cells() {
+        // A 2x2 block at (1, 1) whose four outer corners are known mines. In the first
+        // position the numbers around it leave only its two diagonals (an unavoidable
+        // 50/50 already); in the second, some of its neighbours are hidden, so it forms in
+        // only some layouts. Each of the block's cells must see it, whichever corner of the
+        // block the cell is.
+        let positions = [
+            "4x4x6\nM22M\n2HH2\n2HH2\nM22M\n",
+            "4x4x6\nM2HM\n2HHH\nHHH2\nMHHM\n",
+        ];
+        for t in positions {
+            assert!(check(&[t.to_string()]), "{t}");
+            let a = Analysed::new(t);
+            let all = layouts(&a.pos);
+            let formed = all
+                .iter()
+                .filter(|l| l[5] && l[10] && !l[6] && !l[9])
+                .count();
+            assert!(formed > 0, "{t}");
+            let share = formed as f64 / all.len() as f64;
+            let found = a.influences();
+            for cell in [5, 6, 9, 10] {
+                let &(_, p, got) = found.iter().find(|f| f.0 == cell).unwrap();
+                assert!(
+                    (got - share.min(p).min(1.0 - p)).abs() < 1e-12,
+                    "{t} cell {cell}: {got}, block share {share}, p {p}"
+                );
+            }
+        }
     }
 }
