@@ -322,6 +322,24 @@ impl Endgame {
 mod tests {
     use super::*;
 
+    /// Groups layouts by the number cell `i` shows, counting its mined neighbours one by one
+    /// (independently of [`Endgame::shows`]).
+    fn reference_split(e: &Endgame, layouts: &[u64], i: usize) -> Vec<Vec<u64>> {
+        let (mask, known) = e.neighbours[i];
+        let mut groups: Vec<(usize, Vec<u64>)> = Vec::new();
+        for &l in layouts {
+            let v = usize::from(known)
+                + (0..e.neighbours.len())
+                    .filter(|&j| mask >> j & 1 == 1 && l >> j & 1 == 1)
+                    .count();
+            match groups.iter_mut().find(|(k, _)| *k == v) {
+                Some((_, g)) => g.push(l),
+                None => groups.push((v, vec![l])),
+            }
+        }
+        groups.into_iter().map(|(_, g)| g).collect()
+    }
+
     /// Plain exhaustive search without any cut, as a reference.
     fn reference_win(e: &Endgame, layouts: &[u64], revealed: u64) -> f64 {
         if layouts.len() <= 1 {
@@ -333,7 +351,10 @@ mod tests {
         if free != 0 {
             let mut groups = vec![layouts.to_vec()];
             for i in (0..n).filter(|&i| free >> i & 1 == 1) {
-                groups = groups.iter().flat_map(|g| e.split(g, i)).collect();
+                groups = groups
+                    .iter()
+                    .flat_map(|g| reference_split(e, g, i))
+                    .collect();
             }
             let p: f64 = groups
                 .iter()
@@ -349,7 +370,7 @@ mod tests {
                     .copied()
                     .filter(|l| l >> i & 1 == 0)
                     .collect();
-                e.split(&safe, i)
+                reference_split(e, &safe, i)
                     .iter()
                     .map(|g| g.len() as f64 * reference_win(e, g, revealed | 1 << i))
                     .sum::<f64>()
@@ -367,6 +388,18 @@ mod tests {
     }
 
     #[test]
+    fn a_cell_shows_its_known_mines_and_its_mined_neighbours() {
+        // Cell 0 touches cells 1 and 2 and one known mine outside the endgame.
+        let e = Endgame::new(vec![(0b110, 1), (0b001, 0), (0b001, 0)], vec![], 10);
+        assert_eq!(e.shows(0, 0b000), 1);
+        assert_eq!(e.shows(0, 0b010), 2);
+        assert_eq!(e.shows(0, 0b110), 3);
+        assert_eq!(e.shows(1, 0b100), 0);
+        assert_eq!(e.all(), 0b111);
+        assert_eq!(Endgame::new(vec![(0, 0); 64], vec![], 10).all(), u64::MAX);
+    }
+
+    #[test]
     fn prefers_the_cell_that_resolves_the_rest() {
         // Cells 0 and 1 form a 50/50; cell 2 is safe in 2 of 3 layouts and, when safe, its
         // number tells where the mine is (it touches cell 0 only).
@@ -378,6 +411,46 @@ mod tests {
         // Guessing 0 also resolves (it touches cell 2): 2/3; guessing 1 shows nothing: 1/3.
         assert!((p - 2.0 / 3.0).abs() < 1e-12, "{p}");
         assert_ne!(cell, 1, "cell 1 shows nothing useful");
+        // Cells 0 and 2 tie, equally safe: the lower index goes first.
+        assert_eq!(cell, 0);
+    }
+
+    #[test]
+    fn ties_go_to_the_safer_cell() {
+        // Four cells on a path 1 - 0 - 2 - 3, cells 0 and 2 each touching one known mine,
+        // two mines among the four in one of four layouts: {0, 2}, {1, 2}, {0, 3}, {2, 3}.
+        // Cells 0 and 1 both win half the time, but cell 1 is safer (3/4 against 1/2).
+        let neighbours = vec![(0b0110, 1), (0b0001, 0), (0b1001, 1), (0b0100, 0)];
+        let mut e = Endgame::new(neighbours, vec![0b0101, 0b0110, 0b1001, 0b1100], 1000);
+        let (cell, p) = e.best_guess().unwrap();
+        assert_eq!(cell, 1);
+        assert!((p - 0.5).abs() < 1e-12, "{p}");
+    }
+
+    #[test]
+    fn the_budget_is_the_work_done() {
+        // The coin flip takes 4 units: 2 layouts to weigh the candidates, 2 to try the first.
+        let coin = |budget| Endgame::new(vec![(0, 0), (0, 0)], vec![0b01, 0b10], budget);
+        assert_eq!(coin(4).best_guess(), Some((0, 0.5)));
+        assert_eq!(coin(3).best_guess(), None);
+        // One mine among cells 0-3; cells 4 and 5 are safe, 4 touching cell 0, 5 touching
+        // cell 2, and cell 0 touching cell 1. Weighing the candidates takes 4 units and
+        // trying cell 4 another 4. Unless cell 0 is the mine, cell 4 shows 0, and cells 0
+        // and 5, now safe in the 3 layouts left, are revealed for free: 3 x 2 = 6 more. Their
+        // numbers tell the three apart, so the search ends there, won, after 14 units.
+        let free = |budget| {
+            let neighbours = vec![
+                (0b000010, 0),
+                (0, 0),
+                (0, 0),
+                (0, 0),
+                (0b000001, 0),
+                (0b000100, 0),
+            ];
+            Endgame::new(neighbours, vec![0b0001, 0b0010, 0b0100, 0b1000], budget)
+        };
+        assert_eq!(free(14).best_guess(), Some((4, 1.0)));
+        assert_eq!(free(13).best_guess(), None);
     }
 
     #[test]
@@ -435,8 +508,7 @@ mod tests {
                 .copied()
                 .filter(|l| l >> cell & 1 == 0)
                 .collect();
-            let achieved: f64 = e
-                .split(&safe, cell)
+            let achieved: f64 = reference_split(&e, &safe, cell)
                 .iter()
                 .map(|g| g.len() as f64 * reference_win(&e, g, 1 << cell))
                 .sum::<f64>()
@@ -478,6 +550,34 @@ mod tests {
                 .collect();
             assert_eq!(layouts(n, &rules, None, usize::MAX, u64::MAX).unwrap(), any);
         }
+    }
+
+    #[test]
+    fn enumeration_counts_its_steps() {
+        // Twenty cells that must all be mines: the count alone leaves one line of play, 21
+        // steps deep (the root and one step a cell). A budget of 21 steps is enough, 20 is
+        // not; the same with no mine at all.
+        for mines in [20, 0] {
+            let all = if mines == 0 { 0 } else { (1u64 << 20) - 1 };
+            assert_eq!(layouts(20, &[], Some(mines), 10, 21), Some(vec![all]));
+            assert_eq!(layouts(20, &[], Some(mines), 10, 20), None);
+        }
+        // Without a count, three free cells list all eight layouts in 15 steps.
+        assert_eq!(layouts(3, &[], None, 8, 15), Some((0..8).collect()));
+        assert_eq!(layouts(3, &[], None, 8, 14), None);
+        assert_eq!(layouts(3, &[], None, 7, 15), None);
+    }
+
+    #[test]
+    fn enumeration_refuses_rules_outside_its_cells() {
+        assert_eq!(layouts(2, &[(0b100, 1)], None, 10, u64::MAX), None);
+        assert_eq!(layouts(2, &[(0b11, 1)], Some(3), 10, u64::MAX), None);
+        // A rule over no cell that asks for a mine cannot hold; one that asks for none can.
+        assert_eq!(layouts(2, &[(0, 1)], None, 10, u64::MAX), Some(vec![]));
+        assert_eq!(
+            layouts(2, &[(0, 0)], None, 10, u64::MAX),
+            Some(vec![0, 1, 2, 3])
+        );
     }
 
     #[test]
