@@ -193,7 +193,7 @@ impl<'a> Risk<'a> {
 mod tests {
     use super::*;
     use crate::format::text;
-    use crate::solver::constraint_problem;
+    use crate::solver::{Problem, build};
 
     /// Every mine layout of the hidden cells that agrees with the numbers and the mine count,
     /// by brute force over the position itself (not the constraint problem).
@@ -349,9 +349,7 @@ mod tests {
     /// A text position with its constraint problem and exact analysis.
     struct Analysed {
         pos: Position,
-        csp: BoolCsp,
-        cell_of: Vec<usize>,
-        var_of: Vec<Option<usize>>,
+        problem: Problem,
         analysis: csp_core::Analysis,
         budget: Budget,
     }
@@ -359,18 +357,12 @@ mod tests {
     impl Analysed {
         fn new(t: &str) -> Analysed {
             let pos = text::read(t).unwrap();
-            let (csp, cell_of) = constraint_problem(&pos).unwrap();
-            let mut var_of = vec![None; pos.len()];
-            for (v, &c) in cell_of.iter().enumerate() {
-                var_of[c] = Some(v);
-            }
+            let problem = build(&pos).unwrap();
             let budget = Budget::default();
-            let analysis = csp_core::analyze(&csp, &budget).unwrap();
+            let analysis = csp_core::analyze(&problem.csp, &budget).unwrap();
             Analysed {
                 pos,
-                csp,
-                cell_of,
-                var_of,
+                problem,
                 analysis,
                 budget,
             }
@@ -382,13 +374,14 @@ mod tests {
             let total = a.solutions.to_f64();
             let mut risk = Risk::new(
                 &self.pos,
-                &self.csp,
-                &self.var_of,
+                &self.problem.csp,
+                &self.problem.var_of,
                 &a.forced,
                 &self.budget,
                 total,
             );
-            self.cell_of
+            self.problem
+                .cell_of
                 .iter()
                 .enumerate()
                 .filter(|&(v, _)| a.forced[v].is_none())

@@ -187,13 +187,13 @@ pub struct Analysis {
 }
 
 /// The problem of a position, with the map between cells and variables.
-struct Problem {
-    csp: BoolCsp,
-    var_of: Vec<Option<usize>>,
-    cell_of: Vec<usize>,
+pub(crate) struct Problem {
+    pub(crate) csp: BoolCsp,
+    pub(crate) var_of: Vec<Option<usize>>,
+    pub(crate) cell_of: Vec<usize>,
 }
 
-fn build(pos: &Position) -> Result<Problem, SolveError> {
+pub(crate) fn build(pos: &Position) -> Result<Problem, SolveError> {
     let n = pos.width() * pos.height();
     let mut var_of = vec![None; n];
     let mut cell_of = Vec::new();
