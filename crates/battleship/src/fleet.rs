@@ -202,6 +202,17 @@ fn field_usize(obj: &Json, key: &str, what: &str) -> Result<usize, String> {
         Some(Json::Int(n)) => Err(format!(
             "{what}: `{key}` is {n}, expected a non-negative integer"
         )),
+        // Writers that keep every number as a float write `3.0` or `3e0` for 3.
+        Some(Json::Float(x)) if x.fract() == 0.0 && *x >= 0.0 => {
+            let too_large = || format!("{what}: `{key}` is too large");
+            if *x >= 9_007_199_254_740_992.0 {
+                return Err(too_large());
+            }
+            usize::try_from(*x as u64).map_err(|_| too_large())
+        }
+        Some(Json::Float(x)) => Err(format!(
+            "{what}: `{key}` is {x}, expected a non-negative integer"
+        )),
         Some(v) => Err(format!(
             "{what}: `{key}` is {}, expected an integer",
             v.kind()

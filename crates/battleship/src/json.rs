@@ -1,5 +1,6 @@
-//! A minimal JSON reader (objects, arrays, strings, integers, booleans, null): enough for the
-//! fleet files, with errors that give the column.
+//! A small JSON reader for the fleet files: all of JSON (objects, arrays, strings with every
+//! escape, numbers, booleans, null), so that fields the reader does not use may hold anything,
+//! with errors that give the column. Integers that fit in `i64` stay exact.
 
 use std::fmt;
 
@@ -9,6 +10,7 @@ pub(crate) enum Json {
     Null,
     Bool(bool),
     Int(i64),
+    Float(f64),
     Str(String),
     Arr(Vec<Json>),
     Obj(Vec<(String, Json)>),
@@ -26,7 +28,8 @@ impl Json {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "a boolean",
-            Json::Int(_) => "a number",
+            Json::Int(_) => "an integer",
+            Json::Float(_) => "a number with a fraction or an exponent",
             Json::Str(_) => "a string",
             Json::Arr(_) => "an array",
             Json::Obj(_) => "an object",
@@ -146,26 +149,100 @@ impl P<'_> {
             b't' => self.lit("true", Json::Bool(true)),
             b'f' => self.lit("false", Json::Bool(false)),
             b'n' => self.lit("null", Json::Null),
-            b'-' | b'0'..=b'9' => {
-                let start = self.i;
-                self.i += 1;
-                while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
-                    self.i += 1;
-                }
-                if matches!(self.s.get(self.i), Some(b'.' | b'e' | b'E')) {
-                    return self.err("only integers are accepted here");
-                }
-                let text = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
-                match text.parse::<i64>() {
-                    Ok(n) => Ok(Json::Int(n)),
-                    Err(_) => {
-                        self.i = start;
-                        self.err(format!("`{text}` is not an integer in range"))
-                    }
-                }
-            }
+            b'-' | b'0'..=b'9' => self.number(),
             _ => self.err("unexpected character (expected a JSON value)"),
         }
+    }
+
+    /// A number: an integer where it is one and fits in `i64`, otherwise a float, so that a
+    /// field the reader does not use may hold any JSON number.
+    fn number(&mut self) -> Result<Json, JsonError> {
+        let start = self.i;
+        if self.s.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        self.digits()?;
+        let mut integral = true;
+        if self.s.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            self.digits()?;
+            integral = false;
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            self.digits()?;
+            integral = false;
+        }
+        // Only ASCII digits, signs, `.` and `e` were taken, so the text is valid UTF-8.
+        let text = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
+        if integral && let Ok(n) = text.parse::<i64>() {
+            return Ok(Json::Int(n));
+        }
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(Json::Float(x)),
+            _ => {
+                self.i = start;
+                self.err(format!("`{text}` is out of range"))
+            }
+        }
+    }
+
+    /// One or more decimal digits.
+    fn digits(&mut self) -> Result<(), JsonError> {
+        let start = self.i;
+        while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+        if self.i == start {
+            return self.err("expected a digit");
+        }
+        Ok(())
+    }
+
+    /// Four hexadecimal digits after `\u`, at `self.i`.
+    fn hex4(&mut self) -> Result<u32, JsonError> {
+        let Some(code) = self
+            .s
+            .get(self.i..self.i + 4)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+        else {
+            return self.err("expected four hexadecimal digits after `\\u`");
+        };
+        self.i += 4;
+        Ok(code)
+    }
+
+    /// A `\u` escape, `self.i` just past the `u`: one UTF-16 unit or a surrogate pair.
+    fn unicode_escape(&mut self) -> Result<char, JsonError> {
+        let at = self.i - 2;
+        let hi = self.hex4()?;
+        let code = if (0xd800..0xdc00).contains(&hi) {
+            if !self.s[self.i..].starts_with(b"\\u") {
+                self.i = at;
+                return self.err("unpaired surrogate in `\\u` escape");
+            }
+            self.i += 2;
+            let lo = self.hex4()?;
+            if !(0xdc00..0xe000).contains(&lo) {
+                self.i = at;
+                return self.err("unpaired surrogate in `\\u` escape");
+            }
+            0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00)
+        } else {
+            hi
+        };
+        char::from_u32(code).map_or_else(
+            || {
+                self.i = at;
+                self.err("unpaired surrogate in `\\u` escape")
+            },
+            Ok,
+        )
     }
 
     fn string(&mut self) -> Result<String, JsonError> {
@@ -182,15 +259,22 @@ impl P<'_> {
                 }
                 b'\\' => {
                     let e = self.s.get(self.i + 1).copied();
+                    self.i += 2;
                     out.push(match e {
                         Some(b'"') => '"',
                         Some(b'\\') => '\\',
                         Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
                         Some(b'n') => '\n',
+                        Some(b'r') => '\r',
                         Some(b't') => '\t',
-                        _ => return self.err("unsupported escape in string"),
+                        Some(b'u') => self.unicode_escape()?,
+                        _ => {
+                            self.i -= 2;
+                            return self.err("unknown escape in string");
+                        }
                     });
-                    self.i += 2;
                 }
                 _ => {
                     // Copy one UTF-8 character.
@@ -248,15 +332,128 @@ mod tests {
             ("{", 2),
             ("[1,]", 4),
             ("{\"a\" 1}", 6),
-            ("1.5", 2),
             ("\"abc", 5),
             ("{} x", 4),
-            ("99999999999999999999", 1),
+            ("-", 2),
+            ("-x", 2),
+            ("1.", 3),
+            (".5", 1),
+            ("1.e3", 3),
+            ("1e", 3),
+            ("1e+", 4),
+            ("1e999", 1),
+            ("[1, -1e400]", 5),
+            ("tru", 1),
+            ("nul", 1),
+            ("fals", 1),
         ] {
             let e = parse(bad).err();
             assert_eq!(e.map(|e| e.column), Some(col), "{bad}");
         }
         let deep = "[".repeat(100);
         assert!(parse(&deep).is_err());
+    }
+
+    /// Integers stay exact while they fit in `i64`; every other JSON number is read as a float,
+    /// so that a field nobody reads cannot make a line unreadable.
+    #[test]
+    fn reads_every_json_number() {
+        for (text, v) in [
+            ("0", Json::Int(0)),
+            ("-0", Json::Int(0)),
+            ("9223372036854775807", Json::Int(i64::MAX)),
+            ("-9223372036854775808", Json::Int(i64::MIN)),
+            (
+                "9223372036854775808",
+                Json::Float(9_223_372_036_854_775_808.0),
+            ),
+            ("1.5", Json::Float(1.5)),
+            ("-0.25", Json::Float(-0.25)),
+            ("2e3", Json::Float(2000.0)),
+            ("2E+3", Json::Float(2000.0)),
+            ("25e-1", Json::Float(2.5)),
+            ("3.0", Json::Float(3.0)),
+        ] {
+            assert_eq!(parse(text), Ok(v), "{text}");
+        }
+    }
+
+    #[test]
+    fn reads_every_literal_escape_and_character_width() {
+        let v = parse(r#"[true, false, null, "\" \\ \/ \b \f \n \r \t", "é€😀"]"#);
+        assert_eq!(
+            v,
+            Ok(Json::Arr(vec![
+                Json::Bool(true),
+                Json::Bool(false),
+                Json::Null,
+                Json::Str("\" \\ / \u{8} \u{c} \n \r \t".into()),
+                Json::Str("é€😀".into()),
+            ]))
+        );
+        assert_eq!(
+            parse(r#""\u0041\u00e9\u20AC\ud83d\ude00\u0000""#),
+            Ok(Json::Str("Aé€😀\0".into()))
+        );
+        for (bad, col, message) in [
+            (r#""ab\x""#, 4, "unknown escape in string"),
+            (r#""\"#, 2, "unknown escape in string"),
+            (
+                r#""\u12""#,
+                4,
+                "expected four hexadecimal digits after `\\u`",
+            ),
+            (
+                r#""\u+123""#,
+                4,
+                "expected four hexadecimal digits after `\\u`",
+            ),
+            (
+                r#""\u12g4""#,
+                4,
+                "expected four hexadecimal digits after `\\u`",
+            ),
+            (r#""x\ud83d""#, 3, "unpaired surrogate in `\\u` escape"),
+            (r#""x\ud83d\n""#, 3, "unpaired surrogate in `\\u` escape"),
+            (
+                r#""x\ud83d\u0041""#,
+                3,
+                "unpaired surrogate in `\\u` escape",
+            ),
+            (r#""x\ude00""#, 3, "unpaired surrogate in `\\u` escape"),
+            (
+                r#""x\ud83d\uzzzz""#,
+                11,
+                "expected four hexadecimal digits after `\\u`",
+            ),
+        ] {
+            assert_eq!(
+                parse(bad),
+                Err(JsonError {
+                    column: col,
+                    message: message.into()
+                }),
+                "{bad}"
+            );
+        }
+    }
+
+    /// The nesting limit counts open brackets, not brackets seen: siblings close theirs.
+    #[test]
+    fn nesting_is_limited_by_depth_not_by_count() {
+        let siblings = format!("[{}]", vec![r#"[], [1], {}, {"a": 1}"#; 20].join(", "));
+        assert!(matches!(parse(&siblings), Ok(Json::Arr(items)) if items.len() == 80));
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse(&nested(32)).is_ok());
+        assert_eq!(
+            parse(&nested(33)),
+            Err(JsonError {
+                column: 33,
+                message: "nested too deeply".into()
+            })
+        );
+        let objects = |n: usize| format!("{}1{}", r#"{"a":"#.repeat(n), "}".repeat(n));
+        assert!(parse(&objects(32)).is_ok());
+        assert!(parse(&objects(33)).is_err());
     }
 }

@@ -265,6 +265,15 @@ fn fleet_files_round_trip_and_report_errors() {
     assert_eq!(read_fleets(&g, &format!("\u{feff}{line}\n")).unwrap(), f);
     assert_eq!(f[0].placements()[4], place(0, 9, Dir::Horizontal));
     assert_eq!(f[0].placements()[2], place(0, 2, Dir::Horizontal));
+    // Fields the reader does not use may hold any JSON; integers may be written as floats.
+    let extra = line
+        .replacen(
+            r#""width":10"#,
+            r#""name":"caf\u00e9 \ud83d\ude00\r","score":-12.5e-3,"width":10.0"#,
+            1,
+        )
+        .replacen(r#""x":0,"y":9"#, r#""x":0e3,"y":90E-1"#, 1);
+    assert_eq!(read_fleets(&g, &extra).unwrap(), f);
     let cases = [
         ("", "line 1: column 1: unexpected end of line"),
         ("[1]", "line 1: expected an object, found an array"),
@@ -272,6 +281,26 @@ fn fleet_files_round_trip_and_report_errors() {
         (r#"{"width":10,"height":10}"#, "missing array `ships`"),
         (r#"{"width":-1,"height":10}"#, "`width` is -1"),
         (r#"{"width":"10","height":10}"#, "`width` is a string"),
+        (
+            r#"{"width":10.5,"height":10}"#,
+            "fleet: `width` is 10.5, expected a non-negative integer",
+        ),
+        (
+            r#"{"width":-1e1,"height":10}"#,
+            "fleet: `width` is -10, expected a non-negative integer",
+        ),
+        (
+            r#"{"width":1e300,"height":10}"#,
+            "fleet: `width` is too large",
+        ),
+        (
+            r#"{"width":1e999,"height":10}"#,
+            "column 10: `1e999` is out of range",
+        ),
+        (
+            r#"{"width":10,"s":"\q"}"#,
+            "column 18: unknown escape in string",
+        ),
         (
             r#"{"width":10,"height":10,"ships":[{"length":6,"x":0,"y":0,"dir":"h"}]}"#,
             "length 6 is not in the fleet",
