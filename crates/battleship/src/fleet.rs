@@ -221,7 +221,9 @@ fn field_usize(obj: &Json, key: &str, what: &str) -> Result<usize, String> {
 }
 
 /// Reads one fleet from a JSON line (see [`Fleet::to_json`]). The ships may come in any order:
-/// each is matched to the first ship of the rules with its length that is still free.
+/// each is matched to the first ship of the rules with its length that is still free. Other
+/// fields are ignored and may hold any JSON value; the numbers read may be written as whole
+/// floats (`10.0`, `1e1`).
 ///
 /// # Errors
 /// [`Error::Parse`] (with line 1) for malformed JSON or fields, [`Error::InvalidFleet`] for a
