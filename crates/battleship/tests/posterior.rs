@@ -46,35 +46,8 @@ fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool, shots: Shots) {
             .iter()
             .filter(|f| replay(&geo, f, &history))
             .collect();
-        let n = consistent.len() as f64;
         let cells = r.width * r.height;
-        let mut brute = vec![0.0; cells];
-        for f in &consistent {
-            for c in 0..cells {
-                brute[c] += (f.all_cells() >> c & 1) as f64;
-            }
-        }
-        let post = exact_posterior(&view, &Budget::default()).unwrap();
-        assert!(post.is_exact());
-        assert_eq!(
-            post.solutions,
-            Some(consistent.len() as u128),
-            "{r:?} after {history:?}"
-        );
-        for c in 0..cells {
-            assert!(
-                (post.hit[c] - brute[c] / n).abs() < 1e-9,
-                "cell {c}: {} vs {}",
-                post.hit[c],
-                brute[c] / n
-            );
-        }
-        check_ships(&post, &consistent);
-        for c in 0..cells {
-            if (view.misses() | view.hits() | view.sunk_cells()) >> c & 1 == 0 {
-                check_answers(&view, &post, &consistent, c);
-            }
-        }
+        let brute = check_exact(&view, &consistent, &format!("{r:?} after {history:?}"));
         if sampled {
             let config = PosteriorConfig {
                 exact_nodes: 0,
@@ -101,7 +74,7 @@ fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool, shots: Shots) {
             // Rao-Blackwellised chain estimates: within 5 standard errors of one sample
             // per 4 sweeps (a generous allowance for correlation), plus 0.01.
             for c in 0..cells {
-                let p = brute[c] / n;
+                let p = brute[c];
                 let se = (p * (1.0 - p) / 1500.0).sqrt();
                 assert!(
                     (s.hit[c] - p).abs() <= 5.0 * se + 0.01,
@@ -131,6 +104,34 @@ fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool, shots: Shots) {
         assert_eq!(shot, answer(&view, game.fleet(), cell));
         history.push((cell, shot));
     }
+}
+
+/// The exact posterior of `view` against the fleets consistent with it: their number, each
+/// cell's share of them (returned), each ship's placements, and the next answer at every
+/// cell not yet fired at.
+fn check_exact(view: &View, consistent: &[&Fleet], what: &str) -> Vec<f64> {
+    let post = exact_posterior(view, &Budget::default()).unwrap();
+    assert!(post.is_exact());
+    assert_eq!(post.solutions, Some(consistent.len() as u128), "{what}");
+    let n = consistent.len() as f64;
+    let brute: Vec<f64> = (0..post.hit.len())
+        .map(|c| {
+            consistent
+                .iter()
+                .filter(|f| f.all_cells() >> c & 1 == 1)
+                .count() as f64
+                / n
+        })
+        .collect();
+    for (c, (p, b)) in post.hit.iter().zip(&brute).enumerate() {
+        assert!((p - b).abs() < 1e-9, "{what}, cell {c}: {p} vs {b}");
+    }
+    check_ships(&post, consistent);
+    let fired = view.misses() | view.hits() | view.sunk_cells();
+    for c in (0..post.hit.len()).filter(|c| fired >> c & 1 == 0) {
+        check_answers(view, &post, consistent, c);
+    }
+    brute
 }
 
 /// Each ship's placements and their probabilities are the shares of the consistent fleets
@@ -310,26 +311,11 @@ fn text_positions_match_brute_force_under_every_rule() {
                 .iter()
                 .filter(|f| render(f, shot, feedback.reports_sunk()) == position)
                 .collect();
-            let post = exact_posterior(&view, &Budget::default()).unwrap();
-            let what = format!("{adjacency:?} {feedback:?}, shots {shot:#x}");
-            assert_eq!(post.solutions, Some(consistent.len() as u128), "{what}");
-            let n = consistent.len() as f64;
-            for c in 0..20 {
-                let p = consistent
-                    .iter()
-                    .filter(|f| f.all_cells() >> c & 1 == 1)
-                    .count();
-                assert!(
-                    (post.hit[c] - p as f64 / n).abs() < 1e-9,
-                    "{what}, cell {c}: {} vs {}",
-                    post.hit[c],
-                    p as f64 / n
-                );
-            }
-            check_ships(&post, &consistent);
-            for c in (0..20).filter(|c| shot >> c & 1 == 0) {
-                check_answers(&view, &post, &consistent, c);
-            }
+            check_exact(
+                &view,
+                &consistent,
+                &format!("{adjacency:?} {feedback:?}, shots {shot:#x}"),
+            );
         }
     });
     assert!(seen_sunk > 0);
