@@ -500,10 +500,12 @@ impl PatternModel {
             }
         };
         let mut m = PatternModel::zeros(hidden);
+        // A line missing at the end is named by the line it should have been.
+        let end = text.lines().count();
         let mut read = |name: &str, want: usize| -> Result<Vec<f32>, ModelError> {
             let (i, l) = lines
                 .next()
-                .ok_or_else(|| bad(usize::MAX - 1, &format!("missing `{name}` line")))?;
+                .ok_or_else(|| bad(end, &format!("missing `{name}` line")))?;
             let mut words = l.split_whitespace();
             if words.next() != Some(name) {
                 return Err(bad(i, &format!("expected `{name}`")));
@@ -780,11 +782,22 @@ mod tests {
         assert_eq!(PatternModel::parse(""), Err(ModelError::Header));
         let good = PatternModel::zeros(2).to_text();
         assert!(PatternModel::parse(&good).is_ok());
+        // A file cut short names the first line missing.
         let cut: String = good.lines().take(10).map(|l| format!("{l}\n")).collect();
-        assert!(matches!(
-            PatternModel::parse(&cut),
-            Err(ModelError::Line { .. })
-        ));
+        assert_eq!(
+            PatternModel::parse(&cut).unwrap_err().to_string(),
+            "line 11: missing `embed` line"
+        );
+        let lines = good.lines().count();
+        let no_out_bias: String = good
+            .lines()
+            .take(lines - 1)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(
+            PatternModel::parse(&no_out_bias).unwrap_err().to_string(),
+            format!("line {lines}: missing `out_bias` line")
+        );
         let nan = good.replacen("embed 0 0", "embed NaN 0", 1);
         assert!(matches!(
             PatternModel::parse(&nan),

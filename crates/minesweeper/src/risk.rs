@@ -190,14 +190,14 @@ impl<'a> Risk<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::format::text;
     use crate::solver::{Problem, build};
 
     /// Every mine layout of the hidden cells that agrees with the numbers and the mine count,
     /// by brute force over the position itself (not the constraint problem).
-    fn layouts(pos: &Position) -> Vec<Vec<bool>> {
+    pub(crate) fn layouts(pos: &Position) -> Vec<Vec<bool>> {
         let hidden: Vec<usize> = (0..pos.len())
             .filter(|&c| !pos.cells()[c].is_revealed())
             .collect();
@@ -269,7 +269,8 @@ mod tests {
         n as f64 / all.len() as f64
     }
 
-    fn reference(pos: &Position, all: &[Vec<bool>], cell: usize, p: f64) -> f64 {
+    /// The influence of `cell` (mine probability `p`) counted over every layout in `all`.
+    pub(crate) fn reference(pos: &Position, all: &[Vec<bool>], cell: usize, p: f64) -> f64 {
         let (x, y) = pos.xy(cell);
         let (x, y) = (x as i64, y as i64);
         let h = |x: i64, y: i64| {

@@ -325,6 +325,10 @@ fn closed_groups(
     groups
 }
 
+/// What [`Solver::choose`] settled on (`None` without candidates), and per candidate whether
+/// it was valued at the full look-ahead depth.
+type Valued = (Option<usize>, Vec<bool>);
+
 /// The solver. It keeps no state between positions: the same position always gets the same
 /// decision.
 #[derive(Debug, Clone, Default)]
@@ -580,6 +584,22 @@ impl Solver {
         candidates: &[usize],
         influence: &[f64],
     ) -> Result<Option<usize>, SolveError> {
+        Ok(self
+            .choose_valuing(pos, p, a, candidates, influence)?
+            .and_then(|(choice, _)| choice))
+    }
+
+    /// [`Solver::choose`], and per candidate whether it was valued at the full depth (false:
+    /// skipped, its bound could not win); `None` when a look-ahead position exceeds the
+    /// counting budget.
+    fn choose_valuing(
+        &self,
+        pos: &Position,
+        p: &Problem,
+        a: &csp_core::Analysis,
+        candidates: &[usize],
+        influence: &[f64],
+    ) -> Result<Option<Valued>, SolveError> {
         // (score with the risk bonus, live), or `None` over the budget.
         let value = |v: usize, depth: u8| -> Result<Option<(f64, bool)>, SolveError> {
             let safe = 1.0 - a.probabilities[v];
@@ -638,7 +658,7 @@ impl Solver {
                 choice = Some(v);
             }
         }
-        Ok(choice)
+        Ok(Some((choice, valued)))
     }
 
     /// The look-ahead depth for a guess in `pos`: at least `opening_depth` while at most
@@ -1130,6 +1150,257 @@ mod tests {
         );
     }
 
+    /// The positions where `solver` guesses in seeded games on boards of 20 cells (few enough
+    /// for brute force over every layout).
+    fn small_guesses(solver: &Solver) -> Vec<Position> {
+        let mut positions = Vec::new();
+        for (width, height, mines) in [(5, 4, 4), (4, 5, 5), (5, 4, 6)] {
+            let level = Level {
+                width,
+                height,
+                mines,
+            };
+            play(&level, FirstClick::Safe, 0..40, solver, |pos, decision| {
+                if matches!(decision, Decision::Guess { .. }) {
+                    positions.push(pos.clone());
+                }
+            });
+        }
+        positions
+    }
+
+    #[test]
+    fn riskier_cells_join_the_candidates_by_their_influence_alone() {
+        // The guess candidates are those of `candidates` (within the tolerance of the safest,
+        // at most `max_candidates` near the numbers and as many away from them) and then,
+        // with the look-ahead and the bonus on, the open cells riskier than the tolerance
+        // allows whose influence (by the reference of `risk`) brings them within it; never
+        // the cells within the tolerance that `candidates` left out. One step ahead, `choose`
+        // then values every candidate.
+        use crate::risk::tests::{layouts, reference};
+        let base = SolverConfig {
+            max_candidates: 2,
+            ..SolverConfig::default()
+        };
+        let positions = small_guesses(&Solver::new(base.clone()));
+        let (mut joined, mut left_out, mut shallow) = (0, 0, 0);
+        for config in [
+            base.clone(),
+            SolverConfig {
+                risk_weight: 0.0,
+                ..base.clone()
+            },
+            SolverConfig {
+                lookahead: false,
+                ..base.clone()
+            },
+        ] {
+            let solver = Solver::new(config.clone());
+            let bonus = config.lookahead && config.risk_weight > 0.0;
+            for pos in &positions {
+                let p = build(pos).unwrap();
+                let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+                let open = open_vars(pos, &p, &a);
+                let limit = lowest(&open, &a) + config.tolerance;
+                let first = solver.candidates(pos, &p, &a, &open, lowest(&open, &a));
+                let (got, influence) = solver.guess_candidates(pos, &p, &a, &open).unwrap();
+                assert_eq!(got[..first.len()], first[..], "{}", text::write(pos));
+                let all = layouts(pos);
+                let weigh = |v: usize| reference(pos, &all, p.cell_of[v], a.probabilities[v]);
+                if open
+                    .iter()
+                    .any(|&v| (a.probabilities[v] - weigh(v) - limit).abs() < 1e-9)
+                {
+                    continue;
+                }
+                let want: Vec<usize> = open
+                    .iter()
+                    .copied()
+                    .filter(|&v| {
+                        let q = a.probabilities[v];
+                        bonus && q > limit && q - weigh(v) <= limit
+                    })
+                    .collect();
+                assert_eq!(got[first.len()..], want[..], "{}", text::write(pos));
+                for &v in &got {
+                    let expected = if bonus { weigh(v) } else { 0.0 };
+                    assert!((influence[v] - expected).abs() < 1e-12);
+                }
+                if config.lookahead && solver.depth(pos) == 1 {
+                    // One step ahead there is no bound to skip by: every candidate is valued.
+                    let (_, valued) = solver
+                        .choose_valuing(pos, &p, &a, &got, &influence)
+                        .unwrap()
+                        .unwrap();
+                    assert!(valued.iter().all(|&x| x), "{}", text::write(pos));
+                    shallow += 1;
+                }
+                joined += want.len();
+                left_out += open
+                    .iter()
+                    .filter(|&&v| a.probabilities[v] <= limit && !first.contains(&v))
+                    .count();
+            }
+        }
+        assert!(
+            joined > 0 && left_out > 0 && shallow > 0,
+            "{joined} joined, {left_out} left out, {shallow} valued one step ahead"
+        );
+    }
+
+    #[test]
+    fn the_risk_bonus_weighs_each_guess_by_its_brute_force_influence() {
+        // Valued one step ahead, with no endgame or pocket rule and no cap on the candidates:
+        // the candidates are the open cells whose mine probability q is within the tolerance
+        // of the lowest (q <= limit) and, with the bonus on, the riskier cells that their
+        // influence brings within it (q - influence <= limit); the guess must be a candidate
+        // whose brute-force look-ahead value times (1 + w * influence / P(safe)) is the
+        // highest (live cells first), the influence counted over every layout by the
+        // reference of `risk`. With w = 0: by the value alone, among the first kind only.
+        use crate::risk::tests::{layouts, reference};
+        let base = SolverConfig {
+            max_candidates: 64,
+            endgame_cells: 0,
+            opening_depth: 1,
+            postpone_pockets: false,
+            ..SolverConfig::default()
+        };
+        let weight = base.risk_weight;
+        let guess = |solver: &Solver, pos: &Position| match solver.decide(pos).unwrap() {
+            Decision::Guess { cell, .. } => cell,
+            other => panic!("a guess, not {other:?}"),
+        };
+        let positions = small_guesses(&Solver::new(base.clone()));
+        // Positions checked, where the bonus changed the guess, and where the guess was a
+        // riskier cell brought in by its influence.
+        let (mut checked, mut changed, mut brought) = (0, 0, 0);
+        for tolerance in [1.0, 0.1] {
+            let with_bonus = Solver::new(SolverConfig {
+                tolerance,
+                ..base.clone()
+            });
+            let without = Solver::new(SolverConfig {
+                tolerance,
+                risk_weight: 0.0,
+                ..base.clone()
+            });
+            for pos in &positions {
+                let all = layouts(pos);
+                let masks = all
+                    .iter()
+                    .map(|l| (0..l.len()).fold(0u32, |m, c| m | u32::from(l[c]) << c))
+                    .collect();
+                let brute = Brute {
+                    pos,
+                    layouts: masks,
+                };
+                let ls = &brute.layouts;
+                let open = brute.open(ls, &[]);
+                let q = |c: usize| 1.0 - Brute::safe(ls, c);
+                let influence = |c: usize| reference(pos, &all, c, q(c));
+                let limit = open.iter().map(|&c| q(c)).fold(f64::INFINITY, f64::min) + tolerance;
+                // No boundary so close that rounding could decide it.
+                if open.iter().any(|&c| {
+                    (q(c) - limit).abs() < 1e-9 || (q(c) - influence(c) - limit).abs() < 1e-9
+                }) {
+                    continue;
+                }
+                let near = |c: usize| q(c) <= limit;
+                let candidate =
+                    |c: usize, w: f64| near(c) || w > 0.0 && q(c) - influence(c) <= limit;
+                // (score, live) of a guess at `c` with bonus weight `w`.
+                let score = |c: usize, w: f64| {
+                    let safe = 1.0 - q(c);
+                    let value = brute.value(ls, c, &[], 1);
+                    (
+                        value * (1.0 + w * influence(c) / safe),
+                        brute.outcomes(ls, c).len() > 1,
+                    )
+                };
+                let best = |w: f64| {
+                    open.iter()
+                        .filter(|&&c| candidate(c, w))
+                        .map(|&c| score(c, w))
+                        .fold((f64::NEG_INFINITY, false), |b, s| {
+                            if s.1 && !b.1 || s.1 == b.1 && s.0 > b.0 {
+                                s
+                            } else {
+                                b
+                            }
+                        })
+                };
+                for (solver, w) in [(&with_bonus, weight), (&without, 0.0)] {
+                    let cell = guess(solver, pos);
+                    let (got, want) = (score(cell, w), best(w));
+                    assert!(
+                        candidate(cell, w) && got.1 == want.1 && (got.0 - want.0).abs() < 1e-9,
+                        "tolerance {tolerance}, weight {w}: cell {cell} {got:?}, best {want:?}\n{}",
+                        text::write(pos)
+                    );
+                    if w > 0.0 && !near(cell) {
+                        brought += 1;
+                    }
+                }
+                if score(guess(&without, pos), weight).0 < best(weight).0 - 1e-9 {
+                    changed += 1;
+                }
+                checked += 1;
+            }
+        }
+        assert!(
+            checked > 200 && changed > 4 && brought > 0,
+            "{checked} positions, the bonus changed {changed} guesses, brought in {brought}"
+        );
+    }
+
+    #[test]
+    fn without_lookahead_the_safest_cell_is_guessed() {
+        // With the look-ahead off (and neither the endgame nor the pocket rule), every guess
+        // is a cell of the lowest mine probability; with it on, some guesses are not.
+        let config = SolverConfig {
+            lookahead: false,
+            endgame_cells: 0,
+            postpone_pockets: false,
+            ..SolverConfig::default()
+        };
+        let plain = Solver::new(config.clone());
+        let ahead = Solver::new(SolverConfig {
+            lookahead: true,
+            ..config
+        });
+        let (mut guesses, mut riskier) = (0, 0);
+        play(
+            &Level::BEGINNER,
+            FirstClick::Safe,
+            0..100,
+            &plain,
+            |pos, d| {
+                let Decision::Guess {
+                    mine_probability, ..
+                } = *d
+                else {
+                    return;
+                };
+                let probabilities = plain.probabilities(pos).unwrap();
+                let lowest = (0..pos.len())
+                    .filter_map(|c| probabilities.mine[c])
+                    .fold(f64::INFINITY, f64::min);
+                assert_eq!(mine_probability, lowest, "{}", text::write(pos));
+                guesses += 1;
+                if let Ok(Decision::Guess {
+                    mine_probability, ..
+                }) = ahead.decide(pos)
+                {
+                    riskier += usize::from(mine_probability > lowest + 1e-12);
+                }
+            },
+        );
+        assert!(
+            guesses > 50 && riskier > 0,
+            "{guesses} guesses, {riskier} riskier"
+        );
+    }
+
     #[test]
     fn cells_away_from_the_numbers_are_tried_corners_first() {
         // Row 2 holds the mines next to the ones; the rest are somewhere in rows 3-4, where
@@ -1159,6 +1430,21 @@ mod tests {
             .collect();
         assert_eq!(&far[..2], &[pos.cell(0, 4), pos.cell(4, 4)], "{cells:?}");
         assert!(cells.len() <= 2 * solver.config.max_candidates);
+
+        // A mine the numbers force is not a hidden neighbour either: on one row, the 1 makes
+        // cell 1 a mine, so cell 2, beside it, has one hidden neighbour like the far end.
+        let pos = text::read("8x1x3\n1HHHHHHH\n").unwrap();
+        let p = build(&pos).unwrap();
+        let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+        assert_eq!(a.forced[p.var_of[1].unwrap()], Some(true));
+        let open = open_vars(&pos, &p, &a);
+        let best = lowest(&open, &a);
+        let cells: Vec<usize> = solver
+            .candidates(&pos, &p, &a, &open, best)
+            .into_iter()
+            .map(|v| p.cell_of[v])
+            .collect();
+        assert_eq!(cells, [2, 7, 3, 4, 5, 6]);
     }
 
     #[test]
@@ -1205,7 +1491,8 @@ mod tests {
     #[test]
     fn the_endgame_searches_beyond_fourteen_cells() {
         // Play seeded games on a small board until a guess has more than 14 undecided cells
-        // but few layouts: the exhaustive search must apply there, and decide() follows it.
+        // but few layouts: the exhaustive search must apply there (when `endgame_cells`
+        // allows as many), and decide() follows it.
         let level = crate::level::Level {
             width: 8,
             height: 8,
@@ -1228,6 +1515,16 @@ mod tests {
                     .endgame(pos, &p, &a, &undecided, &groups)
                     .expect("the search applies");
                 assert_eq!(cell, p.cell_of[v]);
+                // Up to `endgame_cells` undecided cells, not beyond.
+                let up_to = |cells: usize| {
+                    Solver::new(SolverConfig {
+                        endgame_cells: cells,
+                        ..SolverConfig::default()
+                    })
+                    .endgame(pos, &p, &a, &undecided, &groups)
+                };
+                assert_eq!(up_to(undecided.len()), Some(v));
+                assert_eq!(up_to(undecided.len() - 1), None);
                 found += 1;
             }
         });
@@ -1238,7 +1535,8 @@ mod tests {
     fn deep_choice_skips_only_candidates_that_cannot_win() {
         // At every guess of seeded games played at depth 2, `choose` (which values deeply
         // only the candidates whose depth-1 bound can still beat the best deep value) must
-        // pick what valuing every candidate deeply picks.
+        // pick what valuing every candidate deeply picks, and skip every candidate that
+        // cannot win.
         let level = crate::level::Level {
             width: 9,
             height: 9,
@@ -1248,7 +1546,7 @@ mod tests {
             depth: 2,
             ..SolverConfig::default()
         });
-        let (mut compared, mut skippable) = (0, 0);
+        let (mut compared, mut skipped) = (0, 0);
         play(&level, FirstClick::Safe, 0..25, &solver, |pos, _| {
             let p = build(pos).unwrap();
             let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
@@ -1272,17 +1570,24 @@ mod tests {
                     want = Some(v);
                 }
             }
-            let got = solver.choose(pos, &p, &a, &candidates, &influence).unwrap();
+            let (got, valued) = solver
+                .choose_valuing(pos, &p, &a, &candidates, &influence)
+                .unwrap()
+                .unwrap();
             assert_eq!(got, want, "{}", text::write(pos));
+            // Skipped: exactly the candidates that cannot win, dead ones when the best is live
+            // and those of the best's kind whose depth-1 bound is below the best deep value.
+            for (i, &v) in candidates.iter().enumerate() {
+                let (bound, live) = weigh(v, 1);
+                let beaten = best.0 && !live || best.0 == live && bound < best.1 - 1e-9;
+                assert_eq!(valued[i], !beaten, "candidate {i}\n{}", text::write(pos));
+                skipped += usize::from(beaten);
+            }
             compared += 1;
-            skippable += candidates
-                .iter()
-                .filter(|&&v| weigh(v, 1).0 < best.1 - 1e-9)
-                .count();
         });
         assert!(
-            compared > 20 && skippable > 20,
-            "{compared} guesses, {skippable} skippable"
+            compared > 20 && skipped > 20,
+            "{compared} guesses, {skipped} candidates skipped"
         );
     }
 
@@ -1291,13 +1596,15 @@ mod tests {
         // Wherever the pocket rule decides, the cells reachable from its guess (through
         // shared numbers or adjacency among undecided cells) must have layouts, counted by
         // brute force over those cells alone, that all hold the same number of mines.
+        // Pockets are found among any number of groups: count those found beside two others.
         let solver = Solver::default();
-        let mut found = 0;
-        // Seeds whose games meet a pocket (found by scanning the first 200).
+        let (mut found, mut among_three) = (0, 0);
+        // Seeds whose games meet a pocket, 24 among three groups or more (found by scanning
+        // the first 200).
         play(
             &Level::EXPERT,
             FirstClick::Zero,
-            [59, 87],
+            [24, 59, 87],
             &solver,
             |pos, decision| {
                 let p = build(pos).unwrap();
@@ -1306,20 +1613,24 @@ mod tests {
                     .filter(|&v| a.forced[v].is_none())
                     .collect();
                 let global = a.solutions.to_u64().is_some_and(|s| s <= 2000);
+                let groups = closed_groups(pos, &p, &a, &undecided);
                 if let Decision::Guess { cell, .. } = *decision
                     && !global
-                    && let Some(v) =
-                        solver.pocket(pos, &p, &a, &closed_groups(pos, &p, &a, &undecided))
+                    && let Some(v) = solver.pocket(pos, &p, &a, &groups)
                 {
                     assert_eq!(cell, p.cell_of[v]);
                     let group = reach(pos, &p, &a, v);
                     assert!(group.len() < undecided.len());
                     assert_eq!(mine_counts(&p, &a, &group).len(), 1, "{group:?}");
                     found += 1;
+                    among_three += usize::from(groups.len() > 2);
                 }
             },
         );
-        assert!(found > 0);
+        assert!(
+            found > 1 && among_three > 0,
+            "{found} pockets, {among_three}"
+        );
     }
 
     /// Over the seeded expert games of `seeds`, the guesses made past the endgame and
@@ -1400,6 +1711,16 @@ mod tests {
             ..SolverConfig::default()
         });
         assert!(pocket_guesses(&off, seeds).1 > 0);
+        // With no tolerance, a pocket waits unless it is strictly safer than every cell
+        // outside: these seeds meet pockets exactly as safe as the safest cell outside (found
+        // by scanning the first 200 with the pockets played on such ties).
+        let strict = Solver::new(SolverConfig {
+            tolerance: 0.0,
+            ..SolverConfig::default()
+        });
+        let (seen, inside, ..) = pocket_guesses(&strict, [52, 70, 84, 127]);
+        assert!(seen > 3);
+        assert_eq!(inside, 0, "{seen} guesses with a pocket left");
     }
 
     #[test]
