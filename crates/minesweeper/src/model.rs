@@ -808,6 +808,20 @@ mod tests {
             PatternModel::parse(&shape),
             Err(ModelError::Line { line: 2, .. })
         ));
+        // Another version, or a network of another shape, is refused.
+        let version = good.replacen(HEADER, "gameai-minesweeper-pattern-model 2", 1);
+        assert_eq!(PatternModel::parse(&version), Err(ModelError::Header));
+        for (from, to) in [
+            (format!("neighbourhood {NEIGHBOURHOOD}"), "neighbourhood 25"),
+            (format!("categories {CATEGORIES}"), "categories 12"),
+        ] {
+            let other = good.replacen(&from, to, 1);
+            assert_ne!(other, good);
+            assert!(matches!(
+                PatternModel::parse(&other),
+                Err(ModelError::Line { line: 2, .. })
+            ));
+        }
     }
 
     #[test]
@@ -837,6 +851,25 @@ mod tests {
         assert_eq!(f[slot(1, 1)], UNDECIDED);
         assert!(density > 0.0 && density <= 1.0);
         assert!(v.cells[1].is_none(), "revealed cells have no features");
+    }
+
+    #[test]
+    fn predict_is_a_rectified_hidden_layer_and_a_logistic_output() {
+        // Two hidden units, weights set by hand; a revealed 1 in the first slot.
+        let mut m = PatternModel::zeros(2);
+        let mut f = [UNDECIDED; NEIGHBOURHOOD];
+        f[0] = REVEALED_0 + 1;
+        m.bias = vec![0.5, -1.0];
+        m.density = vec![1.0, 0.5];
+        m.local = vec![2.0, 0.0];
+        m.embed[usize::from(REVEALED_0 + 1) * 2] = 0.25;
+        m.out = vec![3.0, 5.0];
+        m.out_bias = -4.0;
+        // Unit 0: 0.5 + 1.0 * 0.2 + 2.0 * 0.3 + 0.25 = 1.55; unit 1: -1.0 + 0.5 * 0.2 < 0,
+        // rectified to 0. Output: -4 + 3 * 1.55 + 5 * 0 = 0.65, through the logistic.
+        let want = 1.0 / (1.0 + (-0.65f32).exp());
+        let got = m.predict(&f, 0.2, 0.3);
+        assert!((got - want).abs() < 1e-6, "{got} against {want}");
     }
 
     #[test]
@@ -916,6 +949,57 @@ mod tests {
             fallback_decision(&pos, Fallback::Sampling),
             fallback_decision(&pos, Fallback::Sampling)
         );
+    }
+
+    #[test]
+    fn estimates_are_certain_where_propagation_decides() {
+        // The 1 beside the known mine proves its other neighbours safe; the other 1 holds the
+        // one mine left among the three cells at its right.
+        let pos = text::read("5x2x2\nM1H1H\nHHHHH\n").unwrap();
+        let safe = [2, 5, 6, 7];
+        for how in [Fallback::PatternModel, Fallback::Local, Fallback::Sampling] {
+            let e = fallback_estimates(&pos, how).unwrap().mine;
+            for (c, &p) in e.iter().enumerate() {
+                let want = match c {
+                    0 => Some(1.0),
+                    1 | 3 => None,
+                    c if safe.contains(&c) => Some(0.0),
+                    _ => {
+                        assert!(p.is_some_and(|p| p > 0.0 && p < 1.0), "{how:?} {c}: {p:?}");
+                        continue;
+                    }
+                };
+                assert_eq!(p, want, "{how:?} cell {c}");
+            }
+        }
+        assert_eq!(
+            local_estimates(&pos).unwrap(),
+            fallback_estimates(&pos, Fallback::Local).unwrap()
+        );
+    }
+
+    #[test]
+    fn sampled_estimates_agree_with_exact_probabilities() {
+        // On positions this small the sampler's blocks (16 variables) hold nearly every
+        // cell, so its 4000 steps average nearly independent layouts: a share off by 0.04
+        // would be about five standard deviations out (0.0075 at p = 1/3).
+        let solver = crate::Solver::default();
+        for t in [
+            "5x2x2\nM1H1H\nHHHHH\n",
+            "6x3x4\n1H1H1H\nHHHHHH\nHHHHHH\n",
+            "4x4x3\n2HHH\nHHHH\nHH1H\nHHHH\n",
+        ] {
+            let pos = text::read(t).unwrap();
+            let exact = solver.probabilities(&pos).unwrap().mine;
+            let sampled = fallback_estimates(&pos, Fallback::Sampling).unwrap().mine;
+            assert_eq!(sampled.len(), exact.len());
+            for (c, (s, e)) in sampled.iter().zip(&exact).enumerate() {
+                assert_eq!(s.is_some(), e.is_some(), "{t} cell {c}");
+                if let (Some(s), Some(e)) = (s, e) {
+                    assert!((s - e).abs() < 0.04, "{t} cell {c}: {s} against {e}");
+                }
+            }
+        }
     }
 
     #[test]
