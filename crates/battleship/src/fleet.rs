@@ -194,17 +194,16 @@ impl Fleet {
 }
 
 fn field_usize(obj: &Json, key: &str, what: &str) -> Result<usize, String> {
+    let too_large = || format!("{what}: `{key}` is too large");
     match obj.get(key) {
         None => Err(format!("{what}: missing field `{key}`")),
-        Some(Json::Int(n)) if *n >= 0 => {
-            usize::try_from(*n).map_err(|_| format!("{what}: `{key}` is too large"))
-        }
+        Some(Json::Int(n)) if *n >= 0 => usize::try_from(*n).map_err(|_| too_large()),
         Some(Json::Int(n)) => Err(format!(
             "{what}: `{key}` is {n}, expected a non-negative integer"
         )),
         // Writers that keep every number as a float write `3.0` or `3e0` for 3.
         Some(Json::Float(x)) if x.fract() == 0.0 && *x >= 0.0 => {
-            let too_large = || format!("{what}: `{key}` is too large");
+            // From 2^53 on, a float may stand for more than one whole number.
             if *x >= 9_007_199_254_740_992.0 {
                 return Err(too_large());
             }

@@ -221,28 +221,28 @@ impl P<'_> {
     fn unicode_escape(&mut self) -> Result<char, JsonError> {
         let at = self.i - 2;
         let hi = self.hex4()?;
+        // `None`: a high surrogate without a low one right after it, or a low one alone
+        // (which `char::from_u32` refuses).
         let code = if (0xd800..0xdc00).contains(&hi) {
-            if !self.s[self.i..].starts_with(b"\\u") {
-                self.i = at;
-                return self.err("unpaired surrogate in `\\u` escape");
+            if self.s[self.i..].starts_with(b"\\u") {
+                self.i += 2;
+                let lo = self.hex4()?;
+                (0xdc00..0xe000)
+                    .contains(&lo)
+                    .then(|| 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00))
+            } else {
+                None
             }
-            self.i += 2;
-            let lo = self.hex4()?;
-            if !(0xdc00..0xe000).contains(&lo) {
-                self.i = at;
-                return self.err("unpaired surrogate in `\\u` escape");
-            }
-            0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00)
         } else {
-            hi
+            Some(hi)
         };
-        char::from_u32(code).map_or_else(
-            || {
+        match code.and_then(char::from_u32) {
+            Some(c) => Ok(c),
+            None => {
                 self.i = at;
                 self.err("unpaired surrogate in `\\u` escape")
-            },
-            Ok,
-        )
+            }
+        }
     }
 
     fn string(&mut self) -> Result<String, JsonError> {

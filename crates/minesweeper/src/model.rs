@@ -141,8 +141,14 @@ pub struct PatternModel {
 
 /// The features of every undecided cell of a position, with propagation's verdicts.
 struct View {
-    /// Per cell: `Some(features, density)` for undecided cells.
-    cells: Vec<Option<([u8; NEIGHBOURHOOD], f32)>>,
+    /// Per cell: whether it is unrevealed and propagation leaves it undecided.
+    undecided: Vec<bool>,
+    /// Per cell: the categories of its neighbourhood, for undecided cells (all `OFF`
+    /// elsewhere).
+    features: Vec<[u8; NEIGHBOURHOOD]>,
+    /// The density of the mines not accounted for among the undecided cells (0 when none
+    /// is left).
+    density: f32,
     /// Per cell: propagation's verdict (`Some(true)` mine, `Some(false)` safe) for unrevealed
     /// cells; `None` for undecided and revealed cells.
     forced: Vec<Option<bool>>,
@@ -161,13 +167,14 @@ fn view(pos: &Position) -> Result<View, SolveError> {
         forced[cell] = values[v];
     }
     let mines = forced.iter().filter(|f| **f == Some(true)).count();
-    let undecided = (0..n)
-        .filter(|&c| unrevealed[c] && forced[c].is_none())
-        .count();
-    let density = if undecided == 0 {
+    let undecided: Vec<bool> = (0..n)
+        .map(|c| unrevealed[c] && forced[c].is_none())
+        .collect();
+    let open = undecided.iter().filter(|&&u| u).count();
+    let density = if open == 0 {
         0.0
     } else {
-        (pos.mines().saturating_sub(mines) as f32 / undecided as f32).min(1.0)
+        (pos.mines().saturating_sub(mines) as f32 / open as f32).min(1.0)
     };
     let (w, h) = (pos.width() as i32, pos.height() as i32);
     let offs = offsets();
@@ -182,12 +189,9 @@ fn view(pos: &Position) -> Result<View, SolveError> {
             },
         }
     };
-    let mut cells = vec![None; n];
+    let mut features = vec![[OFF; NEIGHBOURHOOD]; n];
     let mut local = vec![density; n];
-    for cell in 0..n {
-        if !unrevealed[cell] || forced[cell].is_some() {
-            continue;
-        }
+    for cell in (0..n).filter(|&c| undecided[c]) {
         let (x, y) = pos.xy(cell);
         let mut f = [OFF; NEIGHBOURHOOD];
         for (slot, &(dx, dy)) in offs.iter().enumerate() {
@@ -196,7 +200,7 @@ fn view(pos: &Position) -> Result<View, SolveError> {
                 f[slot] = category(pos.cell(nx as usize, ny as usize));
             }
         }
-        cells[cell] = Some((f, density));
+        features[cell] = f;
         // The local estimate: the highest "mines still missing / undecided cells around" ratio
         // among the numbers next to the cell, or the density away from numbers.
         let ratio = pos
@@ -220,7 +224,9 @@ fn view(pos: &Position) -> Result<View, SolveError> {
         local[cell] = ratio.unwrap_or(density).clamp(0.0, 1.0);
     }
     Ok(View {
-        cells,
+        undecided,
+        features,
+        density,
         forced,
         local,
     })
@@ -334,13 +340,12 @@ pub(crate) fn fallback_decision(pos: &Position, how: Fallback) -> Result<Decisio
     let model = PatternModel::builtin();
     let best = (0..pos.len())
         .filter_map(|c| {
-            let (f, d) = v.cells[c]?;
             let e = match how {
-                Fallback::PatternModel => model.predict(&f, d, v.local[c]),
+                Fallback::PatternModel => model.predict(&v.features[c], v.density, v.local[c]),
                 Fallback::Local => v.local[c],
                 Fallback::Sampling => sampled[c],
             };
-            Some((e, c))
+            v.undecided[c].then_some((e, c))
         })
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .ok_or(SolveError::NothingToDo)?;
@@ -422,17 +427,9 @@ impl PatternModel {
     /// When propagation finds the position inconsistent.
     pub fn probabilities(&self, pos: &Position) -> Result<Probabilities, SolveError> {
         let v = view(pos)?;
-        Ok(Probabilities {
-            mine: (0..pos.len())
-                .map(|c| match (pos.cells()[c], v.forced[c], &v.cells[c]) {
-                    (CellView::Revealed(_), _, _) => None,
-                    (CellView::Mine, _, _) | (_, Some(true), _) => Some(1.0),
-                    (_, Some(false), _) => Some(0.0),
-                    (_, None, Some((f, d))) => Some(f64::from(self.predict(f, *d, v.local[c]))),
-                    (_, None, None) => Some(0.5),
-                })
-                .collect(),
-        })
+        Ok(decided_or(pos, &v.forced, |c| {
+            f64::from(self.predict(&v.features[c], v.density, v.local[c]))
+        }))
     }
 
     /// The model as text (the format [`PatternModel::parse`] reads).
@@ -564,18 +561,17 @@ pub fn collect_samples(
                 break;
             };
             if let Ok(v) = view(&pos) {
-                let mut cells: Vec<usize> =
-                    (0..pos.len()).filter(|&c| v.cells[c].is_some()).collect();
+                let mut cells: Vec<usize> = (0..pos.len()).filter(|&c| v.undecided[c]).collect();
                 // A partial shuffle picks `per_position` of them.
                 for k in 0..cells.len().min(per_position) {
                     let j = rng.random_range(k..cells.len());
                     cells.swap(k, j);
                 }
                 for &c in cells.iter().take(per_position) {
-                    if let (Some((features, density)), Some(p)) = (v.cells[c], exact.mine[c]) {
+                    if let Some(p) = exact.mine[c] {
                         out.push(Sample {
-                            features,
-                            density,
+                            features: v.features[c],
+                            density: v.density,
                             target: p as f32,
                             local: v.local[c],
                         });
@@ -843,14 +839,17 @@ mod tests {
         // undecided cell diagonally below.
         let pos = text::read("3x2x1\nH1H\nHHH\n").unwrap();
         let v = view(&pos).unwrap();
-        let (f, density) = v.cells[0].unwrap();
+        let (f, density) = (v.features[0], v.density);
         let offs = offsets();
         let slot = |dx, dy| offs.iter().position(|&o| o == (dx, dy)).unwrap();
         assert_eq!(f[slot(-1, 0)], OFF);
         assert_eq!(f[slot(1, 0)], REVEALED_0 + 1);
         assert_eq!(f[slot(1, 1)], UNDECIDED);
         assert!(density > 0.0 && density <= 1.0);
-        assert!(v.cells[1].is_none(), "revealed cells have no features");
+        assert!(
+            v.undecided[0] && !v.undecided[1],
+            "revealed cells are decided"
+        );
     }
 
     #[test]

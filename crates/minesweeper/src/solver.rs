@@ -36,6 +36,12 @@ const ENUMERATION_STEPS: u64 = 1_000_000;
 const POCKET_CELLS: usize = 64;
 
 /// A risk estimate that exceeded the budget counts as no risk; other errors stay errors.
+/// Whether a guess valued `(score, live)` ranks above `best`: a live guess (one whose answer
+/// can still tell something) before a dead one, then the higher score by more than `margin`.
+fn outranks((score, live): (f64, bool), (best_score, best_live): (f64, bool), margin: f64) -> bool {
+    live && !best_live || live == best_live && score > best_score + margin
+}
+
 fn or_zero(r: Result<f64, CspError>) -> Result<f64, SolveError> {
     match r {
         Err(CspError::BudgetExceeded { .. }) => Ok(0.0),
@@ -629,13 +635,10 @@ impl Solver {
             order.sort_by(|&i, &j| {
                 (scores[j].1.cmp(&scores[i].1)).then(scores[j].0.total_cmp(&scores[i].0))
             });
-            let mut best: Option<(bool, f64)> = None;
+            let mut best: Option<(f64, bool)> = None;
             for i in order {
-                let (bound, live) = scores[i];
-                let beaten = best.is_some_and(|(best_live, best_score)| {
-                    best_live && !live || best_live == live && bound < best_score - 1e-9
-                });
-                if beaten {
+                // Skipped when even its depth-1 bound cannot beat the best deep value.
+                if best.is_some_and(|b| outranks(b, scores[i], 1e-9)) {
                     valued[i] = false;
                     continue;
                 }
@@ -643,18 +646,16 @@ impl Solver {
                     Some(x) => scores[i] = x,
                     None => return Ok(None),
                 }
-                let (score, live) = scores[i];
-                if best.is_none_or(|(l, s)| live && !l || live == l && score > s) {
-                    best = Some((live, score));
+                if best.is_none_or(|b| outranks(scores[i], b, 0.0)) {
+                    best = Some(scores[i]);
                 }
             }
         }
-        let mut best = (false, f64::NEG_INFINITY);
+        let mut best = (f64::NEG_INFINITY, false);
         let mut choice = None;
         for (i, &v) in candidates.iter().enumerate() {
-            let (score, live) = scores[i];
-            if valued[i] && (live && !best.0 || live == best.0 && score > best.1 + 1e-12) {
-                best = (live, score);
+            if valued[i] && outranks(scores[i], best, 1e-12) {
+                best = scores[i];
                 choice = Some(v);
             }
         }
@@ -993,10 +994,10 @@ mod tests {
     }
 
     /// Brute-force look-ahead values over an explicit list of layouts (bit masks of mines
-    /// over the cells of `pos`), for `two_step_lookahead_equals_brute_force`.
+    /// over the cells of `pos`), for the tests that check the look-ahead and the guesses.
     struct Brute<'a> {
         pos: &'a Position,
-        layouts: Vec<u32>,
+        layouts: &'a [u32],
     }
 
     impl Brute<'_> {
@@ -1093,29 +1094,14 @@ mod tests {
                 }
             }
             let pos = Position::from_parts(grid, mines, cells);
-            // Every layout of `mines` mines over the 20 cells (Gosper's hack), then the
-            // consistent ones.
-            let mut layouts = Vec::new();
-            let mut l = (1u32 << mines) - 1;
-            while l < 1 << (w * h) {
-                let consistent = (0..w * h).all(|c| match pos.cells()[c] {
-                    CellView::Revealed(n) => {
-                        l >> c & 1 == 0
-                            && pos.neighbours(c).filter(|&d| l >> d & 1 == 1).count() == n as usize
-                    }
-                    _ => true,
-                });
-                if consistent {
-                    layouts.push(l);
-                }
-                let low = l & l.wrapping_neg();
-                let up = l + low;
-                l = (((up ^ l) >> 2) / low) | up;
-            }
+            let layouts = masks(&pos);
             if layouts.len() < 2 || layouts.len() > 1500 {
                 continue;
             }
-            let brute = Brute { pos: &pos, layouts };
+            let brute = Brute {
+                pos: &pos,
+                layouts: &layouts,
+            };
             let p = build(&pos).unwrap();
             let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
             // A position where the solver has to guess.
@@ -1129,7 +1115,7 @@ mod tests {
                     let (got, _) = solver
                         .lookahead(&pos, &p, v, 1.0 - a.probabilities[v], depth)
                         .unwrap();
-                    let want = brute.value(&brute.layouts, cell, &[], depth);
+                    let want = brute.value(brute.layouts, cell, &[], depth);
                     assert!(
                         (got - want).abs() < 1e-9,
                         "cell {cell}, depth {depth}: {got} against {want}\n{}",
@@ -1150,23 +1136,99 @@ mod tests {
         );
     }
 
-    /// The positions where `solver` guesses in seeded games on boards of 20 cells (few enough
-    /// for brute force over every layout).
-    fn small_guesses(solver: &Solver) -> Vec<Position> {
-        let mut positions = Vec::new();
-        for (width, height, mines) in [(5, 4, 4), (4, 5, 5), (5, 4, 6)] {
-            let level = Level {
-                width,
-                height,
-                mines,
-            };
-            play(&level, FirstClick::Safe, 0..40, solver, |pos, decision| {
-                if matches!(decision, Decision::Guess { .. }) {
-                    positions.push(pos.clone());
-                }
-            });
+    /// A position where a solver guesses in a seeded game on a board of 20 cells (few enough
+    /// for brute force over every layout), with what the brute force says of it.
+    struct SmallGuess {
+        pos: Position,
+        /// Every layout consistent with `pos`, as a mask of mines.
+        layouts: Vec<u32>,
+        /// Per cell: the share of layouts with a mine there.
+        q: Vec<f64>,
+        /// Per cell still open (see [`SmallGuess::open`]): its risk influence by the reference
+        /// of `risk`, counted over every layout; 0 elsewhere.
+        influence: Vec<f64>,
+    }
+
+    impl SmallGuess {
+        /// The cells still open: hidden and not a mine in every layout (none is safe in all
+        /// of them, as the solver guesses here).
+        fn open(&self) -> Vec<usize> {
+            self.brute().open(&self.layouts, &[])
         }
-        positions
+
+        fn brute(&self) -> Brute<'_> {
+            Brute {
+                pos: &self.pos,
+                layouts: &self.layouts,
+            }
+        }
+    }
+
+    /// Whether a cell of mine probability `q` is a guess candidate under `limit` (the lowest
+    /// probability plus the tolerance): within it, or, with the risk bonus on, brought within
+    /// it by its influence.
+    fn admitted(q: f64, influence: f64, limit: f64, bonus: bool) -> bool {
+        q <= limit || bonus && q - influence <= limit
+    }
+
+    /// The consistent layouts of `pos` by brute force, as masks of mines.
+    fn masks(pos: &Position) -> Vec<u32> {
+        crate::risk::tests::layouts(pos)
+            .iter()
+            .map(|l| (0..l.len()).fold(0u32, |m, c| m | u32::from(l[c]) << c))
+            .collect()
+    }
+
+    /// The positions where the solver guesses in seeded games on boards of 20 cells (valued
+    /// one step ahead, with no endgame or pocket rule, so that it guesses often), computed
+    /// once for the tests that compare its guesses with brute force.
+    fn small_guesses() -> &'static [SmallGuess] {
+        static GUESSES: std::sync::OnceLock<Vec<SmallGuess>> = std::sync::OnceLock::new();
+        GUESSES.get_or_init(|| {
+            let solver = Solver::new(SolverConfig {
+                max_candidates: 64,
+                endgame_cells: 0,
+                opening_depth: 1,
+                postpone_pockets: false,
+                ..SolverConfig::default()
+            });
+            let mut positions = Vec::new();
+            for (width, height, mines) in [(5, 4, 4), (4, 5, 5), (5, 4, 6)] {
+                let level = Level {
+                    width,
+                    height,
+                    mines,
+                };
+                play(&level, FirstClick::Safe, 0..40, &solver, |pos, decision| {
+                    if matches!(decision, Decision::Guess { .. }) {
+                        positions.push(pos.clone());
+                    }
+                });
+            }
+            positions
+                .into_iter()
+                .map(|pos| {
+                    let all = crate::risk::tests::layouts(&pos);
+                    let layouts = masks(&pos);
+                    let q: Vec<f64> = (0..pos.len())
+                        .map(|c| 1.0 - Brute::safe(&layouts, c))
+                        .collect();
+                    let mut guess = SmallGuess {
+                        pos,
+                        layouts,
+                        q,
+                        influence: Vec::new(),
+                    };
+                    let mut influence = vec![0.0; guess.pos.len()];
+                    for c in guess.open() {
+                        influence[c] =
+                            crate::risk::tests::reference(&guess.pos, &all, c, guess.q[c]);
+                    }
+                    guess.influence = influence;
+                    guess
+                })
+                .collect()
+        })
     }
 
     #[test]
@@ -1174,15 +1236,12 @@ mod tests {
         // The guess candidates are those of `candidates` (within the tolerance of the safest,
         // at most `max_candidates` near the numbers and as many away from them) and then,
         // with the look-ahead and the bonus on, the open cells riskier than the tolerance
-        // allows whose influence (by the reference of `risk`) brings them within it; never
-        // the cells within the tolerance that `candidates` left out. One step ahead, `choose`
-        // then values every candidate.
-        use crate::risk::tests::{layouts, reference};
+        // allows whose influence brings them within it; never the cells within the tolerance
+        // that `candidates` left out. One step ahead, `choose` then values every candidate.
         let base = SolverConfig {
             max_candidates: 2,
             ..SolverConfig::default()
         };
-        let positions = small_guesses(&Solver::new(base.clone()));
         let (mut joined, mut left_out, mut shallow) = (0, 0, 0);
         for config in [
             base.clone(),
@@ -1197,7 +1256,8 @@ mod tests {
         ] {
             let solver = Solver::new(config.clone());
             let bonus = config.lookahead && config.risk_weight > 0.0;
-            for pos in &positions {
+            for guess in small_guesses() {
+                let pos = &guess.pos;
                 let p = build(pos).unwrap();
                 let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
                 let open = open_vars(pos, &p, &a);
@@ -1205,21 +1265,20 @@ mod tests {
                 let first = solver.candidates(pos, &p, &a, &open, lowest(&open, &a));
                 let (got, influence) = solver.guess_candidates(pos, &p, &a, &open).unwrap();
                 assert_eq!(got[..first.len()], first[..], "{}", text::write(pos));
-                let all = layouts(pos);
-                let weigh = |v: usize| reference(pos, &all, p.cell_of[v], a.probabilities[v]);
+                let (q, weigh) = (
+                    |v: usize| guess.q[p.cell_of[v]],
+                    |v: usize| guess.influence[p.cell_of[v]],
+                );
                 if open
                     .iter()
-                    .any(|&v| (a.probabilities[v] - weigh(v) - limit).abs() < 1e-9)
+                    .any(|&v| (q(v) - limit).abs() < 1e-9 || (q(v) - weigh(v) - limit).abs() < 1e-9)
                 {
                     continue;
                 }
                 let want: Vec<usize> = open
                     .iter()
                     .copied()
-                    .filter(|&v| {
-                        let q = a.probabilities[v];
-                        bonus && q > limit && q - weigh(v) <= limit
-                    })
+                    .filter(|&v| q(v) > limit && admitted(q(v), weigh(v), limit, bonus))
                     .collect();
                 assert_eq!(got[first.len()..], want[..], "{}", text::write(pos));
                 for &v in &got {
@@ -1238,7 +1297,7 @@ mod tests {
                 joined += want.len();
                 left_out += open
                     .iter()
-                    .filter(|&&v| a.probabilities[v] <= limit && !first.contains(&v))
+                    .filter(|&&v| q(v) <= limit && !first.contains(&v))
                     .count();
             }
         }
@@ -1250,14 +1309,10 @@ mod tests {
 
     #[test]
     fn the_risk_bonus_weighs_each_guess_by_its_brute_force_influence() {
-        // Valued one step ahead, with no endgame or pocket rule and no cap on the candidates:
-        // the candidates are the open cells whose mine probability q is within the tolerance
-        // of the lowest (q <= limit) and, with the bonus on, the riskier cells that their
-        // influence brings within it (q - influence <= limit); the guess must be a candidate
-        // whose brute-force look-ahead value times (1 + w * influence / P(safe)) is the
-        // highest (live cells first), the influence counted over every layout by the
-        // reference of `risk`. With w = 0: by the value alone, among the first kind only.
-        use crate::risk::tests::{layouts, reference};
+        // Valued one step ahead, with no endgame or pocket rule and no cap on the candidates,
+        // the guess must be a candidate (`admitted`) whose brute-force look-ahead value times
+        // (1 + w * influence / P(safe)) ranks highest (`outranks`: live cells first). With
+        // w = 0: by the value alone, among the cells within the tolerance only.
         let base = SolverConfig {
             max_candidates: 64,
             endgame_cells: 0,
@@ -1266,11 +1321,10 @@ mod tests {
             ..SolverConfig::default()
         };
         let weight = base.risk_weight;
-        let guess = |solver: &Solver, pos: &Position| match solver.decide(pos).unwrap() {
+        let decide = |solver: &Solver, pos: &Position| match solver.decide(pos).unwrap() {
             Decision::Guess { cell, .. } => cell,
             other => panic!("a guess, not {other:?}"),
         };
-        let positions = small_guesses(&Solver::new(base.clone()));
         // Positions checked, where the bonus changed the guess, and where the guess was a
         // riskier cell brought in by its influence.
         let (mut checked, mut changed, mut brought) = (0, 0, 0);
@@ -1284,36 +1338,25 @@ mod tests {
                 risk_weight: 0.0,
                 ..base.clone()
             });
-            for pos in &positions {
-                let all = layouts(pos);
-                let masks = all
-                    .iter()
-                    .map(|l| (0..l.len()).fold(0u32, |m, c| m | u32::from(l[c]) << c))
-                    .collect();
-                let brute = Brute {
-                    pos,
-                    layouts: masks,
-                };
-                let ls = &brute.layouts;
-                let open = brute.open(ls, &[]);
-                let q = |c: usize| 1.0 - Brute::safe(ls, c);
-                let influence = |c: usize| reference(pos, &all, c, q(c));
-                let limit = open.iter().map(|&c| q(c)).fold(f64::INFINITY, f64::min) + tolerance;
+            for guess in small_guesses() {
+                let pos = &guess.pos;
+                let brute = guess.brute();
+                let ls = brute.layouts;
+                let open = guess.open();
+                let (q, influence) = (&guess.q, &guess.influence);
+                let limit = open.iter().map(|&c| q[c]).fold(f64::INFINITY, f64::min) + tolerance;
                 // No boundary so close that rounding could decide it.
                 if open.iter().any(|&c| {
-                    (q(c) - limit).abs() < 1e-9 || (q(c) - influence(c) - limit).abs() < 1e-9
+                    (q[c] - limit).abs() < 1e-9 || (q[c] - influence[c] - limit).abs() < 1e-9
                 }) {
                     continue;
                 }
-                let near = |c: usize| q(c) <= limit;
-                let candidate =
-                    |c: usize, w: f64| near(c) || w > 0.0 && q(c) - influence(c) <= limit;
+                let candidate = |c: usize, w: f64| admitted(q[c], influence[c], limit, w > 0.0);
                 // (score, live) of a guess at `c` with bonus weight `w`.
                 let score = |c: usize, w: f64| {
-                    let safe = 1.0 - q(c);
                     let value = brute.value(ls, c, &[], 1);
                     (
-                        value * (1.0 + w * influence(c) / safe),
+                        value * (1.0 + w * influence[c] / (1.0 - q[c])),
                         brute.outcomes(ls, c).len() > 1,
                     )
                 };
@@ -1322,26 +1365,22 @@ mod tests {
                         .filter(|&&c| candidate(c, w))
                         .map(|&c| score(c, w))
                         .fold((f64::NEG_INFINITY, false), |b, s| {
-                            if s.1 && !b.1 || s.1 == b.1 && s.0 > b.0 {
-                                s
-                            } else {
-                                b
-                            }
+                            if outranks(s, b, 0.0) { s } else { b }
                         })
                 };
                 for (solver, w) in [(&with_bonus, weight), (&without, 0.0)] {
-                    let cell = guess(solver, pos);
+                    let cell = decide(solver, pos);
                     let (got, want) = (score(cell, w), best(w));
                     assert!(
                         candidate(cell, w) && got.1 == want.1 && (got.0 - want.0).abs() < 1e-9,
                         "tolerance {tolerance}, weight {w}: cell {cell} {got:?}, best {want:?}\n{}",
                         text::write(pos)
                     );
-                    if w > 0.0 && !near(cell) {
+                    if w > 0.0 && q[cell] > limit {
                         brought += 1;
                     }
                 }
-                if score(guess(&without, pos), weight).0 < best(weight).0 - 1e-9 {
+                if score(decide(&without, pos), weight).0 < best(weight).0 - 1e-9 {
                     changed += 1;
                 }
                 checked += 1;
@@ -1561,12 +1600,11 @@ mod tests {
                 let bonus = 1.0 + solver.config.risk_weight * influence[v] / safe;
                 (score * bonus, !dead)
             };
-            let mut best = (false, f64::NEG_INFINITY);
+            let mut best = (f64::NEG_INFINITY, false);
             let mut want = None;
             for &v in &candidates {
-                let (score, live) = weigh(v, 2);
-                if live && !best.0 || live == best.0 && score > best.1 + 1e-12 {
-                    best = (live, score);
+                if outranks(weigh(v, 2), best, 1e-12) {
+                    best = weigh(v, 2);
                     want = Some(v);
                 }
             }
@@ -1578,8 +1616,7 @@ mod tests {
             // Skipped: exactly the candidates that cannot win, dead ones when the best is live
             // and those of the best's kind whose depth-1 bound is below the best deep value.
             for (i, &v) in candidates.iter().enumerate() {
-                let (bound, live) = weigh(v, 1);
-                let beaten = best.0 && !live || best.0 == live && bound < best.1 - 1e-9;
+                let beaten = outranks(best, weigh(v, 1), 1e-9);
                 assert_eq!(valued[i], !beaten, "candidate {i}\n{}", text::write(pos));
                 skipped += usize::from(beaten);
             }
