@@ -78,6 +78,14 @@ fn generated_input_round_trips() {
     let bad = gameai(&["twofour", "--generate", "2", "5"], b"");
     assert!(!bad.status.success());
     assert!(text(&bad.stderr).contains("at least 3 piles"));
+    // A size no memory could hold is refused by name, not attempted.
+    let huge = gameai(&["twofour", "--generate", "18446744073709551615", "1"], b"");
+    assert!(!huge.status.success());
+    assert!(
+        text(&huge.stderr).contains("at most 4095 piles are supported"),
+        "{}",
+        text(&huge.stderr)
+    );
 }
 
 #[test]

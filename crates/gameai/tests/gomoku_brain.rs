@@ -130,7 +130,7 @@ fn session(engine: &str) {
         (b"\xff\xfe\x00garbage\n", "UNKNOWN"),
         (b"BEGIN\n", "ERROR"),
         (b"1,2,3,4\n", "ERROR"),
-        (b"INFO\n", "ERROR"),
+        (b"INFO\n", "DEBUG"),
     ];
     for (bytes, want) in garbage {
         b.send_raw(bytes);

@@ -6,7 +6,8 @@
 //!
 //! - [`LineSplitter`] cuts a byte stream into lines at CR, LF or CR LF;
 //! - [`parse_line`] turns a line into a [`Command`] and never panics: malformed commands become
-//!   [`Command::Malformed`] (answered `ERROR`), unknown ones [`Command::Unknown`] (`UNKNOWN`);
+//!   [`Command::Malformed`] (answered `ERROR`), unknown ones [`Command::Unknown`] (`UNKNOWN`),
+//!   unreadable settings [`Command::BadInfo`] (only a `DEBUG` line: `INFO` gets no answer);
 //! - [`Brain`] is the state machine of a brain around any [`Engine`]: board set-up, turns,
 //!   takebacks, settings, and the time it may think for each move ([`TimeControl`]).
 //!
@@ -147,6 +148,10 @@ pub enum Command {
     Empty,
     /// A known command with bad arguments, with the reason.
     Malformed(String),
+    /// An `INFO` line whose value cannot be read, with the reason. The setting is ignored;
+    /// as `INFO` gets no answer, a brain only notes it on a `DEBUG` line (which managers
+    /// log), never `ERROR`, which a manager could take for the answer to its next command.
+    BadInfo(String),
     /// A command this brain does not know, as received.
     Unknown(String),
 }
@@ -164,7 +169,7 @@ fn parse_move(s: &str) -> Option<Move> {
 }
 
 /// Reads one line from the manager. Never panics: anything it cannot read is
-/// [`Command::Malformed`] or [`Command::Unknown`]. Command words are case-insensitive; a
+/// [`Command::Malformed`], [`Command::BadInfo`] or [`Command::Unknown`]. Command words are case-insensitive; a
 /// trailing CR or surrounding spaces are ignored.
 #[must_use]
 pub fn parse_line(line: &str) -> Command {
@@ -207,7 +212,9 @@ pub fn parse_line(line: &str) -> Command {
             Some(m) => Command::Takeback(m),
             None => bad("TAKEBACK needs x,y"),
         },
-        "INFO" => parse_info(rest).unwrap_or_else(|why| bad(&why)),
+        "INFO" => {
+            parse_info(rest).unwrap_or_else(|why| Command::BadInfo(format!("{why}: {line:?}")))
+        }
         "BEGIN" | "BOARD" | "DONE" => bad("no arguments expected"),
         _ => {
             // A stone line of a BOARD block: x,y,f.
@@ -343,6 +350,8 @@ pub struct Brain<E: Engine> {
     max_memory: u64,
     /// The `BOARD` block being read: (move, field) in the order given.
     pending: Option<Vec<(Move, u8)>>,
+    /// The first unreadable line of the `BOARD` block being read, answered at its `DONE`.
+    unreadable: Option<String>,
     memory_hook: Option<MemoryHook<E>>,
     about: String,
 }
@@ -357,6 +366,11 @@ impl<E: Engine> std::fmt::Debug for Brain<E> {
             .field("max_memory", &self.max_memory)
             .finish_non_exhaustive()
     }
+}
+
+/// The answer to an unreadable `INFO` line: a `DEBUG` note, as `INFO` gets no answer.
+fn ignored_info(why: &str) -> Output {
+    Output::line(format!("DEBUG ignored: {why}"))
 }
 
 impl<E: Engine> Brain<E> {
@@ -375,6 +389,7 @@ impl<E: Engine> Brain<E> {
             time: TimeControl::default(),
             max_memory: 0,
             pending: None,
+            unreadable: None,
             memory_hook: None,
             about,
         }
@@ -400,7 +415,9 @@ impl<E: Engine> Brain<E> {
         self.time
     }
 
-    /// The rule in force.
+    /// The rule of the last `INFO rule` (freestyle before any): the rule of every new game.
+    /// The game in progress switches to it too when its stones can be replayed under it,
+    /// and otherwise keeps the rule it was started with.
     #[must_use]
     pub fn rule(&self) -> Rule {
         self.rule
@@ -465,6 +482,7 @@ impl<E: Engine> Brain<E> {
                     return Output::line("ERROR BOARD before START");
                 }
                 self.pending = Some(Vec::new());
+                self.unreadable = None;
                 Output::none()
             }
             Command::Stone(..) => Output::line("ERROR a stone line outside a BOARD block"),
@@ -486,6 +504,7 @@ impl<E: Engine> Brain<E> {
                 quit: true,
             },
             Command::Malformed(why) => Output::line(format!("ERROR {why}")),
+            Command::BadInfo(why) => ignored_info(&why),
             Command::Unknown(what) => Output::line(format!("UNKNOWN {what}")),
         }
     }
@@ -548,8 +567,23 @@ impl<E: Engine> Brain<E> {
                 self.info(info);
                 Output::none()
             }
+            // One unreadable line spoils the block, but it is read to its end, so that the
+            // manager gets one answer, at `DONE`, not one for every line after it.
+            Command::Malformed(why) => {
+                self.unreadable.get_or_insert(why);
+                Output::none()
+            }
+            Command::Unknown(what) => {
+                self.unreadable
+                    .get_or_insert_with(|| format!("unknown line {what:?}"));
+                Output::none()
+            }
+            Command::BadInfo(why) => ignored_info(&why),
             Command::Done => {
                 let stones = self.pending.take().unwrap_or_default();
+                if let Some(why) = self.unreadable.take() {
+                    return Output::line(format!("ERROR BOARD: {why}"));
+                }
                 match self.set_position(&stones) {
                     Ok(()) => self.reply_move(),
                     Err(e) => Output::line(format!("ERROR BOARD: {e}")),
@@ -649,9 +683,15 @@ fn replay(size: usize, rule: Rule, moves: &[Move]) -> Result<Board, GomokuError>
 /// takebacks or new games; `START` is sent again when the board size changes, and
 /// `INFO timeout_turn` when the time per move does. A brain that does not answer within the
 /// time plus a grace period, or answers with anything but a legal move, makes `choose_move`
-/// fail (a match counts that as a loss).
+/// fail (a match counts that as a loss). Such a brain may still be thinking, and its late
+/// answer would be read as the answer to the next request, so it is restarted before the
+/// next move is asked of it; lines that arrive while nothing is asked are dropped.
 pub struct ExternalEngine {
     name: String,
+    program: String,
+    args: Vec<String>,
+    /// The last request failed: restart the brain before the next one.
+    failed: bool,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
@@ -722,6 +762,9 @@ impl ExternalEngine {
         });
         let mut engine = ExternalEngine {
             name: program.to_string(),
+            program: program.to_string(),
+            args: args.to_vec(),
+            failed: false,
             child,
             stdin,
             lines: rx,
@@ -734,12 +777,21 @@ impl ExternalEngine {
         // can count it as a forfeit.
         let deadline = Instant::now() + Duration::from_secs(1);
         if engine.send("ABOUT").is_ok()
-            && let Ok(line) = engine.next_line(deadline)
+            && let Ok(line) = engine.answer(deadline)
             && let Some(name) = about_field(&line, "name")
         {
             engine.name = name;
         }
         Ok(engine)
+    }
+
+    /// Replaces the brain by a fresh run of the same program (the old one is ended as on
+    /// drop), keeping the grace period.
+    fn restart(&mut self) -> Result<(), GomokuError> {
+        let mut fresh = ExternalEngine::spawn(&self.program, &self.args)?;
+        fresh.grace = self.grace;
+        drop(std::mem::replace(self, fresh));
+        Ok(())
     }
 
     fn send(&mut self, line: &str) -> Result<(), GomokuError> {
@@ -795,6 +847,20 @@ impl Engine for ExternalEngine {
         if board.is_over() {
             return Err(GomokuError::GameOver);
         }
+        if self.failed {
+            self.restart()?;
+        }
+        let chosen = self.ask(board, time);
+        self.failed = chosen.is_err();
+        chosen
+    }
+}
+
+impl ExternalEngine {
+    /// Sends what the brain needs to know of `board` and reads its move.
+    fn ask(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        // Nothing was asked since the last answer: whatever came since is not an answer.
+        while self.lines.try_recv().is_ok() {}
         let deadline_for = |t: Duration, grace: Duration| {
             Instant::now() + t.saturating_add(grace).min(crate::engine::LONGEST_WAIT)
         };
@@ -922,15 +988,16 @@ mod tests {
         assert!(matches!(parse_line("TURN 1,2,3"), Command::Malformed(_)));
         assert_eq!(
             parse_line("INFO timeout_turn -5"),
-            Command::Malformed(
+            Command::BadInfo(
                 "INFO timeout_turn needs a non-negative whole number, not \"-5\": \"INFO timeout_turn -5\""
                     .into()
             )
         );
         assert!(matches!(
             parse_line("INFO timeout_turn lots"),
-            Command::Malformed(_)
+            Command::BadInfo(_)
         ));
+        assert!(matches!(parse_line("INFO"), Command::BadInfo(_)));
         assert!(matches!(parse_line("1,2"), Command::Malformed(_)));
         assert!(matches!(parse_line("SWAP2BOARD"), Command::Unknown(_)));
         assert!(matches!(parse_line("ÿÿ,é"), Command::Unknown(_)));
@@ -1048,6 +1115,31 @@ mod tests {
             2,
             "the interrupting command is still answered: {out:?}"
         );
+        // One unreadable line spoils a block, which is still read to its end and answered
+        // once, at DONE, naming the first such line; an unreadable INFO inside it gets only
+        // a DEBUG note, and the position stays as it was.
+        let before = b.board().unwrap().history().to_vec();
+        for l in ["BOARD", "1,2", "garbage", "3,3,1"] {
+            assert!(say(&mut b, l).is_empty(), "{l}");
+        }
+        assert_eq!(first_word(&say(&mut b, "INFO timeout_turn lots")), "DEBUG");
+        assert_eq!(
+            say(&mut b, "DONE"),
+            ["ERROR BOARD: a stone line is x,y,field: \"1,2\""]
+        );
+        for l in ["BOARD", "garbage"] {
+            assert!(say(&mut b, l).is_empty(), "{l}");
+        }
+        assert_eq!(
+            say(&mut b, "DONE"),
+            ["ERROR BOARD: unknown line \"garbage\""]
+        );
+        assert_eq!(b.board().unwrap().history(), before);
+        // Outside a block too, INFO gets no ERROR.
+        assert_eq!(
+            say(&mut b, "INFO"),
+            ["DEBUG ignored: INFO needs a key and a value: \"INFO\""]
+        );
         // Settings.
         assert!(say(&mut b, "INFO rule 1").is_empty());
         assert_eq!(b.rule(), Rule::ExactlyFive);
@@ -1063,6 +1155,84 @@ mod tests {
         assert_eq!(first_word(&say(&mut b, "PLAY 1,1")), "UNKNOWN");
         assert_eq!(first_word(&say(&mut b, "TURN")), "ERROR");
         assert!(b.handle_line("end").quit);
+    }
+
+    /// A brain that says something before its name, sleeps through the first move asked of
+    /// it (once: it leaves the file `$1` behind) and answers `n,0` to a board of `n` stones.
+    #[cfg(unix)]
+    const SLOW_BRAIN: &str = r#"
+while read -r line; do
+  case "$line" in
+    ABOUT*) echo "MESSAGE starting"; echo 'name="slowpoke", version="1"' ;;
+    START*) echo OK ;;
+    BOARD*) n=0 ;;
+    [0-9]*) n=$((n+1)) ;;
+    DONE*) if [ ! -e "$1" ]; then : > "$1"; sleep 1; fi; echo "$n,0" ;;
+  esac
+done
+"#;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_brain_that_timed_out_is_restarted_and_its_late_answer_never_read() {
+        let mark = std::env::temp_dir().join(format!(
+            "gomoku-slow-brain-{}-{:?}",
+            std::process::id(),
+            Instant::now()
+        ));
+        let _ = std::fs::remove_file(&mark);
+        let args = [
+            "-c".to_string(),
+            SLOW_BRAIN.to_string(),
+            "brain".to_string(),
+            mark.to_string_lossy().into_owned(),
+        ];
+        let mut e = ExternalEngine::spawn("sh", &args).unwrap();
+        // The name comes from the ABOUT answer, past the MESSAGE before it.
+        assert_eq!(e.name(), "slowpoke");
+        e.grace = Duration::from_millis(300);
+        let mut board = Board::new(15, Rule::Freestyle).unwrap();
+        let err = e
+            .choose_move(&board, Duration::from_millis(10))
+            .unwrap_err();
+        assert!(err.to_string().contains("timed out"), "{err}");
+        // The first run answers `0,0` when it wakes; the move asked for next, with one stone
+        // on the board, must be the restarted brain's `1,0`.
+        board.play(Move::new(7, 7)).unwrap();
+        let m = e.choose_move(&board, Duration::from_secs(3)).unwrap();
+        assert_eq!(m, Move::new(1, 0));
+        let _ = std::fs::remove_file(&mark);
+    }
+
+    #[test]
+    fn a_rule_the_stones_cannot_follow_waits_for_the_next_game() {
+        let mut b = Brain::new(FirstEmpty);
+        assert!(say(&mut b, "INFO rule 1").is_empty());
+        assert_eq!(say(&mut b, "START 15"), ["OK"]);
+        // Black's six in a row (4,0 played last) is no win under exactly five; White went on.
+        for l in [
+            "BOARD", "0,0,1", "0,5,2", "1,0,1", "1,5,2", "2,0,1", "2,5,2", "3,0,1", "3,5,2",
+            "5,0,1", "6,5,2", "4,0,1", "8,8,2",
+        ] {
+            assert!(say(&mut b, l).is_empty(), "{l}");
+        }
+        assert_eq!(say(&mut b, "DONE"), ["6,0"]);
+        // Under freestyle the six would have ended the game before White's last move: the
+        // game in progress keeps its rule, and the next one gets the new rule.
+        assert!(say(&mut b, "INFO rule 0").is_empty());
+        assert_eq!(b.rule(), Rule::Freestyle);
+        let board = b.board().unwrap();
+        assert_eq!(
+            (board.rule(), board.history().len()),
+            (Rule::ExactlyFive, 13)
+        );
+        assert_eq!(say(&mut b, "RESTART"), ["OK"]);
+        assert_eq!(b.board().map(Board::rule), Some(Rule::Freestyle));
+        // Without such stones, the game in progress switches.
+        assert_eq!(say(&mut b, "TURN 7,7"), ["0,0"]);
+        assert!(say(&mut b, "INFO rule 1").is_empty());
+        assert_eq!(b.board().map(Board::rule), Some(Rule::ExactlyFive));
+        assert_eq!(b.board().map(|b| b.history().len()), Some(2));
     }
 
     #[test]

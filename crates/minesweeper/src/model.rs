@@ -821,16 +821,36 @@ mod tests {
     }
 
     #[test]
-    fn symmetries_are_permutations_and_include_identity() {
+    fn symmetries_are_the_eight_turns_and_reflections_of_the_square() {
+        // The offsets: the 5x5 square around the cell, row by row, the cell left out.
+        let offs = offsets();
+        let mut want = Vec::new();
+        for dy in -2..=2 {
+            for dx in -2..=2 {
+                if (dx, dy) != (0, 0) {
+                    want.push((dx, dy));
+                }
+            }
+        }
+        assert_eq!(offs[..], want[..]);
+        // Each table moves every slot by one linear map of determinant 1 or -1 (read off the
+        // images of (1, 0) and (0, 1)); the identity comes first and the 8 maps differ.
         let sym = symmetries();
         assert_eq!(sym[0], core::array::from_fn(|i| i));
+        let slot = |o: (i32, i32)| offs.iter().position(|&x| x == o).unwrap();
+        let mut maps = Vec::new();
         for t in &sym {
-            let mut seen = [false; NEIGHBOURHOOD];
-            for &j in t {
-                seen[j] = true;
+            let (a, c) = offs[t[slot((1, 0))]];
+            let (b, d) = offs[t[slot((0, 1))]];
+            assert_eq!((a * d - b * c).abs(), 1, "{t:?}");
+            for (i, &(x, y)) in offs.iter().enumerate() {
+                assert_eq!(offs[t[i]], (a * x + b * y, c * x + d * y), "{t:?}");
             }
-            assert!(seen.iter().all(|&s| s));
+            maps.push((a, b, c, d));
         }
+        maps.sort_unstable();
+        maps.dedup();
+        assert_eq!(maps.len(), 8);
     }
 
     #[test]
@@ -999,6 +1019,168 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The model's parameters in one list (embedding, density, local, bias, output weights,
+    /// output bias), for the gradient check.
+    fn parameters(m: &PatternModel) -> Vec<f64> {
+        m.embed
+            .iter()
+            .chain(&m.density)
+            .chain(&m.local)
+            .chain(&m.bias)
+            .chain(&m.out)
+            .chain(std::iter::once(&m.out_bias))
+            .map(|&w| f64::from(w))
+            .collect()
+    }
+
+    /// The cross-entropy of `s` under the parameters `w` (laid out as by `parameters`) of a
+    /// model with `hidden` units, computed directly in f64.
+    fn loss(w: &[f64], hidden: usize, s: &Sample) -> f64 {
+        let embed = NEIGHBOURHOOD * CATEGORIES * hidden;
+        let at = |block: usize, u: usize| w[embed + block * hidden + u];
+        let mut z = w[w.len() - 1];
+        for u in 0..hidden {
+            let mut x = at(2, u) + at(0, u) * f64::from(s.density) + at(1, u) * f64::from(s.local);
+            for (slot, &cat) in s.features.iter().enumerate() {
+                x += w[(slot * CATEGORIES + usize::from(cat)) * hidden + u];
+            }
+            z += at(3, u) * x.max(0.0);
+        }
+        let p = 1.0 / (1.0 + (-z).exp());
+        let t = f64::from(s.target);
+        -(t * p.ln() + (1.0 - t) * (1.0 - p).ln())
+    }
+
+    #[test]
+    fn training_steps_down_the_gradient_at_a_decaying_rate() {
+        // One sample (the same in every symmetry), presented twice: the model must be the
+        // initial one moved by `-rate * gradient` and then by `-0.55 * rate * gradient` (the
+        // rate decays linearly to a tenth over the two steps), the gradient of the
+        // cross-entropy taken by central differences.
+        let s = Sample {
+            features: [REVEALED_0 + 2; NEIGHBOURHOOD],
+            density: 0.3,
+            target: 0.3,
+            local: 0.6,
+        };
+        let rate = 0.5;
+        let config = |epochs| TrainConfig {
+            hidden: 3,
+            epochs,
+            learning_rate: rate,
+            seed: 5,
+        };
+        let start = train(&[s], &config(0));
+        // The initial weights: small, spread, the output starting at the mean target.
+        let scale = 1.0 / (NEIGHBOURHOOD as f32).sqrt();
+        let inputs: Vec<f32> = [&start.embed, &start.density, &start.local]
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        assert!(inputs.iter().all(|x| x.abs() <= scale));
+        assert!(inputs.iter().any(|x| x.abs() > scale / 2.0));
+        assert!(inputs.iter().any(|&x| x > 0.0) && inputs.iter().any(|&x| x < 0.0));
+        assert!(start.density.iter().chain(&start.local).all(|&x| x != 0.0));
+        assert!(start.out.iter().all(|x| x.abs() <= 1.0 / 3f32.sqrt()));
+        assert!(start.out.iter().any(|x| x.abs() > 0.5 / 3f32.sqrt()));
+        assert!(start.bias.iter().all(|&b| b == 0.1));
+        assert!((start.out_bias - (0.3f32 / 0.7).ln()).abs() < 1e-6);
+        let step = |w: &[f64], rate: f64| -> Vec<f64> {
+            (0..w.len())
+                .map(|i| {
+                    let h = 1e-6;
+                    let (mut up, mut down) = (w.to_vec(), w.to_vec());
+                    up[i] += h;
+                    down[i] -= h;
+                    let gradient = (loss(&up, 3, &s) - loss(&down, 3, &s)) / (2.0 * h);
+                    w[i] - rate * gradient
+                })
+                .collect()
+        };
+        let once = step(&parameters(&start), f64::from(rate));
+        let twice = step(&once, f64::from(rate) * 0.55);
+        for (got, want) in [
+            (
+                parameters(&train(&[s], &config(1))),
+                step(&parameters(&start), f64::from(rate)),
+            ),
+            (parameters(&train(&[s], &config(2))), twice),
+        ] {
+            assert_eq!(got.len(), want.len());
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!((g - w).abs() < 1e-5, "parameter {i}: {g} against {w}");
+            }
+        }
+        // Both kinds of hidden unit occur: active ones (whose bias moved) and rectified ones.
+        let biases = NEIGHBOURHOOD * CATEGORIES * 3 + 6;
+        let moved = (biases..biases + 3)
+            .filter(|&i| (once[i] - 0.1).abs() > 1e-4)
+            .count();
+        assert!(moved == 1 || moved == 2, "{moved} of 3 units active");
+        // The steps lower the loss.
+        let before = loss(&parameters(&start), 3, &s);
+        assert!(loss(&once, 3, &s) < before);
+    }
+
+    #[test]
+    fn calibration_bins_and_errors_by_hand() {
+        // Estimates (raw, then clamped to [0, 1]) and exact probabilities:
+        // bin 0: 0.05 (0), -0.2 -> 0 (0); bin 1: 0.15 (0.3), 0.12 (0.1), 0.1 (0.1);
+        // bin 9: 0.95 (1), 1.5 -> 1 (1).
+        let pairs = [
+            (0.05, 0.0),
+            (0.15, 0.3),
+            (0.12, 0.1),
+            (0.95, 1.0),
+            (1.5, 1.0),
+            (-0.2, 0.0),
+            (0.1, 0.1),
+        ];
+        let samples: Vec<Sample> = pairs
+            .iter()
+            .map(|&(e, t)| Sample {
+                features: [UNDECIDED; NEIGHBOURHOOD],
+                density: 0.2,
+                target: t as f32,
+                local: e as f32,
+            })
+            .collect();
+        let c = calibration(&samples, |s| f64::from(s.local));
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+        assert_eq!(c.samples, 7);
+        // |e - t|: 0.05 + 0.15 + 0.02 + 0.05 = 0.27; squares: 0.0025 + 0.0225 + 0.0004 +
+        // 0.0025 = 0.0279.
+        assert!(close(c.mean_abs_error, 0.27 / 7.0), "{c:?}");
+        assert!(close(c.mean_sq_error, 0.0279 / 7.0), "{c:?}");
+        // Bin means: 0.025 against 0, 0.37 / 3 against 0.5 / 3, 0.975 against 1.
+        assert!(
+            close(c.calibration_error, (0.05 + 0.13 + 0.05) / 7.0),
+            "{c:?}"
+        );
+        assert_eq!(c.bins.len(), 10);
+        for (b, bin) in c.bins.iter().enumerate() {
+            assert!(close(bin.low, b as f64 / 10.0) && close(bin.high, (b + 1) as f64 / 10.0));
+            let (count, estimate, exact) = match b {
+                0 => (2, 0.025, 0.0),
+                1 => (3, 0.37 / 3.0, 0.5 / 3.0),
+                9 => (2, 0.975, 1.0),
+                _ => (0, 0.0, 0.0),
+            };
+            assert_eq!(bin.count, count, "bin {b}");
+            assert!(
+                close(bin.mean_estimate, estimate) && close(bin.mean_exact, exact),
+                "bin {b}: {bin:?}"
+            );
+        }
+        // No samples: zero errors, empty bins.
+        let c = calibration(&[], |_| 0.5);
+        assert_eq!(
+            (c.samples, c.mean_abs_error, c.calibration_error),
+            (0, 0.0, 0.0)
+        );
     }
 
     #[test]

@@ -216,7 +216,8 @@ pub struct Tuning {
     pub aspiration: Option<i32>,
     /// Late move reductions: `(after, min_depth)` reduces by one ply the moves after the first
     /// `after` (not the memo move or killers) at depths of at least `min_depth`; a reduced move
-    /// that looks better than alpha is searched again at full depth.
+    /// that looks better than alpha is searched again at full depth. Only with [`Tuning::pvs`]:
+    /// the reduced search is the principal variation search's null-window probe.
     pub late_move_reductions: Option<(usize, u32)>,
     /// Do not start an iteration predicted (from the time the previous ones took) to overrun
     /// the time limit.
@@ -571,7 +572,7 @@ where
                 self.history.resize(s + 1, 0);
             }
             let h = &mut self.history[s];
-            *h = h.saturating_add(depth * depth);
+            *h = h.saturating_add(depth.saturating_mul(depth));
         }
     }
 

@@ -26,7 +26,9 @@
 //! exact); exact nodes are never selected again, and when the root is exact the search stops.
 //! Stopping at the first proven win is what makes best-first search a good solver, at a price:
 //! the distance of a proven win is that of the win found, which may not be the quickest one
-//! (it is never claimed quicker than it is).
+//! (it is never claimed quicker than it is). A node keeps at most 32,767 children, the first
+//! in the game's move order; in a game with more moves in one position the others are never
+//! searched, and an exact draw or loss there holds only among the moves kept.
 //!
 //! # Selection policies
 //!
@@ -460,7 +462,8 @@ impl<G: Evaluate> BestFirst<G> {
         }
         self.scratch = moves;
         result.expansions += 1;
-        result.max_depth = result.max_depth.max(self.path.len() as u32);
+        // The path starts at the root, 0 plies deep.
+        result.max_depth = result.max_depth.max(self.path.len() as u32 - 1);
         self.unwind(game);
         let path = std::mem::take(&mut self.path);
         self.backup(&path);

@@ -57,7 +57,7 @@ impl Score {
     /// Whether this is a proven win or loss.
     #[must_use]
     pub fn is_proven(self) -> bool {
-        self.0.abs() > Self::MAX_HEURISTIC
+        self.0.unsigned_abs() > Self::MAX_HEURISTIC.unsigned_abs()
     }
 
     /// The proven outcome, if any: `Some(Win)` / `Some(Loss)`; `None` for heuristic or draw scores.
@@ -72,11 +72,17 @@ impl Score {
         }
     }
 
-    /// Plies to the end of the game from the root for a proven score.
+    /// Plies to the end of the game from the root for a proven score (`None` for the
+    /// scores beyond [`Score::WIN`], such as [`Score::INFINITY`], which end no game).
     #[must_use]
     pub fn plies_to_end(self) -> Option<u32> {
-        self.is_proven()
-            .then(|| (Self::WIN.0 - self.0.abs()) as u32)
+        if !self.is_proven() {
+            return None;
+        }
+        Self::WIN
+            .0
+            .unsigned_abs()
+            .checked_sub(self.0.unsigned_abs())
     }
 
     /// Converts a score relative to the root into one relative to a node `ply` plies deep,
@@ -138,6 +144,21 @@ mod tests {
         assert_eq!(-Score(i32::MIN), Score(i32::MAX));
         assert_eq!(Score(i32::MAX).to_memo(5), Score(i32::MAX));
         assert_eq!(Score(i32::MIN).to_memo(5), Score(i32::MIN));
+        // Beyond a win or a loss in 0 plies: proven, but no number of plies.
+        for s in [
+            Score(i32::MIN),
+            -Score::INFINITY,
+            Score::INFINITY,
+            Score(i32::MAX),
+        ] {
+            assert!(s.is_proven());
+            assert_eq!(s.plies_to_end(), None);
+            assert_eq!(s.to_string(), s.0.to_string());
+        }
+        assert_eq!(Score::WIN.plies_to_end(), Some(0));
+        assert_eq!((-Score::WIN).to_string(), "loss in 0");
+        assert_eq!(Score::win_in(7).to_string(), "win in 7");
+        assert_eq!(Score(Score::MAX_HEURISTIC).plies_to_end(), None);
     }
 
     #[test]

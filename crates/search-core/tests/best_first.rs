@@ -160,6 +160,7 @@ fn limits_stop_and_unwind() {
 
         let r = search.search(&mut game, &Limits::nodes(1_000));
         assert!(r.stopped && !r.exact);
+        assert!(r.max_depth >= 1 && u64::from(r.max_depth) < r.expansions);
         assert_eq!(game.path(), &[0]);
         // Checked after every expansion of at most 6 children.
         assert!(r.stats.nodes < 1_000 + 7);
@@ -179,7 +180,7 @@ fn limits_stop_and_unwind() {
         let r = search.search(&mut game, &limits);
         // The root is always expanded once, then the flag is seen.
         assert!(r.stopped);
-        assert_eq!(r.expansions, 1);
+        assert_eq!((r.expansions, r.max_depth), (1, 0));
         assert!(r.best_move.is_some());
         assert_eq!(game.path(), &[0]);
     }

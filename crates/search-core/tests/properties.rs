@@ -65,6 +65,13 @@ proptest! {
             prop_assert_eq!(game.path(), g.path());
             // Solving again with a warm memo changes nothing.
             prop_assert_eq!(solver.solve(&mut game), expected);
+            // Move values at the root, from the solver and from plain minimax through the
+            // free function; the best of them is the root's value.
+            let by_minimax = search_core::move_values_by(&mut game, minimax::solve);
+            prop_assert_eq!(solver.move_values(&mut game), by_minimax.clone());
+            prop_assert_eq!(game.path(), g.path());
+            let best = by_minimax.iter().map(|&(_, v)| v).max();
+            prop_assert_eq!(best.unwrap_or(expected), expected);
             let line = solver.principal_line(&mut game);
             for mv in &line {
                 game.play(mv);
@@ -72,11 +79,6 @@ proptest! {
             let end = game.outcome().unwrap_or(Outcome::Draw);
             let at_root = if line.len() % 2 == 0 { end } else { end.flip() };
             prop_assert_eq!(at_root, expected, "the principal line realises the value");
-            // Move values, from the solver and from plain minimax through the free function.
-            let by_minimax = search_core::move_values_by(&mut game, minimax::solve);
-            prop_assert_eq!(solver.move_values(&mut game), by_minimax.clone());
-            let best = by_minimax.iter().map(|&(_, v)| v).max();
-            prop_assert_eq!(best.unwrap_or(expected), expected);
         }
     }
 

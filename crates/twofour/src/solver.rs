@@ -35,8 +35,10 @@ pub const MAX_SUGGESTED_MEMO_BYTES: usize = 1 << 30;
 /// ```
 #[must_use]
 pub fn memo_bytes_for(piles: usize) -> usize {
-    let n = piles.min(4096);
-    (2 * n * n * n).clamp(DEFAULT_MEMO_BYTES, MAX_SUGGESTED_MEMO_BYTES)
+    // In u64: 2 * 4096^3 would overflow a 32-bit usize; the result, at most
+    // MAX_SUGGESTED_MEMO_BYTES, fits any.
+    let n = piles.min(4096) as u64;
+    (2 * n * n * n).clamp(DEFAULT_MEMO_BYTES as u64, MAX_SUGGESTED_MEMO_BYTES as u64) as usize
 }
 
 /// How much of the machinery the solver uses.
