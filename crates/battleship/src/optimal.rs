@@ -81,8 +81,9 @@ pub struct ExactValue {
     pub fleets: usize,
     /// Knowledge states stored in the memo.
     pub states: usize,
-    /// The first shots the strategy takes (optimal: every first shot achieving the value;
-    /// greedy: its tied first shots).
+    /// The first shots the strategy takes (optimal: every first shot achieving the value,
+    /// except that where some cell is a certain hit only that cell is listed, as the search
+    /// considers no other; greedy: its tied first shots).
     pub first_shots: Vec<usize>,
 }
 
@@ -133,8 +134,9 @@ pub fn exact_mean_shots(
 ///
 /// # Errors
 /// [`Error::TooLarge`] past `max_states` knowledge states, [`Error::Inconsistent`] without
-/// fleets, [`Error::InvalidFleet`] for a fleet without one mask per ship of the rules,
-/// [`Error::Shot`] for a candidate already shot or off the board.
+/// fleets, [`Error::InvalidFleet`] for a fleet without one mask per ship of the rules or one
+/// whose ships the shots would not have hit at exactly `hits`, [`Error::Shot`] for a
+/// candidate already shot or off the board.
 pub fn shot_values(
     geo: &Geometry,
     fleets: Vec<Vec<u128>>,
@@ -189,6 +191,15 @@ pub fn shot_values_within(
         return Err(Error::InvalidFleet(format!(
             "{} ship masks given for a fleet of {ships} ships",
             f.len()
+        )));
+    }
+    // Each fleet must be one the shots could have met: hit exactly where `hits` says.
+    if let Some(i) = fleets
+        .iter()
+        .position(|f| f.iter().fold(0, |u, &m| u | m) & shots != hits)
+    {
+        return Err(Error::InvalidFleet(format!(
+            "fleet {i} does not meet the shots at exactly the hits given"
         )));
     }
     let n = fleets.len();
@@ -1216,6 +1227,24 @@ mod tests {
             shot_values(&geo, fleets, 0, 0, &[0], Strategy::GreedyFirst, 100),
             Err(Error::InvalidFleet(_))
         ));
+        // Hits the fleets do not show (more hits than ship cells, here) are refused, not
+        // searched: the search's bounds count the ship cells still to hit.
+        let row =
+            Geometry::new(&rules(4, 1, &[2], Adjacency::Allowed, Feedback::Standard)).unwrap();
+        let fleets = || vec![vec![0b0011u128], vec![0b0110], vec![0b1100]];
+        assert!(matches!(
+            shot_values(&row, fleets(), 0, 0b111, &[3], Strategy::Optimal, 1000),
+            Err(Error::InvalidFleet(_))
+        ));
+        assert!(matches!(
+            shot_values(&row, fleets(), 0b10, 0, &[3], Strategy::Optimal, 1000),
+            Err(Error::InvalidFleet(_))
+        ));
+        // Cell 1 shot and hit: two fleets left. Firing at 0 or 2 ends the game at once half
+        // the time and one shot later otherwise; firing at 3 first wastes a shot.
+        let left = vec![vec![0b0011u128], vec![0b0110]];
+        let v = shot_values(&row, left, 0b10, 0b10, &[0, 2, 3], Strategy::Optimal, 1000).unwrap();
+        assert_eq!(v, [1.5, 1.5, 2.5]);
         // Masks that are no ship placements, more of them than placement indices can name.
         let many: Vec<Vec<u128>> = (1..=70_000u128).map(|i| vec![i, 1 << 20]).collect();
         assert!(matches!(

@@ -1,7 +1,10 @@
 //! Shooters: one trait, many strategies, from random fire to the exact posterior.
 //!
 //! Every shooter breaks ties uniformly at random with the generator it is given, so none can
-//! be exploited by a fixed firing pattern, and every game is reproducible from its seed.
+//! be exploited by a fixed firing pattern, and every game is reproducible from its seed. One
+//! exception: the shooters that value a few likeliest cells by search (`endgame`, 8 cells;
+//! `lookahead`, 5) take them in order of probability and, among equally likely cells at the
+//! cut, lowest index first; ties among the cells they value are broken at random.
 
 use std::fmt;
 use std::str::FromStr;
@@ -230,7 +233,9 @@ fn neighbours4(geo: &Geometry, m: u128) -> u128 {
         left_col |= 1u128 << (y * w);
         right_col |= 1u128 << (y * w + w - 1);
     }
-    ((m << w) | (m >> w) | ((m & !right_col) << 1) | ((m & !left_col) >> 1)) & all
+    // A row as wide as the whole mask (128x1) has no cells above or below.
+    let up_down = m.checked_shl(w as u32).unwrap_or(0) | m.checked_shr(w as u32).unwrap_or(0);
+    (up_down | ((m & !right_col) << 1) | ((m & !left_col) >> 1)) & all
 }
 
 /// Fires uniformly at random.
@@ -874,6 +879,27 @@ mod tests {
             &mut rng,
         );
         assert!(matches!(none, Err(Error::Inconsistent)));
+    }
+
+    #[test]
+    fn every_shooter_plays_on_a_single_row_or_column_of_128_cells() {
+        // The widest boards the rules allow: a row of 128 cells has nothing above or below.
+        for (width, height) in [(128, 1), (1, 128)] {
+            let rules = Rules {
+                width,
+                height,
+                fleet: vec![ShipSpec::new("Patrol", 2)],
+                ..Rules::standard()
+            };
+            let geo = Geometry::new(&rules).unwrap();
+            let fleet = seeded_fleet(&geo, Placer::Uniform, 1, 0).unwrap();
+            for kind in ShooterKind::ALL {
+                let mut s = kind.build();
+                let rec = play(&geo, fleet.clone(), s.as_mut(), game_seed(1, 0));
+                assert!(rec.error.is_none(), "{kind}: {:?}", rec.error);
+                assert!((2..=128).contains(&rec.shots), "{kind}: {}", rec.shots);
+            }
+        }
     }
 
     #[test]

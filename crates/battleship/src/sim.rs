@@ -122,7 +122,8 @@ pub fn seeded_fleet(
 pub struct GameRecord {
     /// Shots fired until every ship was sunk (or the game was abandoned).
     pub shots: u32,
-    /// Decisions made (one per shot).
+    /// Decisions made: one per shot, except under salvo, where every pick of a turn counts,
+    /// including those the turn never fired because its first shots ended the game.
     pub decisions: u32,
     /// Decisions made on estimated probabilities.
     pub estimated: u32,

@@ -408,14 +408,19 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         (
             None,
             format!(
-                "{} rules, {}{} feedback, {} fleets, seed {}",
+                "{} rules, {}{} feedback{}, {} fleets, seed {}",
                 a.rules.rules,
-                if rules.cells() != 100 || a.rules.fleet.is_some() {
+                if (rules.width, rules.height) != (10, 10) || a.rules.fleet.is_some() {
                     format!("{}, ", board_and_fleet(&rules))
                 } else {
                     String::new()
                 },
                 rules.feedback,
+                if rules.salvo > 1 {
+                    format!(", salvo of {}", rules.salvo)
+                } else {
+                    String::new()
+                },
                 placer,
                 a.seed
             ),
@@ -481,7 +486,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     if a.json {
         writeln!(
             out,
-            "{{\"games\":{},\"shooter\":\"{}\",\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
+            "{{\"games\":{},\"shooter\":\"{}\",\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
             s.shots.len(),
             kind,
             a.rules.rules,
@@ -494,6 +499,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .map(|f| f.length.to_string())
                 .collect::<Vec<_>>()
                 .join(","),
+            rules.salvo,
             s.mean(),
             s.sem(),
             s.quantile(0.5),

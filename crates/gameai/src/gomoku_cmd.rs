@@ -429,6 +429,8 @@ fn play_games(
         .map_err(|e| CliError(e.to_string()))?;
     // Each worker keeps its engines for all its games (external brains start once).
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<GameRecord, CliError>)>();
+    // Set once the match has ended early: the games not yet begun are skipped.
+    let ended = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| -> Result<(), CliError> {
         scope.spawn(|| {
             let tx = tx;
@@ -441,6 +443,9 @@ fn play_games(
                         ])
                     },
                     |engines, g| {
+                        if ended.load(std::sync::atomic::Ordering::Relaxed) {
+                            return;
+                        }
                         let r = match engines.as_mut() {
                             Ok(engines) => {
                                 let o = (g / 2) % openings.len();
@@ -448,15 +453,17 @@ fn play_games(
                             }
                             Err(e) => Err(CliError(e.0.clone())),
                         };
-                        let _ = tx.send((g, r));
+                        // No one listens once the match has ended.
+                        if tx.send((g, r)).is_err() {
+                            ended.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
                     },
                 );
             });
         });
-        for (g, r) in rx {
-            done(g, r?)?;
-        }
-        Ok(())
+        let result = rx.into_iter().try_for_each(|(g, r)| done(g, r?));
+        ended.store(true, std::sync::atomic::Ordering::Relaxed);
+        result
     })
 }
 

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod battleship_cmd;
 mod gomoku_cmd;
 mod minesweeper_cmd;
+mod output;
 mod parallel;
 mod showcase;
 mod twofour_cmd;
@@ -89,8 +90,9 @@ pub fn write_output(
         out.write_all(contents)?;
         return Ok(false);
     }
-    std::fs::write(path, contents)
-        .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
+    let mut file = output::OutputFile::create(path)?;
+    file.write_with(|w| w.write_all(contents))?;
+    file.commit()?;
     Ok(true)
 }
 
@@ -127,35 +129,34 @@ pub fn parse_lines_file<T, E: std::fmt::Display>(
 }
 
 /// The `--records` file of an `eval`: one JSON line per game, `{"game":i,...}` on line `i`.
-struct RecordsFile {
-    file: std::fs::File,
-    path: std::path::PathBuf,
-}
+struct RecordsFile(output::OutputFile);
 
 impl RecordsFile {
-    /// Creates the file (when a path is given) before the games are played, so that a path
-    /// that cannot be written fails at once, not after a long run.
+    /// Opens the file (when a path is given) before the games are played, so that a path
+    /// that cannot be written fails at once, not after a long run; an old file of that name
+    /// is replaced only once the new one is complete. `-` is refused: standard output
+    /// carries the summary.
     fn create(path: Option<&std::path::Path>) -> Result<Option<RecordsFile>, CliError> {
         path.map(|path| {
-            std::fs::File::create(path)
-                .map(|file| RecordsFile {
-                    file,
-                    path: path.to_owned(),
-                })
-                .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
+            if is_dash(path) {
+                return Err(CliError(
+                    "--records needs a file name: standard output carries the summary".into(),
+                ));
+            }
+            output::OutputFile::create(path).map(RecordsFile)
         })
         .transpose()
     }
 
     /// Writes a line per game; `fields` gives the JSON fields after the game's index.
-    fn write<T>(self, games: &[T], fields: impl Fn(&T) -> String) -> Result<(), CliError> {
-        let mut w = io::BufWriter::new(self.file);
-        games
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, game)| writeln!(w, "{{\"game\":{i},{}}}", fields(game)))
-            .and_then(|()| w.flush())
-            .map_err(|e| CliError(format!("cannot write {}: {e}", self.path.display())))
+    fn write<T>(mut self, games: &[T], fields: impl Fn(&T) -> String) -> Result<(), CliError> {
+        self.0.write_with(|w| {
+            games
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, game)| writeln!(w, "{{\"game\":{i},{}}}", fields(game)))
+        })?;
+        self.0.commit()
     }
 }
 

@@ -78,6 +78,11 @@ fn generated_input_round_trips() {
     let bad = gameai(&["twofour", "--generate", "2", "5"], b"");
     assert!(!bad.status.success());
     assert!(text(&bad.stderr).contains("at least 3 piles"));
+    // Even for no games: the header would be one the solver refuses.
+    let bad = gameai(&["twofour", "--generate", "2", "0"], b"");
+    assert!(text(&bad.stderr).contains("at least 3 piles"));
+    let none = gameai(&["twofour", "--generate", "3", "0"], b"");
+    assert_eq!(text(&none.stdout), "3 0\n");
     // A size no memory could hold is refused by name, not attempted.
     let huge = gameai(&["twofour", "--generate", "18446744073709551615", "1"], b"");
     assert!(!huge.status.success());
@@ -374,4 +379,35 @@ fn other_failures_are_reported_whatever_their_message_says() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn a_failed_run_keeps_the_old_records_file() {
+    let dir = Scratch::new("records-kept");
+    let file = dir.file("records.jsonl");
+    std::fs::write(&file, "{\"game\":0}\n").unwrap();
+    // Too many mines for the zero rule: the games fail after the file was opened.
+    let mut args =
+        words("minesweeper eval --level 5x5x20 --rule zero --start centre --games 2 --records");
+    args.push(file.to_str().unwrap());
+    let out = gameai(&args, b"");
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{\"game\":0}\n");
+    assert_eq!(
+        std::fs::read_dir(&dir.0).unwrap().count(),
+        1,
+        "no partial file left"
+    );
+    // A run that succeeds replaces it.
+    let mut args = words("minesweeper eval --level 5x5x3 --games 2 --records");
+    args.push(file.to_str().unwrap());
+    let out = gameai(&args, b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 2);
+    // Standard output carries the summary, not the records.
+    let out = gameai(
+        &words("minesweeper eval --level 5x5x3 --games 2 --records -"),
+        b"",
+    );
+    assert_failed(&out, "--records needs a file name");
 }

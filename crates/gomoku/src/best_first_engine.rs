@@ -403,6 +403,8 @@ pub struct BestFirstEngine {
     /// The game the tree belongs to: the history at the root of the last search, and the
     /// move chosen.
     tree_line: Option<(Vec<Move>, Move)>,
+    /// The board size and rule of the tree's game.
+    game: Option<(usize, Rule)>,
     reuse: bool,
     last: Option<BestFirstResult<Move>>,
 }
@@ -435,6 +437,7 @@ impl BestFirstEngine {
         BestFirstEngine {
             search,
             tree_line: None,
+            game: None,
             reuse: true,
             last: None,
         }
@@ -459,9 +462,14 @@ impl BestFirstEngine {
     /// move this engine chose; otherwise clears it.
     fn prepare_tree(&mut self, board: &Board) {
         let history = board.history();
+        // The same moves on another board size or under another rule are another game.
+        let game = Some((board.size(), board.rule()));
+        let same_game = self.game == game;
+        self.game = game;
         let kept = match &self.tree_line {
             Some((root, chosen))
                 if self.reuse
+                    && same_game
                     && history.len() > root.len() + 1
                     && history.starts_with(root)
                     && history[root.len()] == *chosen =>
@@ -703,5 +711,21 @@ mod tests {
         assert!(kept > 1 && kept < before, "kept {kept} of {before}");
         let m2 = e.choose_move(&board, Duration::from_millis(50)).unwrap();
         assert!(board.is_legal(m2));
+        // The same moves on a larger board, or under the other rule, are another game: the
+        // tree (whose moves may be off the board, or valued under the other rule) goes.
+        for (size, rule) in [(19, Rule::Freestyle), (15, Rule::ExactlyFive)] {
+            let mut line = board.clone();
+            let m = e.choose_move(&line, Duration::from_millis(100)).unwrap();
+            let reply = e.last_search().unwrap().pv.get(1).copied().unwrap();
+            line.play(m).unwrap();
+            line.play(reply).unwrap();
+            let mut twin = Board::new(size, rule).unwrap();
+            for &mv in line.history() {
+                twin.play(mv).unwrap();
+            }
+            e.prepare_tree(&twin);
+            assert!(e.search.tree_nodes() <= 1, "{size} {rule:?}");
+            assert!(twin.is_legal(e.choose_move(&twin, Duration::from_millis(20)).unwrap()));
+        }
     }
 }

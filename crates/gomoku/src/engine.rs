@@ -12,7 +12,10 @@ use crate::{Board, GomokuError, Move, Position, Threat};
 pub trait Engine: Send {
     /// A short name for reports.
     fn name(&self) -> &str;
-    /// Forget everything about the previous game (memo, killers, ...).
+    /// Forget everything about the previous game (memo, killers, ...). Engines that keep
+    /// memory between moves also forget it by themselves when the board size or the rule
+    /// changes, whose positions their memory cannot tell apart; within one size and rule,
+    /// what they keep stays sound from one game to the next.
     fn new_game(&mut self) {}
     /// A legal move for the side to move on `board` (which is not over), within `time`.
     ///
@@ -83,6 +86,8 @@ pub struct AlphaBetaEngine {
     solver: ThreatSolver,
     info: SearchInfo,
     width: usize,
+    /// The board size and rule the memory belongs to.
+    game: Option<(usize, crate::Rule)>,
 }
 
 impl Default for AlphaBetaEngine {
@@ -151,6 +156,7 @@ impl AlphaBetaEngine {
             solver: ThreatSolver::new(),
             info: SearchInfo::default(),
             width: 20,
+            game: None,
         }
     }
 
@@ -235,6 +241,13 @@ impl AlphaBetaEngine {
         if board.is_over() {
             return Err(GomokuError::GameOver);
         }
+        // Memo keys tell neither the board size nor the rule. (Nothing to clear before the
+        // first move: clearing a large memo takes time on the clock.)
+        let game = Some((board.size(), board.rule()));
+        if self.game.is_some() && self.game != game {
+            self.new_game();
+        }
+        self.game = game;
         let time = time.min(LONGEST_WAIT);
         let budget = hard_limit(time);
         let deadline = start + budget;

@@ -18,7 +18,7 @@ use crate::{Board, Move, Rule, Stone};
 /// What a move on a cell makes for one colour, combining its four lines. Ordered by strength.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Threat {
-    /// Nothing better than an open two.
+    /// Nothing better than a closed two (an open two is [`Threat::Minor`]).
     Quiet,
     /// A (closed) three or an open two somewhere.
     Minor,

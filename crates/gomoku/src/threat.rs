@@ -180,8 +180,9 @@ impl ThreatSolver {
 
     /// If the opponent of the side to move would have a VCF were it their turn, the moves that
     /// may still save the side to move: its own fours and the cells near the threatening line,
-    /// keeping those after which the opponent has no VCF (all of them if every one loses).
-    /// `None` if there is no such threat (or the budget ran out).
+    /// keeping those after which the opponent has no VCF (all of them if every one loses, or
+    /// if the budget runs out while they are being checked: then they are not verified).
+    /// `None` if there is no such threat (or the budget ran out before one was found).
     pub fn defences(&mut self, pos: &mut Position, limits: &ThreatLimits) -> Option<Vec<usize>> {
         self.defences_against(pos, limits, false)
     }

@@ -37,7 +37,8 @@ impl Default for ArticleShooter {
 }
 
 /// The article's sequential sampler: one layout of ships `lengths` avoiding `blocked`
-/// (ships may not share an edge), or `None` when the backtracking fails. For many layouts of
+/// (ships may not share an edge), or `None` when the backtracking fails or a length is none
+/// of the rules' ships (whose placements the sampler draws from). For many layouts of
 /// one position, keep an [`ArticleSampler`]: it draws from the same distribution, faster.
 pub fn article_layout(
     geo: &Geometry,
@@ -66,6 +67,8 @@ pub struct ArticleSampler<'a> {
     group: Vec<usize>,
     /// Per ship: the fleet ship of the same length whose placement families it uses.
     family: Vec<usize>,
+    /// Every length is one of the rules' ships (else there is no layout to draw).
+    known: bool,
     blocked: u128,
     /// `(layout, ships left)` states without completion; the ships left are a canonical
     /// mask (the lowest bits of each length's group), since ships of one length are alike.
@@ -81,25 +84,30 @@ impl<'a> ArticleSampler<'a> {
         let group = (0..lengths.len())
             .map(|i| lengths.iter().position(|&l| l == lengths[i]).unwrap_or(i))
             .collect();
-        let family = lengths
+        let fleet = &geo.rules().fleet;
+        let family: Vec<Option<usize>> = lengths
             .iter()
-            .map(|&l| {
-                let fleet = &geo.rules().fleet;
-                fleet.iter().position(|s| s.length == l).unwrap_or(0)
-            })
+            .map(|&l| fleet.iter().position(|s| s.length == l))
             .collect();
+        let known = family.iter().all(Option::is_some);
+        let family = family.into_iter().map(Option::unwrap_or_default).collect();
         ArticleSampler {
             geo,
             lengths,
             group,
             family,
+            known,
             blocked,
             dead: std::collections::HashSet::new(),
         }
     }
 
-    /// One layout (the union of the ships' cells), or `None` when no layout exists.
+    /// One layout (the union of the ships' cells), or `None` when no layout exists (none
+    /// does with a length that is none of the rules' ships).
     pub fn sample(&mut self, rng: &mut dyn Rng) -> Option<u128> {
+        if !self.known {
+            return None;
+        }
         let n = self.lengths.len();
         let mut order: Vec<usize> = (0..n).collect();
         for i in (1..n).rev() {
@@ -367,6 +375,8 @@ mod tests {
             ArticleSampler::new(&geo, &lengths, full).sample(&mut rng),
             None
         );
+        // A length none of the rules' ships has: no layout, rather than another ship's.
+        assert_eq!(article_layout(&geo, &[7], 0, &mut rng), None);
         // Past 32 ships nothing is remembered, and layouts still come.
         let geo = Geometry::new(&Rules::with_lengths(11, 11, &[1])).unwrap();
         let mut many = ArticleSampler::new(&geo, &[1; 34], 0);

@@ -37,16 +37,35 @@ fn build(kind: &str, bytes: u64) -> Box<dyn Engine> {
     }
 }
 
+/// The engine the options name: `--engine NAME` or `--engine=NAME`, `alphabeta` without
+/// either; anything else is refused, so that a mistyped option does not go unnoticed.
+fn engine_kind(args: &[String]) -> Result<String, String> {
+    let mut kind = "alphabeta".to_string();
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
+        if a == "--engine" {
+            kind = args.next().cloned().ok_or("--engine needs a name")?;
+        } else if let Some(k) = a.strip_prefix("--engine=") {
+            kind = k.to_string();
+        } else {
+            return Err(format!("unknown option {a:?}"));
+        }
+    }
+    if kind != "alphabeta" && kind != "bestfirst" {
+        return Err(format!("unknown engine {kind:?}"));
+    }
+    Ok(kind)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let kind = match args.iter().position(|a| a == "--engine") {
-        Some(i) => args.get(i + 1).cloned().unwrap_or_default(),
-        None => "alphabeta".to_string(),
+    let kind = match engine_kind(&args) {
+        Ok(kind) => kind,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "pbrain-gameai: {e}");
+            std::process::exit(2);
+        }
     };
-    if kind != "alphabeta" && kind != "bestfirst" {
-        let _ = writeln!(io::stderr(), "pbrain-gameai: unknown engine {kind:?}");
-        std::process::exit(2);
-    }
 
     let (tx, rx) = mpsc::channel::<String>();
     thread::spawn(move || {
@@ -92,5 +111,28 @@ fn main() {
         if quit {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::engine_kind;
+
+    #[test]
+    fn options_name_the_engine_or_are_refused() {
+        let kind =
+            |args: &[&str]| engine_kind(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>());
+        assert_eq!(kind(&[]).unwrap(), "alphabeta");
+        assert_eq!(kind(&["--engine", "bestfirst"]).unwrap(), "bestfirst");
+        assert_eq!(kind(&["--engine=bestfirst"]).unwrap(), "bestfirst");
+        assert_eq!(kind(&["--engine"]).unwrap_err(), "--engine needs a name");
+        assert_eq!(
+            kind(&["--engine", "mcts"]).unwrap_err(),
+            "unknown engine \"mcts\""
+        );
+        assert_eq!(
+            kind(&["--engin=bestfirst"]).unwrap_err(),
+            "unknown option \"--engin=bestfirst\""
+        );
     }
 }

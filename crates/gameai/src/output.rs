@@ -1,0 +1,154 @@
+//! Output files written in full or not at all.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use crate::CliError;
+
+/// An output file that replaces the old one only once it is complete: the contents go to a
+/// temporary file beside it, renamed over it by [`OutputFile::commit`]. A run that fails or
+/// is interrupted before then leaves the old file as it was (the temporary one is removed
+/// when the `OutputFile` is dropped). A path that exists but is not a regular file (a
+/// terminal, a pipe, `/dev/null`) is written directly: there is nothing to replace.
+pub struct OutputFile {
+    writer: Option<BufWriter<File>>,
+    /// The temporary file, until it is renamed into place.
+    partial: Option<PathBuf>,
+    /// The file to replace (symbolic links followed, so the link stays a link).
+    target: PathBuf,
+    /// As the user gave it, for messages.
+    shown: PathBuf,
+}
+
+impl OutputFile {
+    /// Opens the output, so that a path that cannot be written fails before any work.
+    pub fn create(path: &Path) -> Result<OutputFile, CliError> {
+        let error = |e: std::io::Error| CliError(format!("cannot write {}: {e}", path.display()));
+        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+        let direct = std::fs::metadata(&target).is_ok_and(|m| !m.is_file());
+        let (file, partial) = if direct {
+            (File::create(&target).map_err(error)?, None)
+        } else {
+            let mut name = target.file_name().unwrap_or_default().to_owned();
+            name.push(format!(".partial-{}", std::process::id()));
+            let partial = target.with_file_name(name);
+            (File::create(&partial).map_err(error)?, Some(partial))
+        };
+        Ok(OutputFile {
+            writer: Some(BufWriter::new(file)),
+            partial,
+            target,
+            shown: path.to_owned(),
+        })
+    }
+
+    /// Writes through `write`, turning its failure into an error that names the file.
+    pub fn write_with(
+        &mut self,
+        write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+    ) -> Result<(), CliError> {
+        let w = self.writer.as_mut().expect("written before commit");
+        write(w).map_err(|e| self.error(&e))
+    }
+
+    /// Completes the file and puts it in place of the old one.
+    pub fn commit(mut self) -> Result<(), CliError> {
+        let w = self.writer.take().expect("committed once");
+        let file = w.into_inner().map_err(|e| self.error(e.error()))?;
+        if let Some(partial) = self.partial.take() {
+            // On disk before it replaces the old file.
+            let done = file
+                .sync_all()
+                .and_then(|()| std::fs::rename(&partial, &self.target));
+            if let Err(e) = done {
+                let _ = std::fs::remove_file(&partial);
+                return Err(self.error(&e));
+            }
+        }
+        Ok(())
+    }
+
+    fn error(&self, e: &std::io::Error) -> CliError {
+        CliError(format!("cannot write {}: {e}", self.shown.display()))
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if let Some(partial) = self.partial.take() {
+            self.writer = None;
+            let _ = std::fs::remove_file(partial);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gameai-output-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_old_file_stays_until_the_new_one_is_complete() {
+        let dir = scratch("replace");
+        let path = dir.join("out.txt");
+        std::fs::write(&path, "old\n").unwrap();
+        let mut f = OutputFile::create(&path).unwrap();
+        f.write_with(|w| w.write_all(b"new\n")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old\n");
+        f.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        // Dropped before the commit (a failed run): the old file stays, nothing is left over.
+        let mut f = OutputFile::create(&path).unwrap();
+        f.write_with(|w| w.write_all(b"half")).unwrap();
+        drop(f);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_stay_links_and_devices_are_written_directly() {
+        let dir = scratch("links");
+        let real = dir.join("real.txt");
+        let link = dir.join("link.txt");
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let mut f = OutputFile::create(&link).unwrap();
+        f.write_with(|w| w.write_all(b"new")).unwrap();
+        f.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        let mut f = OutputFile::create(Path::new("/dev/null")).unwrap();
+        f.write_with(|w| w.write_all(b"nothing")).unwrap();
+        f.commit().unwrap();
+        let null = std::fs::metadata("/dev/null").unwrap().file_type();
+        assert!(std::os::unix::fs::FileTypeExt::is_char_device(&null));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_unwritable_path_fails_at_once() {
+        let err = OutputFile::create(Path::new("/no/such/dir/out.txt"))
+            .err()
+            .unwrap();
+        assert!(
+            err.0.contains("cannot write /no/such/dir/out.txt"),
+            "{}",
+            err.0
+        );
+    }
+}
