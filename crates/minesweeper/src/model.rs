@@ -971,6 +971,31 @@ mod tests {
     }
 
     #[test]
+    fn local_estimates_by_hand() {
+        // The 1 at (0, 0) misses 1 mine among 3 undecided cells; the 2 at (2, 0) has the
+        // known mine at (3, 0) and misses 1 among 4. Nothing is forced. Away from the
+        // numbers: the 6 mines not accounted for over the 12 undecided cells.
+        let pos = text::read("5x3x7\n1H2MH\nHHHHH\nHHHHH\n").unwrap();
+        let third = 1.0 / 3.0;
+        #[rustfmt::skip]
+        let want = [
+            None, Some(third), None, Some(1.0), Some(0.5),
+            Some(third), Some(third), Some(0.25), Some(0.25), Some(0.5),
+            Some(0.5), Some(0.5), Some(0.5), Some(0.5), Some(0.5),
+        ];
+        let got = local_estimates(&pos).unwrap().mine;
+        for (c, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.is_some(), w.is_some(), "cell {c}");
+            if let (Some(g), Some(w)) = (g, w) {
+                assert!((g - w).abs() < 1e-6, "cell {c}: {g} against {w}");
+            }
+        }
+        let v = view(&pos).unwrap();
+        assert_eq!(v.density, 0.5);
+        assert_eq!(v.undecided.iter().filter(|&&u| u).count(), 12);
+    }
+
+    #[test]
     fn estimates_are_certain_where_propagation_decides() {
         // The 1 beside the known mine proves its other neighbours safe; the other 1 holds the
         // one mine left among the three cells at its right.
@@ -1073,6 +1098,17 @@ mod tests {
             seed: 5,
         };
         let start = train(&[s], &config(0));
+        assert_eq!(start.hidden_units(), 3);
+        // A category past the last reads as the last (features from outside the crate).
+        let last = [(CATEGORIES - 1) as u8; NEIGHBOURHOOD];
+        assert_eq!(
+            start.predict(&[200; NEIGHBOURHOOD], 0.3, 0.6),
+            start.predict(&last, 0.3, 0.6)
+        );
+        assert_ne!(
+            start.predict(&last, 0.3, 0.6),
+            start.predict(&[UNDECIDED; NEIGHBOURHOOD], 0.3, 0.6)
+        );
         // The initial weights: small, spread, the output starting at the mean target.
         let scale = 1.0 / (NEIGHBOURHOOD as f32).sqrt();
         let inputs: Vec<f32> = [&start.embed, &start.density, &start.local]
