@@ -172,7 +172,10 @@ impl Grid {
     /// The neighbours of a cell as the raw `u16` slice stored in the grid (every cell index
     /// fits in a `u16`); empty if `cell` is out of range.
     pub fn neighbour_slice(&self, cell: usize) -> &[u16] {
-        match (self.offsets.get(cell), self.offsets.get(cell + 1)) {
+        match (
+            self.offsets.get(cell),
+            self.offsets.get(cell.saturating_add(1)),
+        ) {
             (Some(&a), Some(&b)) => self.neighbours.get(a as usize..b as usize).unwrap_or(&[]),
             _ => &[],
         }
@@ -495,6 +498,11 @@ mod tests {
     #[test]
     fn neighbours_of_corners_edges_and_centre() {
         let g = Grid::new(3, 3).unwrap();
+        // Out of range, up to the last index there is: none.
+        for cell in [9, usize::MAX] {
+            assert!(g.neighbour_slice(cell).is_empty());
+            assert_eq!(g.neighbours(cell).count(), 0);
+        }
         assert_eq!(g.neighbours(0).collect::<Vec<_>>(), [1, 3, 4]);
         assert_eq!(g.neighbours(1).collect::<Vec<_>>(), [0, 2, 3, 4, 5]);
         assert_eq!(g.neighbours(4).count(), 8);

@@ -358,7 +358,7 @@ fn uniformity_check_catches_a_small_bias() {
 }
 #[test]
 fn flags_stop_the_flood_fill() {
-    // No mines: one click opens everything except the flagged cell.
+    // One mine, in the far corner: one click opens every safe cell but the flagged one.
     let board = Board::new(4, 4, &[15]).unwrap();
     let mut game = Game::new(board);
     game.flag(5).unwrap();

@@ -25,7 +25,8 @@ pub const MAX_SUGGESTED_MEMO_BYTES: usize = 1 << 30;
 ///
 /// Why it matters: once the memo cannot hold the positions a search keeps meeting, the
 /// search repeats work it has already done, and the time jumps by orders of magnitude
-/// (three random games of 200 piles: 0.28 s with a 16 MB memo, over 100 s with the default).
+/// (three random games of 200 piles: a fraction of a second with a 16 MB memo, over 100 s
+/// with the default; docs/TWOFOUR.md has the commands).
 ///
 /// ```
 /// use twofour::{DEFAULT_MEMO_BYTES, memo_bytes_for};

@@ -71,15 +71,8 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
             },
         ));
     }
-    if rows.len() > height {
-        return Err(at(
-            height + 2,
-            None,
-            TextError::ExtraRow { expected: height },
-        ));
-    }
     let mut cells = Vec::with_capacity(count);
-    for (y, row) in rows.iter().enumerate() {
+    for (y, row) in rows.iter().take(height).enumerate() {
         let line = y + 2;
         let found = row.chars().count();
         if found != width {
@@ -97,6 +90,15 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
                 .ok_or_else(|| at(line, Some(x + 1), TextError::UnknownChar(c)))?;
             cells.push(view);
         }
+    }
+    // The rows are right; past them, the first line with something on it is extra (the
+    // blank lines at the end were dropped above).
+    if let Some(extra) = rows[height..].iter().position(|r| !r.trim().is_empty()) {
+        return Err(at(
+            height + 2 + extra,
+            None,
+            TextError::ExtraRow { expected: height },
+        ));
     }
     let grid =
         Grid::new(width, height).map_err(|_| at(1, None, TextError::BadSize { width, height }))?;
@@ -181,6 +183,16 @@ mod tests {
         assert_eq!(
             err("3x1x1\nHHH\nHHH\n"),
             "line 3: extra line after the 1 rows of the board"
+        );
+        // The extra line named is the first with something on it; a blank line among the
+        // rows is a row of the wrong width.
+        assert_eq!(
+            err("3x1x1\nHHH\n\n \nHHH\n"),
+            "line 5: extra line after the 1 rows of the board"
+        );
+        assert_eq!(
+            err("3x1x1\n\nHHH\n"),
+            "line 2: row is 0 characters wide, expected 3"
         );
         assert_eq!(
             err("3x3x1\nHHH\nHH\nHHH\n"),
