@@ -81,7 +81,8 @@ pub struct Estimate {
 /// # Errors
 /// [`CspError::Inconsistent`] when propagation or the search proves there is no solution;
 /// [`CspError::BudgetExceeded`] when no solution is found within
-/// [`McmcConfig::search_nodes`].
+/// [`McmcConfig::search_nodes`], or when redrawing one block exactly takes more than the
+/// default [`Budget`] (10 million nodes; only with blocks far larger than the default).
 pub fn estimate<R: Rng + ?Sized>(
     csp: &BoolCsp,
     config: &McmcConfig,

@@ -17,7 +17,12 @@
 //! - every pair of variables takes disjoint values, and a value's [`Family::with_halo`] halo
 //!   (for example its cells plus their 8 neighbours) must not meet another value's cells;
 //!   the halo relation must be symmetric (`p`'s halo meets `q`'s cells exactly when `q`'s halo
-//!   meets `p`'s cells), which the usual "grown by one cell" halos are;
+//!   meets `p`'s cells), which the usual "grown by one cell" halos are. The counting,
+//!   propagation and sampling below test only a value's cells against the halos of the
+//!   values already chosen, so with an asymmetric relation (for example families with halos
+//!   beside families without, on one board) their answers depend on the order of the
+//!   variables; [`PlacementCsp::is_solution`] tests both ways. The relation is not checked
+//!   (that would cost a comparison per pair of values);
 //! - [`PlacementCsp::require`]: elements that some variable must cover;
 //! - [`PlacementCsp::forbid`]: elements no variable may cover;
 //! - [`PlacementCsp::require_var`]: elements a given variable must cover;
@@ -187,7 +192,8 @@ impl Family {
     }
 
     /// Shares the halo table of `other` (cheap: reference counted). The tables are per start,
-    /// so `other` must have been built for the same shape.
+    /// so `other` must have been built for the same shape, and for every start of this
+    /// family: [`PlacementCsp::add_var`] refuses a value whose halo misses its cells.
     pub fn share_halo(mut self, other: &Family) -> Family {
         if other.shape == self.shape {
             self.halo.clone_from(&other.halo);
@@ -316,10 +322,16 @@ impl PlacementCsp {
     ///
     /// # Errors
     /// [`CspError::InvalidPlacement`] if a value covers (or its halo reaches) an element
-    /// outside the universe.
+    /// outside the universe, or has a halo that misses one of its cells (a table shared from
+    /// a family with other starts).
     pub fn add_var(&mut self, families: Vec<Family>) -> Result<usize, CspError> {
         for f in &families {
             for s in bits(f.starts) {
+                if f.block(s) & f.cells(s) != f.cells(s) {
+                    return Err(CspError::InvalidPlacement(format!(
+                        "the halo of start {s} does not contain its cells"
+                    )));
+                }
                 self.check_elements(f.block(s) | f.cells(s))?;
             }
         }
