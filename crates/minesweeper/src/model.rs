@@ -1162,6 +1162,91 @@ mod tests {
     }
 
     #[test]
+    fn the_initial_weights_are_small_spread_and_start_at_the_mean_target() {
+        let s = |target| Sample {
+            features: [UNDECIDED; NEIGHBOURHOOD],
+            density: 0.2,
+            target,
+            local: 0.2,
+        };
+        let m = train(
+            &[s(0.3), s(0.5)],
+            &TrainConfig {
+                hidden: 16,
+                epochs: 0,
+                ..TrainConfig::default()
+            },
+        );
+        assert_eq!(m.hidden_units(), 16);
+        // The output starts at the mean target, 0.4.
+        assert!(
+            (m.out_bias - (0.4f32 / 0.6).ln()).abs() < 1e-6,
+            "{}",
+            m.out_bias
+        );
+        let bound = 1.0 / 4.0; // 1 / sqrt(16)
+        assert!(m.out.iter().all(|w| w.abs() <= bound));
+        assert!(m.out.iter().any(|&w| w > bound / 2.0));
+        assert!(m.out.iter().any(|&w| w < -bound / 2.0));
+        // No samples: the mean is taken as 0 and clamped, not divided by zero.
+        let empty = train(&[], &TrainConfig::default());
+        assert!((empty.out_bias - (0.01f32 / 0.99).ln()).abs() < 1e-5);
+    }
+
+    #[test]
+    fn samples_are_every_undecided_cell_met_with_its_exact_probability() {
+        // Replays the same seeded games: with room for every cell of a position, the samples
+        // are all the undecided cells of every position met before each move.
+        let level = Level {
+            width: 5,
+            height: 4,
+            mines: 4,
+        };
+        let solver = Solver::default();
+        let collect = |per_position| {
+            collect_samples(&level, FirstClick::Safe, 0, 8, 3, per_position, &solver).unwrap()
+        };
+        let all = collect(1000);
+        let (mut want, mut positions) = (Vec::new(), 0);
+        for i in 0..8 {
+            let mut game = Game::new(seeded_board(&level, FirstClick::Safe, 0, 3, i).unwrap());
+            game.reveal(0).unwrap();
+            while game.state() == GameState::Playing {
+                let pos = game.view();
+                let exact = solver.probabilities(&pos).unwrap();
+                let v = view(&pos).unwrap();
+                let open: Vec<usize> = (0..pos.len()).filter(|&c| v.undecided[c]).collect();
+                positions += usize::from(!open.is_empty());
+                for c in open {
+                    want.push((v.features[c], exact.mine[c].unwrap() as f32, v.local[c]));
+                }
+                let step = match solver.decide(&pos).unwrap() {
+                    Decision::Safe(cells) => cells,
+                    Decision::Guess { cell, .. } => vec![cell],
+                };
+                for c in step {
+                    if !game.is_revealed(c) && game.state() == GameState::Playing {
+                        game.reveal(c).unwrap();
+                    }
+                }
+            }
+        }
+        let key = |x: &([u8; NEIGHBOURHOOD], f32, f32)| (x.0, x.1.to_bits(), x.2.to_bits());
+        let mut got: Vec<_> = all
+            .iter()
+            .map(|s| (s.features, s.target, s.local))
+            .collect();
+        got.sort_by_key(key);
+        want.sort_by_key(key);
+        assert!(want.len() > positions && positions > 8);
+        assert_eq!(got, want);
+        assert!(all.iter().all(|s| s.density > 0.0 && s.density <= 1.0));
+        // The same seed, the same samples; one a position, as many as positions.
+        assert_eq!(collect(1000), all);
+        assert_eq!(collect(1).len(), positions);
+    }
+
+    #[test]
     fn calibration_bins_and_errors_by_hand() {
         // Estimates (raw, then clamped to [0, 1]) and exact probabilities:
         // bin 0: 0.05 (0), -0.2 -> 0 (0); bin 1: 0.15 (0.3), 0.12 (0.1), 0.1 (0.1);
