@@ -2,13 +2,14 @@
 //! line parsed and handled by a brain around a quick engine.
 //!
 //! Nothing may panic; every answer must be one the protocol allows (`OK`, `ERROR ...`,
-//! `UNKNOWN ...`, the `ABOUT` line, or a move); a move must be the stone the brain just put on
-//! its own board, legally; and cutting the input differently must not change the lines.
+//! `UNKNOWN ...`, the `ABOUT` line, or a move); `INFO` gets no answer, only a `DEBUG` note
+//! when it cannot be read; a move must be the stone the brain just put on its own board,
+//! legally; and cutting the input differently must not change the lines.
 #![no_main]
 
 use std::time::Duration;
 
-use gomoku::protocol::{Brain, LineSplitter, parse_line};
+use gomoku::protocol::{Brain, Command, LineSplitter, parse_line};
 use gomoku::{Board, Engine, GomokuError, Move};
 use libfuzzer_sys::fuzz_target;
 
@@ -45,9 +46,17 @@ fuzz_target!(|data: &[u8]| {
 
     let mut brain = Brain::new(Nearest);
     for line in whole.iter().take(200) {
-        let _ = parse_line(line);
+        let command = parse_line(line);
         let before = brain.board().map(|b| b.history().len());
         let out = brain.handle_line(line);
+        match command {
+            Command::Info(_) => assert!(out.lines.is_empty(), "{line:?} -> {:?}", out.lines),
+            Command::BadInfo(_) => {
+                assert_eq!(out.lines.len(), 1, "{line:?}");
+                assert!(out.lines[0].starts_with("DEBUG "), "{line:?}");
+            }
+            _ => {}
+        }
         for reply in &out.lines {
             let word = reply.split(' ').next().unwrap_or("");
             let is_move = reply
@@ -56,7 +65,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(
                 is_move
                     || matches!(word, "OK" | "ERROR" | "UNKNOWN")
-                    || reply.starts_with("name=\""),
+                    || reply.starts_with("name=\"")
+                    || word == "DEBUG" && matches!(parse_line(line), Command::BadInfo(_)),
                 "{line:?} -> {reply:?}"
             );
             if is_move {

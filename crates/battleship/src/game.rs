@@ -286,12 +286,14 @@ impl View {
                             .families(ship)
                             .iter()
                             .any(|f| cells_of(f.starts()).any(|s| f.cells(s as u32) == c));
-                        if placement && c >> cell & 1 == 1 && c & self.misses == 0 {
+                        // A ship sinks when its last cell is hit: all the others were hits.
+                        let hit = self.hits | 1u128 << cell;
+                        if placement && c >> cell & 1 == 1 && c & !hit == 0 {
                             Ok(())
                         } else {
                             Err(Error::Shot(format!(
                                 "the revealed cells of {} are not a placement of it through \
-                                 cell {cell} clear of the misses",
+                                 cell {cell} on cells hit",
                                 rules.fleet[ship].name
                             )))
                         }
@@ -498,8 +500,8 @@ mod tests {
         v.record(0, Shot::Hit { ship: Some(1) }).unwrap();
         assert_eq!((v.named(1), v.named(0), v.named(2)), (1, 0, 0));
 
-        // Revealed cells must be clear of the misses, and are all named, the sinking
-        // cell included.
+        // Revealed cells must all have been hit, but for the sinking cell, and are all
+        // named, that cell included.
         let reveal = |cells| Shot::Sunk {
             ship: 1,
             cells: Some(cells),
@@ -507,7 +509,12 @@ mod tests {
         let mut v = View::new(geo(Feedback::SunkRevealsCells));
         v.record(1, Shot::Miss).unwrap();
         let e = v.record(0, reveal(0b11)).unwrap_err();
-        assert!(e.to_string().contains("clear of the misses"), "{e}");
+        assert!(e.to_string().contains("on cells hit"), "{e}");
+        // Nor a cell never shot at: a ship of two does not sink with one hit.
+        let e = v
+            .record(at(1, 1), reveal(mask(&[(1, 1), (1, 2)])))
+            .unwrap_err();
+        assert!(e.to_string().contains("on cells hit"), "{e}");
         // Through the cell and clear of the misses, but not the two cells of ship 1: a
         // gap, a diagonal, three cells.
         for (cell, cells) in [(2, 0b10100), (3, 1 << 3 | 1 << 10), (3, 0b111 << 3)] {

@@ -355,10 +355,12 @@ impl Combine<'_> {
     }
 }
 
-/// The probability distribution of the answer to a shot at `cell`: `(miss, plain hit, sunk
-/// per ship)` where a "plain hit" is every hit answer that sinks nothing. Under
-/// [`Feedback::HitNamesShip`] the hit is split by ship instead (returned in `per_ship` as hit
-/// probabilities). Used by the information-gain shooter.
+/// The probability distribution of the answer to a shot at `cell`, in this order: the miss;
+/// then, under [`Feedback::Standard`], the sinking of each ship still afloat (under
+/// [`Feedback::SunkRevealsCells`], of each of its placements, as the cells tell them apart);
+/// then the plain hit, every hit that sinks nothing. Under [`Feedback::HitNamesShip`] the hit
+/// is split by ship instead (the miss, then the hit of each ship), and under
+/// [`Feedback::Bare`] there are the miss and the hit. Used by the information-gain shooter.
 pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f64> {
     // A cell off the board (nothing there) is a certain miss.
     let m = if cell < 128 { 1u128 << cell } else { 0 };

@@ -223,6 +223,13 @@ fn views_take_only_answers_the_rules_can_give() {
     for (shot, allowed) in answers {
         for (feedback, ok) in Feedback::ALL.into_iter().zip(allowed) {
             let mut v = View::new(geo(&r(feedback)));
+            // The other cells a sinking reveals were hit before it.
+            if let Shot::Sunk { cells: Some(c), .. } = shot {
+                let ship = (feedback == Feedback::HitNamesShip).then_some(1);
+                for cell in (1..128).filter(|&i| c >> i & 1 == 1) {
+                    v.record(cell, Shot::Hit { ship }).unwrap();
+                }
+            }
             let before = v.clone();
             let got = v.record(0, shot);
             assert_eq!(got.is_ok(), ok, "{shot:?} under {feedback:?}: {got:?}");
