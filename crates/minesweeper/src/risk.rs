@@ -8,11 +8,13 @@
 //! forms are layouts in which clicking one of its cells now settles what would later be a
 //! coin flip. A guess candidate in such a pattern is therefore worth more than its safety
 //! alone: the share of layouts in which it forms is its "influence", used by the solver as
-//! a bonus on the look-ahead score.
+//! a bonus on the look-ahead score. Each pattern is counted with its first cell (the left or
+//! top one of a pair, the main diagonal of a block) the mine: by symmetry, half the layouts in
+//! which it forms. (The solver's weight was tuned on this share.)
 
 use std::collections::HashMap;
 
-use csp_core::{BoolCsp, Budget, CspError};
+use csp_core::{BigUint, BoolCsp, Budget, CspError};
 
 use crate::position::{CellView, Position};
 
@@ -23,8 +25,8 @@ pub(crate) struct Risk<'a> {
     var_of: &'a [Option<usize>],
     forced: &'a [Option<bool>],
     budget: &'a Budget,
-    /// Total number of layouts.
-    total: f64,
+    /// Total number of layouts (exact: past 2^1024 it has no `f64`).
+    total: &'a BigUint,
     /// Mines not yet known.
     mines_left: usize,
     /// Layouts in which the pattern forms, by (kind, x, y).
@@ -47,7 +49,7 @@ impl<'a> Risk<'a> {
         var_of: &'a [Option<usize>],
         forced: &'a [Option<bool>],
         budget: &'a Budget,
-        total: f64,
+        total: &'a BigUint,
     ) -> Risk<'a> {
         let known = var_of
             .iter()
@@ -93,12 +95,13 @@ impl<'a> Risk<'a> {
         if let Some(&r) = self.memo.get(&key) {
             return Ok(r);
         }
-        let r = self.count(kind, x, y)? / self.total;
+        let r = self.share(kind, x, y)?;
         self.memo.insert(key, r);
         Ok(r)
     }
 
-    fn count(&self, kind: u8, x: i64, y: i64) -> Result<f64, CspError> {
+    /// [`Risk::pattern`] without the memo: the layouts counted exactly, then divided.
+    fn share(&self, kind: u8, x: i64, y: i64) -> Result<f64, CspError> {
         // (cells that must be mines, cells that must be safe, outer cells).
         let (mines, safe, outer): (Cells, Cells, Cells) = match kind {
             HORIZONTAL => (
@@ -166,7 +169,7 @@ impl<'a> Risk<'a> {
             .chain(safe_vars.iter().map(|&v| (v, false)))
             .try_for_each(|(v, value)| csp.fix(v, value));
         match fixed.and_then(|()| csp_core::count(&csp, self.budget)) {
-            Ok(n) => Ok(n.to_f64()),
+            Ok(n) => Ok(BigUint::ratio(&n, self.total)),
             Err(CspError::Inconsistent) => Ok(0.0),
             Err(e) => Err(e),
         }
@@ -372,14 +375,13 @@ pub(crate) mod tests {
         /// Each undecided cell with its mine probability and influence.
         fn influences(&self) -> Vec<(usize, f64, f64)> {
             let a = &self.analysis;
-            let total = a.solutions.to_f64();
             let mut risk = Risk::new(
                 &self.pos,
                 &self.problem.csp,
                 &self.problem.var_of,
                 &a.forced,
                 &self.budget,
-                total,
+                &a.solutions,
             );
             self.problem
                 .cell_of
@@ -418,9 +420,11 @@ pub(crate) mod tests {
     fn pairs_still_waiting_for_an_outer_mine_count() {
         // A corridor of four cells, one end a known mine, three mines in all: two of the
         // three hidden cells are mines, in three equally likely layouts. The pair (1, 2)
-        // forms when cell 3 (its one outer cell still hidden) is a mine, the pair (2, 3)
-        // when cell 1 is: each in one layout of three. Cell 2 lies in both, so its share
-        // (2/3) is capped at its chance of being safe (1/3); the same along a column.
+        // forms when cell 3 (its one outer cell still hidden) is a mine, in layouts {1, 3}
+        // and {2, 3}; counted with its first cell the mine, in {1, 3} alone: one of three.
+        // The pair (2, 3) likewise in {1, 2} alone (cell 1 a mine, and cell 2). Cell 2 lies
+        // in both, so its share (2/3) is capped at its chance of being safe (1/3); the same
+        // along a column.
         for t in ["4x1x3\nMHHH\n", "1x4x3\nM\nH\nH\nH\n"] {
             assert!(check(&[t.to_string()]), "{t}");
             let a = Analysed::new(t);

@@ -102,7 +102,8 @@ pub struct SolverConfig {
     pub endgame_work: u64,
     /// Weight of the long-term risk bonus: a candidate's look-ahead score is multiplied by
     /// `1 + risk_weight * influence / P(safe)`, where the influence is the share of layouts
-    /// in which the cell lies in a 50/50 that could still form (0 turns it off).
+    /// in which the cell lies in a 50/50 that could still form, counted with the pattern's
+    /// first cell the mine (half the layouts in which it forms; 0 turns the bonus off).
     pub risk_weight: f64,
     /// What to guess with when exact counting exceeds the budget.
     pub fallback: crate::model::Fallback,
@@ -550,7 +551,7 @@ impl Solver {
             &p.var_of,
             &a.forced,
             &self.config.budget,
-            a.solutions.to_f64(),
+            &a.solutions,
         );
         let mut influence = vec![0.0; p.cell_of.len()];
         if self.config.lookahead && self.config.risk_weight > 0.0 {
@@ -885,7 +886,9 @@ impl Solver {
     ) -> Result<(f64, bool), SolveError> {
         let cell = p.cell_of[v];
         let neighbours: Vec<usize> = pos.neighbours(cell).filter_map(|c| p.var_of[c]).collect();
-        let mut outcomes: Vec<(f64, f64)> = Vec::new(); // (solutions, survival of next move)
+        // (solutions, survival of next move): counted exactly, as on large boards they are
+        // past the range of `f64`.
+        let mut outcomes: Vec<(csp_core::BigUint, f64)> = Vec::new();
         for shown in 0..=neighbours.len() as u32 {
             let mut csp = p.csp.clone();
             csp.fix(v, false)?;
@@ -897,7 +900,7 @@ impl Solver {
                 Err(CspError::Inconsistent) => continue,
                 Err(e) => return Err(e.into()),
             };
-            let weight = a.solutions.to_f64();
+            let weight = a.solutions;
             // The best chance of surviving the next move; certain when nothing is left to
             // reveal (the guess won the game) or when a safe cell appears.
             let mut next = (0..a.forced.len())
@@ -923,11 +926,27 @@ impl Solver {
             outcomes.push((weight, next));
         }
         let dead = outcomes.len() == 1;
-        let total: f64 = outcomes.iter().map(|o| o.0).sum();
-        if total <= 0.0 {
-            return Ok((0.0, dead));
-        }
-        let after: f64 = outcomes.iter().map(|(w, s)| w / total * s).sum();
+        // In f64 while the weights' sum fits; past 2^1024 layouts exactly, then divided.
+        let weights: Vec<f64> = outcomes.iter().map(|(w, _)| w.to_f64()).collect();
+        let total: f64 = weights.iter().sum();
+        let after: f64 = if total.is_finite() {
+            if total <= 0.0 {
+                return Ok((0.0, dead));
+            }
+            weights
+                .iter()
+                .zip(&outcomes)
+                .map(|(w, o)| w / total * o.1)
+                .sum()
+        } else {
+            let exact = outcomes
+                .iter()
+                .fold(csp_core::BigUint::default(), |t, (w, _)| &t + w);
+            outcomes
+                .iter()
+                .map(|(w, s)| csp_core::BigUint::ratio(w, &exact) * s)
+                .sum()
+        };
         Ok((p_safe * after, dead))
     }
 }
@@ -1390,6 +1409,57 @@ mod tests {
             checked > 200 && changed > 4 && brought > 0,
             "{checked} positions, the bonus changed {changed} guesses, brought in {brought}"
         );
+    }
+
+    #[test]
+    fn look_ahead_and_risk_values_stay_finite_past_the_range_of_f64() {
+        // About C(2496, 499), some 2^1800 layouts: counts no f64 holds, whose quotients
+        // were NaN when taken in f64.
+        let mut t = format!("50x50x500\n1{}\n", "H".repeat(49));
+        for _ in 1..50 {
+            t.push_str(&"H".repeat(50));
+            t.push('\n');
+        }
+        let pos = text::read(&t).unwrap();
+        let solver = Solver::default();
+        let p = build(&pos).unwrap();
+        let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+        assert!(a.solutions.to_f64().is_infinite());
+        let open = open_vars(&pos, &p, &a);
+        let (candidates, influence) = solver.guess_candidates(&pos, &p, &a, &open).unwrap();
+        assert!(!candidates.is_empty());
+        for &v in &candidates {
+            let safe = 1.0 - a.probabilities[v];
+            let (score, _) = solver.lookahead(&pos, &p, v, safe, 1).unwrap();
+            // The chance of surviving this guess and the next: at most that of this one.
+            assert!(
+                score > 0.5 && score <= safe,
+                "cell {}: {score}",
+                p.cell_of[v]
+            );
+            assert!((0.0..=0.5).contains(&influence[v]), "{}", influence[v]);
+        }
+        // A pair in the corner walled by known mines: it forms in about p (1 - p) of the
+        // layouts, a share below the cap min(p, 1 - p) that a NaN share used to give.
+        let mut t = format!("50x50x500\nHHM{}\nHHM{}\n", "H".repeat(47), "H".repeat(47));
+        for _ in 2..50 {
+            t.push_str(&"H".repeat(50));
+            t.push('\n');
+        }
+        let pos = text::read(&t).unwrap();
+        let p = build(&pos).unwrap();
+        let a = csp_core::analyze(&p.csp, &solver.config.budget).unwrap();
+        let q = a.probabilities[p.var_of[0].unwrap()];
+        let mut risk = Risk::new(
+            &pos,
+            &p.csp,
+            &p.var_of,
+            &a.forced,
+            &solver.config.budget,
+            &a.solutions,
+        );
+        let got = risk.influence(0, q).unwrap();
+        assert!(got > 0.0 && got < q.min(1.0 - q), "{got}, p {q}");
     }
 
     #[test]
