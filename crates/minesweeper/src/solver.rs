@@ -86,7 +86,8 @@ pub struct SolverConfig {
     /// Score guesses by a one-step look-ahead (otherwise: the safest cell).
     pub lookahead: bool,
     /// A cell is a look-ahead candidate when its mine probability is at most
-    /// `best + tolerance` (absolute; 0 to 1).
+    /// `best + tolerance` (absolute; 0 to 1), or, with the look-ahead and the risk bonus on,
+    /// when its probability less its 50/50 influence is (see [`SolverConfig::risk_weight`]).
     pub tolerance: f64,
     /// At most this many candidates are looked at (the safest first).
     pub max_candidates: usize,
