@@ -4,7 +4,10 @@
 //! Usage: `cargo run -p benches --bin bench-report [-- GROUP_PREFIX]`, after `cargo bench`.
 //! Each speedup is relative to the group's baseline, the plain algorithm the other functions
 //! of the group improve on (see [`BASELINES`]), so every ratio compares measurements of the
-//! same run and a table's reference stays the same from one run to the next. The baseline
+//! same run and a table's reference stays the same from one run to the next. That holds when
+//! each group ran whole in the last `cargo bench`: criterion keeps every function's last
+//! result, so a filter that runs part of a group leaves the rest of its table from an earlier
+//! run (remove `target/criterion` first to be sure). The baseline
 //! comes first, then the other functions from slowest to fastest. A group without a baseline
 //! (one function per input, say) is listed by name, without speedups.
 

@@ -286,17 +286,20 @@ impl View {
                             .families(ship)
                             .iter()
                             .any(|f| cells_of(f.starts()).any(|s| f.cells(s as u32) == c));
-                        // A ship sinks when its last cell is hit: all the others were hits.
-                        let hit = self.hits | 1u128 << cell;
-                        if placement && c >> cell & 1 == 1 && c & !hit == 0 {
-                            Ok(())
-                        } else {
-                            Err(Error::Shot(format!(
-                                "the revealed cells of {} are not a placement of it through \
-                                 cell {cell} on cells hit",
-                                rules.fleet[ship].name
-                            )))
+                        let name = &rules.fleet[ship].name;
+                        if !placement || c >> cell & 1 == 0 {
+                            return Err(Error::Shot(format!(
+                                "the revealed cells of {name} are not a placement of it \
+                                 through cell {cell}"
+                            )));
                         }
+                        // A ship sinks when its last cell is hit: all the others were hits.
+                        if c & !(self.hits | 1u128 << cell) != 0 {
+                            return Err(Error::Shot(format!(
+                                "the revealed cells of {name} include cells not hit"
+                            )));
+                        }
+                        Ok(())
                     }
                     (Some(_), _) => Err(Error::Shot(format!(
                         "revealed cells of a sunk ship, under `{}` feedback, which reveals none",
@@ -509,16 +512,20 @@ mod tests {
         let mut v = View::new(geo(Feedback::SunkRevealsCells));
         v.record(1, Shot::Miss).unwrap();
         let e = v.record(0, reveal(0b11)).unwrap_err();
-        assert!(e.to_string().contains("on cells hit"), "{e}");
+        assert!(e.to_string().contains("include cells not hit"), "{e}");
         // Nor a cell never shot at: a ship of two does not sink with one hit.
         let e = v
             .record(at(1, 1), reveal(mask(&[(1, 1), (1, 2)])))
             .unwrap_err();
-        assert!(e.to_string().contains("on cells hit"), "{e}");
-        // Through the cell and clear of the misses, but not the two cells of ship 1: a
-        // gap, a diagonal, three cells.
-        for (cell, cells) in [(2, 0b10100), (3, 1 << 3 | 1 << 10), (3, 0b111 << 3)] {
-            let e = v.record(cell, reveal(cells)).unwrap_err();
+        assert!(e.to_string().contains("include cells not hit"), "{e}");
+        // Through the cell, the others hit, but not the two cells of ship 1: a gap, a
+        // diagonal, three cells.
+        for (cell, cells) in [(2, 0b10100u128), (3, 1 << 3 | 1 << 10), (3, 0b111 << 3)] {
+            let mut w = v.clone();
+            for c in (0..128).filter(|&c| c != cell && cells >> c & 1 == 1) {
+                w.record(c, HIT).unwrap();
+            }
+            let e = w.record(cell, reveal(cells)).unwrap_err();
             assert!(e.to_string().contains("not a placement"), "{e}");
         }
         v.record(at(1, 2), HIT).unwrap();

@@ -180,20 +180,26 @@ impl Family {
                 halo.len()
             )));
         }
-        for s in bits(self.starts) {
-            if halo[s as usize] & self.cells(s) != self.cells(s) {
-                return Err(CspError::InvalidPlacement(format!(
-                    "the halo of start {s} does not contain its cells"
-                )));
-            }
-        }
         self.halo = Some(halo.into());
+        self.check_halo()?;
         Ok(self)
     }
 
+    /// Refuses a value whose halo misses one of its own cells.
+    fn check_halo(&self) -> Result<(), CspError> {
+        match bits(self.starts).find(|&s| self.block(s) & self.cells(s) != self.cells(s)) {
+            Some(s) => Err(CspError::InvalidPlacement(format!(
+                "the halo of start {s} does not contain its cells"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Shares the halo table of `other` (cheap: reference counted). The tables are per start,
-    /// so `other` must have been built for the same shape, and for every start of this
-    /// family: [`PlacementCsp::add_var`] refuses a value whose halo misses its cells.
+    /// so `other` must have been built for the same shape on the same grid, with every start
+    /// of this family. Only a value whose shared halo misses its own cells is detected
+    /// ([`PlacementCsp::add_var`] refuses it); a halo built for another grid (cut at another
+    /// edge) is not, and makes the halo relation asymmetric.
     pub fn share_halo(mut self, other: &Family) -> Family {
         if other.shape == self.shape {
             self.halo.clone_from(&other.halo);
@@ -326,12 +332,8 @@ impl PlacementCsp {
     /// a family with other starts).
     pub fn add_var(&mut self, families: Vec<Family>) -> Result<usize, CspError> {
         for f in &families {
+            f.check_halo()?;
             for s in bits(f.starts) {
-                if f.block(s) & f.cells(s) != f.cells(s) {
-                    return Err(CspError::InvalidPlacement(format!(
-                        "the halo of start {s} does not contain its cells"
-                    )));
-                }
                 self.check_elements(f.block(s) | f.cells(s))?;
             }
         }

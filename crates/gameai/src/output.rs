@@ -7,10 +7,13 @@ use std::path::{Path, PathBuf};
 use crate::CliError;
 
 /// An output file that replaces the old one only once it is complete: the contents go to a
-/// temporary file beside it, renamed over it by [`OutputFile::commit`]. A run that fails or
-/// is interrupted before then leaves the old file as it was (the temporary one is removed
-/// when the `OutputFile` is dropped). A path that exists but is not a regular file (a
-/// terminal, a pipe, `/dev/null`) is written directly: there is nothing to replace.
+/// temporary file beside it (`NAME.partial-PID`), renamed over it by [`OutputFile::commit`].
+/// A run that fails before then leaves the old file as it was and removes the temporary one;
+/// a run killed by a signal leaves the old file too, and the temporary one behind. The new
+/// file takes the old one's permissions; being a new file, it has the owner of the run and no
+/// other hard links, and its directory must be writable. A path that exists but is not a
+/// regular file (a terminal, a pipe, `/dev/null`) is written directly: there is nothing to
+/// replace.
 pub struct OutputFile {
     writer: Option<BufWriter<File>>,
     /// The temporary file, until it is renamed into place.
@@ -57,6 +60,9 @@ impl OutputFile {
         let w = self.writer.take().expect("committed once");
         let file = w.into_inner().map_err(|e| self.error(e.error()))?;
         if let Some(partial) = self.partial.take() {
+            if let Ok(old) = std::fs::metadata(&self.target) {
+                let _ = std::fs::set_permissions(&partial, old.permissions());
+            }
             // On disk before it replaces the old file.
             let done = file
                 .sync_all()
@@ -111,6 +117,22 @@ mod tests {
         drop(f);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_new_file_keeps_the_old_ones_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("modes");
+        let path = dir.join("out.txt");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let mut f = OutputFile::create(&path).unwrap();
+        f.write_with(|w| w.write_all(b"new")).unwrap();
+        f.commit().unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -95,12 +95,7 @@ fn generate(n: u64, g: u64, seed: u64, out: &mut impl Write) -> Result<(), CliEr
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let piles = usize::try_from(n).unwrap_or(usize::MAX);
     // Checked even for no games, so that the header written is one the solver reads back.
-    if piles < twofour::MIN_PILES {
-        return Err(twofour::PositionError::TooFewPiles { piles }.into());
-    }
-    if piles > twofour::MAX_PILES {
-        return Err(twofour::PositionError::TooManyPiles { piles }.into());
-    }
+    twofour::check_piles(piles)?;
     let mut first = true;
     for _ in 0..g {
         let game = twofour::random_game(piles, &mut rng)?;

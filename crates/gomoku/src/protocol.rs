@@ -230,7 +230,7 @@ pub fn parse_line(line: &str) -> Command {
             match stone {
                 Some(s) => s,
                 None if line.contains(',') && line.starts_with(|c: char| c.is_ascii_digit()) => {
-                    bad("a stone line is x,y,field")
+                    bad(BAD_STONE)
                 }
                 None => Command::Unknown(line.to_string()),
             }
@@ -367,6 +367,9 @@ impl<E: Engine> std::fmt::Debug for Brain<E> {
             .finish_non_exhaustive()
     }
 }
+
+/// The reason [`parse_line`] gives for a line shaped like a stone line that is not one.
+const BAD_STONE: &str = "a stone line is x,y,field";
 
 /// The answer to an unreadable `INFO` line: a `DEBUG` note, as `INFO` gets no answer.
 fn ignored_info(why: &str) -> Output {
@@ -567,9 +570,10 @@ impl<E: Engine> Brain<E> {
                 self.info(info);
                 Output::none()
             }
-            // One unreadable line spoils the block, but it is read to its end, so that the
-            // manager gets one answer, at `DONE`, not one for every line after it.
-            Command::Malformed(why) => {
+            // One unreadable stone line (or line of garbage) spoils the block, but it is read
+            // to its end, so that the manager gets one answer, at `DONE`, not one for every
+            // line after it. A command with bad arguments interrupts it, as any command does.
+            Command::Malformed(why) if why.starts_with(BAD_STONE) => {
                 self.unreadable.get_or_insert(why);
                 Output::none()
             }
@@ -1133,6 +1137,20 @@ mod tests {
         assert_eq!(
             say(&mut b, "DONE"),
             ["ERROR BOARD: unknown line \"garbage\""]
+        );
+        assert_eq!(b.board().unwrap().history(), before);
+        // A command with bad arguments still interrupts a block, answered at once.
+        for l in ["BOARD", "3,3,1"] {
+            assert!(say(&mut b, l).is_empty(), "{l}");
+        }
+        let out = say(&mut b, "DONE x");
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0], "ERROR BOARD block interrupted");
+        assert!(out[1].starts_with("ERROR "), "{out:?}");
+        assert_eq!(
+            first_word(&say(&mut b, "DONE")),
+            "ERROR",
+            "the block was closed"
         );
         assert_eq!(b.board().unwrap().history(), before);
         // Outside a block too, INFO gets no ERROR.

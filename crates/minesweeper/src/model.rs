@@ -339,13 +339,14 @@ pub(crate) fn fallback_decision(pos: &Position, how: Fallback) -> Result<Decisio
     };
     let model = PatternModel::builtin();
     let best = (0..pos.len())
-        .filter_map(|c| {
+        .filter(|&c| v.undecided[c])
+        .map(|c| {
             let e = match how {
                 Fallback::PatternModel => model.predict(&v.features[c], v.density, v.local[c]),
                 Fallback::Local => v.local[c],
                 Fallback::Sampling => sampled[c],
             };
-            v.undecided[c].then_some((e, c))
+            (e, c)
         })
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .ok_or(SolveError::NothingToDo)?;

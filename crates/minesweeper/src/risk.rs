@@ -29,7 +29,8 @@ pub(crate) struct Risk<'a> {
     total: &'a BigUint,
     /// Mines not yet known.
     mines_left: usize,
-    /// Layouts in which the pattern forms, by (kind, x, y).
+    /// Share of the layouts in which the pattern forms with its first cell the mine, by
+    /// (kind, x, y).
     memo: HashMap<(u8, usize, usize), f64>,
 }
 

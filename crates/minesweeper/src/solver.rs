@@ -35,13 +35,13 @@ const ENUMERATION_STEPS: u64 = 1_000_000;
 /// search holds a layout in a 64-bit mask.
 const POCKET_CELLS: usize = 64;
 
-/// A risk estimate that exceeded the budget counts as no risk; other errors stay errors.
 /// Whether a guess valued `(score, live)` ranks above `best`: a live guess (one whose answer
 /// can still tell something) before a dead one, then the higher score by more than `margin`.
 fn outranks((score, live): (f64, bool), (best_score, best_live): (f64, bool), margin: f64) -> bool {
     live && !best_live || live == best_live && score > best_score + margin
 }
 
+/// A risk estimate that exceeded the budget counts as no risk; other errors stay errors.
 fn or_zero(r: Result<f64, CspError>) -> Result<f64, SolveError> {
     match r {
         Err(CspError::BudgetExceeded { .. }) => Ok(0.0),

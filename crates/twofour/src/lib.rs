@@ -39,7 +39,7 @@ mod solver;
 
 pub use format::{ParseError, ParseErrorKind, Problem, parse, parse_bytes, write_results};
 pub use position::{
-    Counts, KindMove, MAX_PILES, MIN_PILES, Move, Multiset, Position, PositionError,
+    Counts, KindMove, MAX_PILES, MIN_PILES, Move, Multiset, Position, PositionError, check_piles,
 };
 pub use random::random_game;
 pub use rules::{Pile, Player, Winner};

@@ -264,14 +264,24 @@ impl Position {
     }
 }
 
-fn check_shape(balls: &[u64]) -> Result<(), PositionError> {
-    let piles = balls.len();
+/// Whether a game of `piles` piles is within the supported sizes, [`MIN_PILES`] to
+/// [`MAX_PILES`]: checked before anything is sized by it.
+///
+/// # Errors
+/// [`PositionError::TooFewPiles`] or [`PositionError::TooManyPiles`].
+pub fn check_piles(piles: usize) -> Result<(), PositionError> {
     if piles < MIN_PILES {
         return Err(PositionError::TooFewPiles { piles });
     }
     if piles > MAX_PILES {
         return Err(PositionError::TooManyPiles { piles });
     }
+    Ok(())
+}
+
+fn check_shape(balls: &[u64]) -> Result<(), PositionError> {
+    let piles = balls.len();
+    check_piles(piles)?;
     if let Some((index, &balls)) = balls.iter().enumerate().find(|&(_, &b)| b > 4) {
         return Err(PositionError::PileOutOfRange { index, balls });
     }

@@ -2,7 +2,7 @@
 
 use rand::{Rng, RngExt};
 
-use crate::position::{MAX_PILES, MIN_PILES, Position, PositionError};
+use crate::position::{Position, PositionError, check_piles};
 
 /// A starting position drawn uniformly from all pile arrays of `piles` piles with 0 to 4 balls
 /// each and 2N balls in all (rejection sampling: draw every pile uniformly, keep the arrays with
@@ -20,12 +20,7 @@ use crate::position::{MAX_PILES, MIN_PILES, Position, PositionError};
 pub fn random_game<R: Rng + ?Sized>(piles: usize, rng: &mut R) -> Result<Position, PositionError> {
     // Validate the size first, so the loop below cannot spin on an impossible request and
     // no buffer is sized by an absurd one.
-    if piles < MIN_PILES {
-        return Err(PositionError::TooFewPiles { piles });
-    }
-    if piles > MAX_PILES {
-        return Err(PositionError::TooManyPiles { piles });
-    }
+    check_piles(piles)?;
     let mut balls = vec![0u8; piles];
     loop {
         let mut total = 0usize;
