@@ -194,3 +194,28 @@ impl fmt::Display for Winner {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn players_and_winners_read_as_words() {
+        assert_eq!(Player::First.to_string(), "first player");
+        assert_eq!(Player::Second.to_string(), "second player");
+        assert_eq!(Winner::First.to_string(), "first player wins");
+        assert_eq!(Winner::Second.to_string(), "second player wins");
+        assert_eq!(Winner::Draw.to_string(), "draw");
+    }
+
+    #[test]
+    fn a_move_leaves_the_pile_its_ball_count_names() {
+        let mover = Player::First;
+        assert_eq!(Pile::after_move(0, mover), Pile::Zero);
+        assert_eq!(Pile::after_move(1, mover), Pile::One);
+        assert_eq!(Pile::after_move(2, mover), Pile::two(mover));
+        assert_eq!(Pile::after_move(3, mover), Pile::Three);
+        assert_eq!(Pile::after_move(4, mover), Pile::Four);
+        assert_eq!(Pile::after_move(9, mover), Pile::Four);
+    }
+}

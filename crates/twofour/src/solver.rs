@@ -251,3 +251,83 @@ pub fn solve(position: &Position) -> Winner {
     TwoFourSolver::with_memo_bytes(Level::Multiset, memo_bytes_for(position.piles().len()))
         .solve(position)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn levels_are_named_and_parsed_back() {
+        let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+        assert_eq!(names, ["plain", "merged", "memo", "duality", "multiset"]);
+        for level in Level::ALL {
+            assert_eq!(level.to_string(), level.name());
+            assert_eq!(level.name().parse::<Level>(), Ok(level));
+        }
+        assert_eq!(
+            "fast".parse::<Level>(),
+            Err(UnknownLevel("fast".to_owned()))
+        );
+    }
+
+    #[test]
+    fn every_level_values_the_moves_as_the_plain_search_does() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        let games: Vec<Position> = (0..5)
+            .map(|_| crate::random_game(7, &mut rng).unwrap())
+            .collect();
+        let mut plain = TwoFourSolver::new(Level::Plain);
+        let mut nodes = Vec::new();
+        for level in Level::ALL {
+            let mut s = TwoFourSolver::with_memo_bytes(level, 1 << 20);
+            assert_eq!(s.level(), level);
+            let mut total = 0;
+            for g in &games {
+                let want = plain.move_values(g);
+                assert!(!want.is_empty());
+                s.clear_memo();
+                let before = s.stats().nodes;
+                assert_eq!(s.move_values(g), want, "{level}");
+                total += s.stats().nodes - before;
+                // The optimal moves are those of the best value, in the same order.
+                let best = want.iter().map(|&(_, v)| v).max();
+                let optimal: Vec<Move> = want
+                    .iter()
+                    .filter(|&&(_, v)| Some(v) == best)
+                    .map(|&(m, _)| m)
+                    .collect();
+                assert_eq!(s.optimal_moves(g), optimal, "{level}");
+            }
+            assert!(total > 0, "{level}");
+            nodes.push(total);
+            if level != Level::Plain && level != Level::Merged {
+                // The memo takes (nearly) the bytes given; solving again from it is a look-up,
+                // and after clearing it a whole search again.
+                let bytes = s.memo_bytes();
+                assert!(bytes > 1 << 19 && bytes <= 1 << 20, "{level}: {bytes}");
+                let g = &games[0];
+                s.clear_memo();
+                let n0 = s.stats().nodes;
+                s.outcome(g);
+                let first = s.stats().nodes - n0;
+                s.outcome(g);
+                let again = s.stats().nodes - n0 - first;
+                s.clear_memo();
+                s.outcome(g);
+                let cleared = s.stats().nodes - n0 - first - again;
+                assert!(
+                    again < first && cleared == first,
+                    "{level}: {first} {again} {cleared}"
+                );
+            }
+        }
+        // Merging the moves of one kind searches fewer positions than trying every pair.
+        assert!(nodes[1] < nodes[0], "{nodes:?}");
+    }
+
+    #[test]
+    fn the_default_memo_fits_the_olympiad_limit() {
+        assert_eq!(DEFAULT_MEMO_BYTES, 983_040);
+    }
+}
