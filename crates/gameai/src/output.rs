@@ -101,6 +101,13 @@ mod tests {
         dir
     }
 
+    /// Writes `bytes` to `path` through an [`OutputFile`], committed.
+    fn replace(path: &Path, bytes: &[u8]) {
+        let mut f = OutputFile::create(path).unwrap();
+        f.write_with(|w| w.write_all(bytes)).unwrap();
+        f.commit().unwrap();
+    }
+
     #[test]
     fn the_old_file_stays_until_the_new_one_is_complete() {
         let dir = scratch("replace");
@@ -128,9 +135,7 @@ mod tests {
         let path = dir.join("out.txt");
         std::fs::write(&path, "old").unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-        let mut f = OutputFile::create(&path).unwrap();
-        f.write_with(|w| w.write_all(b"new")).unwrap();
-        f.commit().unwrap();
+        replace(&path, b"new");
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o640);
         let _ = std::fs::remove_dir_all(&dir);
@@ -144,9 +149,7 @@ mod tests {
         let link = dir.join("link.txt");
         std::fs::write(&real, "old").unwrap();
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        let mut f = OutputFile::create(&link).unwrap();
-        f.write_with(|w| w.write_all(b"new")).unwrap();
-        f.commit().unwrap();
+        replace(&link, b"new");
         assert!(
             std::fs::symlink_metadata(&link)
                 .unwrap()
@@ -154,9 +157,7 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
-        let mut f = OutputFile::create(Path::new("/dev/null")).unwrap();
-        f.write_with(|w| w.write_all(b"nothing")).unwrap();
-        f.commit().unwrap();
+        replace(Path::new("/dev/null"), b"nothing");
         let null = std::fs::metadata("/dev/null").unwrap().file_type();
         assert!(std::os::unix::fs::FileTypeExt::is_char_device(&null));
         let _ = std::fs::remove_dir_all(&dir);

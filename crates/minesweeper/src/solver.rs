@@ -483,7 +483,7 @@ impl Solver {
         let mut choice = *candidates.first().ok_or(SolveError::NothingToDo)?;
         if self.config.lookahead && candidates.len() > 1 {
             // A look-ahead position over the budget: keep to the safest candidate.
-            if let Some(v) = self.choose(pos, p, a, &candidates, &influence)? {
+            if let Some((Some(v), _)) = self.choose(pos, p, a, &candidates, &influence)? {
                 choice = v;
             }
         }
@@ -584,23 +584,10 @@ impl Solver {
     /// surviving the first and the safest next cell), and candidates are then valued deeply
     /// best bound first, skipping those whose bound is below the best deep value found: the
     /// choice is the one valuing every candidate deeply would make, at a fraction of the work.
+    ///
+    /// With the choice, per candidate whether it was valued at the full depth (false:
+    /// skipped, its bound could not win).
     fn choose(
-        &self,
-        pos: &Position,
-        p: &Problem,
-        a: &csp_core::Analysis,
-        candidates: &[usize],
-        influence: &[f64],
-    ) -> Result<Option<usize>, SolveError> {
-        Ok(self
-            .choose_valuing(pos, p, a, candidates, influence)?
-            .and_then(|(choice, _)| choice))
-    }
-
-    /// [`Solver::choose`], and per candidate whether it was valued at the full depth (false:
-    /// skipped, its bound could not win); `None` when a look-ahead position exceeds the
-    /// counting budget.
-    fn choose_valuing(
         &self,
         pos: &Position,
         p: &Problem,
@@ -928,17 +915,12 @@ impl Solver {
         }
         let dead = outcomes.len() == 1;
         // In f64 while the weights' sum fits; past 2^1024 layouts exactly, then divided.
-        let weights: Vec<f64> = outcomes.iter().map(|(w, _)| w.to_f64()).collect();
-        let total: f64 = weights.iter().sum();
+        let total: f64 = outcomes.iter().map(|(w, _)| w.to_f64()).sum();
         let after: f64 = if total.is_finite() {
             if total <= 0.0 {
                 return Ok((0.0, dead));
             }
-            weights
-                .iter()
-                .zip(&outcomes)
-                .map(|(w, o)| w / total * o.1)
-                .sum()
+            outcomes.iter().map(|(w, s)| w.to_f64() / total * s).sum()
         } else {
             let exact = outcomes
                 .iter()
@@ -1308,7 +1290,7 @@ mod tests {
                 if config.lookahead && solver.depth(pos) == 1 {
                     // One step ahead there is no bound to skip by: every candidate is valued.
                     let (_, valued) = solver
-                        .choose_valuing(pos, &p, &a, &got, &influence)
+                        .choose(pos, &p, &a, &got, &influence)
                         .unwrap()
                         .unwrap();
                     assert!(valued.iter().all(|&x| x), "{}", text::write(pos));
@@ -1680,7 +1662,7 @@ mod tests {
                 }
             }
             let (got, valued) = solver
-                .choose_valuing(pos, &p, &a, &candidates, &influence)
+                .choose(pos, &p, &a, &candidates, &influence)
                 .unwrap()
                 .unwrap();
             assert_eq!(got, want, "{}", text::write(pos));
