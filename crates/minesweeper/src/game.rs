@@ -270,8 +270,8 @@ impl Game {
 
     /// The player's view of the whole board, with the total mine count.
     ///
-    /// Not checked: if the player placed more flags than there are mines, the view fails the
-    /// checks of [`Position::new`] and of the text format reader.
+    /// It passes the checks of [`Position::new`] and of the text format reader, however many
+    /// flags the player placed (flags are not counted against the mines).
     pub fn view(&self) -> Position {
         let cells = (0..self.cells.len())
             .map(|c| self.cell_view(c).unwrap_or_default())
@@ -283,6 +283,19 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_view_with_more_flags_than_mines_is_a_valid_position() {
+        let board = Board::new(3, 3, &[0]).unwrap();
+        let mut g = Game::new(board);
+        for c in [1, 2, 5] {
+            g.flag(c).unwrap();
+        }
+        let view = g.view();
+        let text = crate::format::text::write(&view);
+        assert_eq!(crate::format::text::read(&text).unwrap(), view);
+        assert!(Position::new(3, 3, 1, view.cells().to_vec()).is_ok());
+    }
 
     #[test]
     fn reveal_flood_and_errors() {

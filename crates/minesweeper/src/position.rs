@@ -82,10 +82,11 @@ pub enum Inconsistency {
         /// Its neighbours shown as known mines.
         known: usize,
     },
-    /// More flags and known mines than mines.
-    #[error("{marked} cells are flagged or known mines but there are only {mines} mines")]
+    /// More known mines than mines. Flags do not count: they are the player's marks, which
+    /// may be wrong, and a position is read and solved with them taken as hidden cells.
+    #[error("{marked} cells are known mines but there are only {mines} mines")]
     TooManyMarked {
-        /// Flagged cells plus known mines.
+        /// Cells shown as known mines.
         marked: usize,
         /// The total mine count.
         mines: usize,
@@ -149,8 +150,8 @@ pub(crate) fn check(
     let mut unrevealed = 0;
     for (cell, &view) in cells.iter().enumerate() {
         match view {
-            CellView::Hidden => unrevealed += 1,
-            CellView::Flagged | CellView::Mine => {
+            CellView::Hidden | CellView::Flagged => unrevealed += 1,
+            CellView::Mine => {
                 marked += 1;
                 unrevealed += 1;
             }
@@ -377,9 +378,12 @@ mod tests {
             "cell at column 1, row 0: revealed 1 but 2 neighbouring cells are known mines"
         );
         assert_eq!(
-            e(2, 2, 1, vec![F, F, H, H]).to_string(),
-            "2 cells are flagged or known mines but there are only 1 mines"
+            e(2, 2, 1, vec![M, M, H, H]).to_string(),
+            "2 cells are known mines but there are only 1 mines"
         );
+        // Flags may be wrong, and more of them than mines is a position a player can reach.
+        let p = Position::new(2, 2, 1, vec![F, F, F, H]).unwrap();
+        assert_eq!(p.at(0, 0), Some(F));
         assert_eq!(
             e(3, 1, 2, vec![R(1), H, R(1)]).to_string(),
             "2 mines but only 1 cells are not revealed"

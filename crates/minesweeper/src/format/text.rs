@@ -35,8 +35,9 @@ fn at(line: usize, column: Option<usize>, error: TextError) -> FormatError {
 /// Errors name the line (1-based; the header is line 1) and, for a single character, the
 /// column (1-based): a bad or missing header, an invalid size, too many mines, a missing or
 /// extra row, a row of the wrong width, an unknown character, a number above its number of
-/// neighbours or of unrevealed neighbours or below its known-mine neighbours, more flags and
-/// known mines than mines, or more mines than unrevealed cells.
+/// neighbours or of unrevealed neighbours or below its known-mine neighbours, more known
+/// mines than mines, or more mines than unrevealed cells. Flags are the player's marks and
+/// may be wrong: any number of them is read.
 pub fn read(input: &str) -> Result<Position, FormatError> {
     // A UTF-8 byte-order mark, as some editors write, is not part of the header.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
@@ -223,9 +224,12 @@ mod tests {
             "line 2, column 2: revealed 1 but 2 neighbouring cells are known mines"
         );
         assert_eq!(
-            err("3x1x1\nF1F\n"),
-            "line 1: 2 cells are flagged or known mines but there are only 1 mines"
+            err("3x1x1\nMHM\n"),
+            "line 1: 2 cells are known mines but there are only 1 mines"
         );
+        // More flags than mines: a player's wrong marks, read and written back unchanged.
+        let text = "3x1x1\nF1F\n";
+        assert_eq!(write(&read(text).unwrap()), text);
         assert_eq!(
             err("3x1x2\n1H0\n"),
             "line 1: 2 mines but only 1 cells are not revealed"
