@@ -243,13 +243,76 @@ mod tests {
     }
 
     #[test]
+    fn fallible_and_infallible_tables_match_and_use_their_memory() {
+        for bytes in [0, 1, 100, 1000, 1 << 20] {
+            let t: MemoTable<u64, (u8, u8)> = MemoTable::with_memory(bytes);
+            let u = MemoTable::<u64, (u8, u8)>::try_with_memory(bytes).unwrap();
+            assert_eq!(t.capacity(), u.capacity());
+            assert_eq!(t.memory_bytes(), u.memory_bytes());
+            let slot = std::mem::size_of::<Slot<u64, (u8, u8)>>();
+            assert_eq!(t.memory_bytes(), t.capacity() * slot);
+            // All but less than one bucket of the budget is used.
+            assert!(bytes < 2 * slot || t.memory_bytes() + 2 * slot > bytes);
+        }
+    }
+
+    #[test]
+    fn clearing_starts_a_generation_without_rewriting_the_slots() {
+        let mut t: MemoTable<u64, u32> = MemoTable::with_memory(1 << 10);
+        assert!(t.is_empty());
+        t.store(5, 50, 1);
+        assert!(!t.is_empty());
+        t.clear();
+        assert_eq!(t.generation, 2);
+        assert!(
+            t.slots
+                .iter()
+                .any(|s| s.key == 5 && s.value == 50 && s.generation == 1)
+        );
+        assert!(t.is_empty() && t.get(&5).is_none());
+    }
+
+    #[test]
+    fn the_hash_is_fxhash_with_a_final_mix() {
+        // Values from an independent implementation of the same scheme (FxHash's
+        // rotate-xor-multiply steps, then the first half of MurmurHash3's 64-bit finaliser).
+        // Pinned because which entries a full table keeps depends on them, and so do the
+        // node counts of searches that use it.
+        let h = |f: &dyn Fn(&mut FxHasher)| {
+            let mut x = FxHasher::default();
+            f(&mut x);
+            x.finish()
+        };
+        assert_eq!(h(&|x| x.write_u64(1)), 0xa3c9_d2fc_ddad_2108);
+        let one_two = h(&|x| {
+            x.write_u64(1);
+            x.write_u64(2);
+        });
+        assert_eq!(one_two, 0xfec6_b1a1_3d70_091b);
+        assert_eq!(h(&|x| x.write(b"position!")), 0x8d0b_7420_1231_f3ba);
+        // Narrow integers are widened to 64 bits; bytes go in little-endian chunks of 8, the
+        // last padded with zeros.
+        let narrow: [&dyn Fn(&mut FxHasher); 3] = [&|x| x.write_u8(1), &|x| x.write_u32(1), &|x| {
+            x.write_usize(1)
+        }];
+        for f in narrow {
+            assert_eq!(h(f), 0xa3c9_d2fc_ddad_2108);
+        }
+        assert_eq!(h(&|x| x.write(&[1, 0, 0, 0, 0, 0, 0, 0, 2])), one_two);
+        assert_eq!(h(&|_| ()), 0);
+    }
+
+    #[test]
     fn keeps_costly_entry_and_newest() {
         // One bucket: every key collides.
         let mut t: MemoTable<u64, u32> = MemoTable::with_memory(1);
         assert_eq!(t.capacity(), 2);
         t.store(1, 10, 9);
+        assert_eq!(t.len(), 1);
         t.store(2, 20, 1);
+        assert_eq!(t.len(), 2);
         t.store(3, 30, 1);
+        assert_eq!(t.len(), 2);
         assert_eq!(t.get(&1), Some(&10), "costly entry survives");
         assert_eq!(t.get(&2), None, "older cheap entry replaced");
         assert_eq!(t.get(&3), Some(&30));

@@ -77,3 +77,50 @@ fn negamax_at<G: Evaluate>(game: &mut G, depth: u32, ply: u32, stats: &mut Stats
     }
     best
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Take 1 or 2 from a pile; whoever takes the last stone wins. Scores 7 at the horizon.
+    struct Nim(u32);
+    impl Game for Nim {
+        type Move = u32;
+        fn generate_moves(&self, m: &mut Vec<u32>) {
+            m.extend((1..=2).filter(|&k| k <= self.0));
+        }
+        fn play(&mut self, k: &u32) {
+            self.0 -= k;
+        }
+        fn undo(&mut self, k: &u32) {
+            self.0 += k;
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            (self.0 == 0).then_some(Outcome::Loss)
+        }
+    }
+    impl Evaluate for Nim {
+        fn evaluate(&self) -> i32 {
+            7
+        }
+    }
+
+    #[test]
+    fn every_node_and_terminal_is_counted() {
+        // Pile 3: 3 -> {2 -> {1 -> 0, 0}, 1 -> 0}: 7 positions, 3 of them finished.
+        let mut stats = Stats::default();
+        assert_eq!(solve_with_stats(&mut Nim(3), &mut stats), Outcome::Loss);
+        assert_eq!((stats.nodes, stats.terminals), (7, 3));
+        let mut stats = Stats::default();
+        assert_eq!(negamax(&mut Nim(3), 5, &mut stats), Score::loss_in(2));
+        assert_eq!((stats.nodes, stats.terminals), (7, 3));
+        // Two plies deep: 3 -> {2 -> {1, 0}, 1 -> 0}; the horizon at 1 is not a terminal.
+        let mut stats = Stats::default();
+        assert_eq!(negamax(&mut Nim(3), 2, &mut stats), Score::loss_in(2));
+        assert_eq!((stats.nodes, stats.terminals), (6, 2));
+        // One ply: both replies are scored by the evaluation, 7 for the opponent.
+        let mut stats = Stats::default();
+        assert_eq!(negamax(&mut Nim(3), 1, &mut stats), Score(-7));
+        assert_eq!((stats.nodes, stats.terminals), (3, 0));
+    }
+}

@@ -180,6 +180,44 @@ mod tests {
     }
 
     #[test]
+    fn the_heuristic_band_ends_at_max_heuristic() {
+        let (top, bottom) = (Score(Score::MAX_HEURISTIC), Score(-Score::MAX_HEURISTIC));
+        for s in [top, bottom] {
+            assert!(!s.is_proven());
+            assert_eq!(s.proven_outcome(), None);
+            for ply in [0, 1, 5] {
+                assert_eq!(s.to_memo(ply), s, "heuristic scores are stored as they are");
+                assert_eq!(s.from_memo(ply), s);
+            }
+        }
+        assert_eq!(
+            Score(Score::MAX_HEURISTIC + 1).proven_outcome(),
+            Some(Outcome::Win)
+        );
+        assert_eq!(
+            Score(-Score::MAX_HEURISTIC - 1).proven_outcome(),
+            Some(Outcome::Loss)
+        );
+        assert_eq!(Score::heuristic(i32::MIN), bottom);
+        assert_eq!(Score::heuristic(-5), Score(-5));
+        assert_eq!(Score::LOSS, -Score::WIN);
+        assert_eq!(Score::LOSS.proven_outcome(), Some(Outcome::Loss));
+        assert_eq!(Score::LOSS.plies_to_end(), Some(0));
+        // A proven result reused further from the root than the band reaches stays proven,
+        // at the band's far end.
+        let far = Score(Score::MAX_HEURISTIC + 1);
+        assert_eq!(far.from_memo(10), far);
+        assert_eq!((-far).from_memo(10), -far);
+        assert_eq!(Score::win_in(3).from_memo(u32::MAX), far);
+        // The band holds 99,999 distances: a win further away than that is still a win.
+        assert_eq!(Score::win_in(u32::MAX), far);
+        assert_eq!(Score::win_in(99_999), far);
+        assert_eq!(Score::win_in(99_998), Score(far.0 + 1));
+        assert_eq!(Score::loss_in(u32::MAX), -far);
+        assert_eq!(Score::WIN.to_memo(u32::MAX), Score(Score::WIN.0 + 99_999));
+    }
+
+    #[test]
     fn ordering_and_display() {
         assert!(Score::win_in(3) > Score::win_in(5));
         assert!(Score::loss_in(3) < Score::loss_in(5));

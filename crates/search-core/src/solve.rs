@@ -336,3 +336,154 @@ pub fn principal_line_by<G: Game>(
     }
     line
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two piles; take 1 or 2 stones from either; whoever takes the last stone wins. The
+    /// piles swapped are the same game, so `(a, b)` and `(b, a)` are symmetric keys.
+    #[derive(Clone)]
+    struct Piles(u32, u32);
+    impl Game for Piles {
+        type Move = (bool, u32);
+        fn generate_moves(&self, m: &mut Vec<(bool, u32)>) {
+            for (second, pile) in [(false, self.0), (true, self.1)] {
+                m.extend((1..=2).filter(|&k| k <= pile).map(|k| (second, k)));
+            }
+        }
+        fn play(&mut self, &(second, k): &(bool, u32)) {
+            if second { self.1 -= k } else { self.0 -= k }
+        }
+        fn undo(&mut self, &(second, k): &(bool, u32)) {
+            if second { self.1 += k } else { self.0 += k }
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            (self.0 + self.1 == 0).then_some(Outcome::Loss)
+        }
+    }
+    impl Keyed for Piles {
+        type Key = (u32, u32);
+        fn key(&self) -> (u32, u32) {
+            (self.0, self.1)
+        }
+        fn symmetric_keys(&self, keys: &mut Vec<(u32, u32)>) {
+            keys.push((self.1, self.0));
+        }
+    }
+
+    fn config(symmetry: bool) -> SolverConfig {
+        SolverConfig {
+            symmetry,
+            ..SolverConfig::full(1 << 12)
+        }
+    }
+
+    #[test]
+    fn accessors_counters_and_the_memo_lifecycle() {
+        let mut s = Solver::new(config(true));
+        assert_eq!(s.config(), config(true));
+        assert_eq!(s.memo_len(), 0);
+        assert!(s.memo_bytes() > (1 << 12) / 2 && s.memo_bytes() <= 1 << 12);
+        // (a, b) loses exactly when a and b leave the same remainder mod 3.
+        assert_eq!(s.solve(&mut Piles(4, 6)), Outcome::Win);
+        let first = s.stats();
+        assert!(s.memo_len() >= 2);
+        assert!(first.nodes > 1 && first.memo_probes > 0 && first.memo_hits > 0);
+        // Solved again, the root is answered by the memo.
+        s.reset_stats();
+        assert_eq!(s.stats(), Stats::default());
+        assert_eq!(s.solve(&mut Piles(4, 6)), Outcome::Win);
+        let again = s.stats();
+        assert_eq!((again.nodes, again.memo_probes), (1, 1));
+        assert_eq!((again.memo_hits, again.memo_cutoffs), (1, 1));
+        // Forgotten, it searches as the first time.
+        s.clear_memo();
+        assert_eq!(s.memo_len(), 0);
+        s.reset_stats();
+        assert_eq!(s.solve(&mut Piles(4, 6)), Outcome::Win);
+        assert_eq!(s.stats(), first);
+        let plain = Solver::<Piles>::new(SolverConfig::PLAIN);
+        assert_eq!((plain.memo_bytes(), plain.memo_len()), (0, 0));
+    }
+
+    #[test]
+    fn alpha_beta_cuts_what_plain_minimax_visits() {
+        for (a, b) in [(3, 4), (4, 4), (5, 3)] {
+            let mut stats = Stats::default();
+            let value = crate::minimax::solve_with_stats(&mut Piles(a, b), &mut stats);
+            let mut s = Solver::new(SolverConfig::PLAIN);
+            assert_eq!(s.solve(&mut Piles(a, b)), value);
+            assert!(s.stats().cutoffs > 0 && s.stats().terminals > 0, "{a} {b}");
+            assert!(
+                s.stats().nodes < stats.nodes / 2,
+                "{a} {b}: {:?} {stats:?}",
+                s.stats()
+            );
+        }
+    }
+
+    #[test]
+    fn symmetry_answers_the_mirror_image_and_only_with_the_switch() {
+        for symmetry in [true, false] {
+            let mut s = Solver::new(config(symmetry));
+            assert_eq!(s.solve(&mut Piles(5, 2)), Outcome::Loss);
+            s.reset_stats();
+            assert_eq!(s.solve(&mut Piles(2, 5)), Outcome::Loss);
+            assert_eq!(s.stats().nodes == 1, symmetry, "symmetry {symmetry}");
+        }
+    }
+
+    #[test]
+    fn memo_bounds_that_decide_the_window_answer_without_a_search() {
+        // Bounds planted in the memo (not the game's true value, 4 vs 6 being a win) are
+        // returned as they are when they settle the question the window asks.
+        let cases = [
+            // A lower bound at or above beta.
+            (
+                Outcome::Draw,
+                Outcome::Win,
+                Outcome::Loss,
+                Outcome::Draw,
+                Outcome::Draw,
+            ),
+            // An upper bound at or below alpha.
+            (
+                Outcome::Loss,
+                Outcome::Draw,
+                Outcome::Draw,
+                Outcome::Win,
+                Outcome::Draw,
+            ),
+            // An exact value, whatever the window.
+            (
+                Outcome::Loss,
+                Outcome::Loss,
+                Outcome::Loss,
+                Outcome::Win,
+                Outcome::Loss,
+            ),
+        ];
+        for (lo, hi, alpha, beta, answer) in cases {
+            let mut s = Solver::new(config(false));
+            s.memo.as_mut().unwrap().store((4, 6), Bounds { lo, hi }, 0);
+            assert_eq!(s.search(&mut Piles(4, 6), alpha, beta, 0), answer);
+            assert_eq!((s.stats().nodes, s.stats().memo_cutoffs), (1, 1));
+        }
+        // Bounds that do not settle it narrow the window, and the position is searched.
+        let mut s = Solver::new(config(false));
+        s.memo.as_mut().unwrap().store(
+            (4, 6),
+            Bounds {
+                lo: Outcome::Draw,
+                hi: Outcome::Win,
+            },
+            0,
+        );
+        assert_eq!(
+            s.search(&mut Piles(4, 6), Outcome::Loss, Outcome::Win, 0),
+            Outcome::Win
+        );
+        assert!(s.stats().nodes > 1);
+    }
+}
