@@ -726,3 +726,227 @@ where
         best
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::{Game, Keyed, Outcome};
+
+    /// A complete tree of `b` moves a position and `d` plies, with distinct leaf values and
+    /// a perfect evaluation (every position's exact negamax value), its moves ordered best
+    /// first or worst first. Node `n`'s children are `n * b + 1 ..= n * b + b`.
+    #[derive(Clone)]
+    struct Uniform {
+        b: u64,
+        d: u32,
+        best_first: bool,
+        /// Added to the evaluation at even plies, to make iterations disagree.
+        skew: i32,
+        values: Arc<Vec<i32>>,
+        path: Vec<u64>,
+    }
+
+    impl Uniform {
+        fn new(b: u64, d: u32, best_first: bool) -> Uniform {
+            let nodes = ((b.pow(d + 1) - 1) / (b - 1)) as usize;
+            let first_leaf = ((b.pow(d) - 1) / (b - 1)) as usize;
+            let leaves = nodes - first_leaf;
+            let mut values = vec![0i32; nodes];
+            // Distinct leaf values: a permutation of 0..leaves (7919 is prime to 3^d).
+            for j in 0..leaves {
+                values[first_leaf + j] = ((j * 7919) % leaves) as i32 - (leaves / 2) as i32;
+            }
+            for n in (0..first_leaf).rev() {
+                let kids = (1..=b as usize).map(|k| -values[n * b as usize + k]);
+                values[n] = kids.max().unwrap_or(0);
+            }
+            Uniform {
+                b,
+                d,
+                best_first,
+                skew: 0,
+                values: Arc::new(values),
+                path: vec![0],
+            }
+        }
+        fn node(&self) -> u64 {
+            *self.path.last().unwrap()
+        }
+        fn value(&self, n: u64) -> i32 {
+            self.values[n as usize]
+        }
+    }
+
+    impl Game for Uniform {
+        type Move = u64;
+        fn generate_moves(&self, moves: &mut Vec<u64>) {
+            if self.path.len() <= self.d as usize {
+                let n = self.node();
+                moves.extend((1..=self.b).map(|k| n * self.b + k));
+            }
+        }
+        fn play(&mut self, mv: &u64) {
+            self.path.push(*mv);
+        }
+        fn undo(&mut self, _: &u64) {
+            self.path.pop();
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            None
+        }
+        fn order_moves(&self, moves: &mut [u64]) {
+            // A move's value for the mover is minus its child's value.
+            if self.best_first {
+                moves.sort_by_key(|&m| self.value(m));
+            } else {
+                moves.sort_by_key(|&m| -self.value(m));
+            }
+        }
+    }
+
+    impl Keyed for Uniform {
+        type Key = u64;
+        fn key(&self) -> u64 {
+            self.node()
+        }
+    }
+
+    impl Evaluate for Uniform {
+        fn evaluate(&self) -> i32 {
+            let skew = if self.path.len() % 2 == 1 {
+                self.skew
+            } else {
+                0
+            };
+            self.value(self.node()) + skew
+        }
+    }
+
+    /// Positions alpha-beta visits in a perfectly ordered complete tree of depth `d`: at ply
+    /// `k`, `b^ceil(k/2) + b^floor(k/2) - 1` (Knuth and Moore's minimal tree).
+    fn minimal_tree(b: u64, d: u32) -> u64 {
+        (0..=d)
+            .map(|k| b.pow(k.div_ceil(2)) + b.pow(k / 2) - 1)
+            .sum()
+    }
+
+    fn full_tree(b: u64, d: u32) -> u64 {
+        (0..=d).map(|k| b.pow(k)).sum()
+    }
+
+    #[test]
+    fn plain_alpha_beta_visits_the_minimal_tree_and_without_order_far_more() {
+        for (b, d) in [(3, 5), (3, 6), (4, 4)] {
+            for best_first in [true, false] {
+                let mut g = Uniform::new(b, d, best_first);
+                let mut stats = Stats::default();
+                let v = alpha_beta(&mut g, d, -Score::INFINITY, Score::INFINITY, &mut stats);
+                assert_eq!(v, Score(g.value(0)));
+                if best_first {
+                    assert_eq!(stats.nodes, minimal_tree(b, d), "b {b} d {d}");
+                    assert!(stats.cutoffs > 0);
+                } else {
+                    // Worst first, bounds from above still cut a little.
+                    assert!(stats.nodes > minimal_tree(b, d) * 2, "b {b} d {d}");
+                    assert!(stats.nodes <= full_tree(b, d));
+                }
+            }
+        }
+        // Finished positions are counted.
+        let mut stats = Stats::default();
+        let mut g = crate::synthetic::RandomGame::bushy(3, 1 << 40, 4, 2);
+        alpha_beta(&mut g, 4, -Score::INFINITY, Score::INFINITY, &mut stats);
+        assert!(stats.terminals > 0);
+    }
+
+    /// One search to `depth` without memo: its value and counters.
+    fn run(g: &mut Uniform, tuning: Tuning, depth: u32) -> (Score, Stats) {
+        let config = SearchConfig {
+            memo_bytes: 0,
+            merge_moves: false,
+        };
+        let mut s = Searcher::with_tuning(config, tuning);
+        assert_eq!(s.tuning(), tuning);
+        assert_eq!(s.memo_bytes(), 0);
+        let r = s.search(g, &Limits::depth(depth));
+        assert_eq!(r.depth, depth);
+        (r.score, r.stats)
+    }
+
+    #[test]
+    fn iterative_deepening_with_and_without_null_windows_visits_minimal_trees() {
+        let (b, d) = (3, 6);
+        let mut g = Uniform::new(b, d, true);
+        let every_iteration: u64 = (1..=d).map(|k| minimal_tree(b, k)).sum();
+        let pvs = Tuning {
+            pvs: true,
+            ..Tuning::PLAIN
+        };
+        for tuning in [Tuning::PLAIN, pvs] {
+            let (v, stats) = run(&mut g, tuning, d);
+            assert_eq!(v, Score(g.value(0)));
+            assert_eq!(stats.nodes, every_iteration, "{tuning:?}");
+            assert_eq!(stats.researches, 0);
+        }
+        // Worst first, the null windows fail high and are searched again.
+        let mut worst = Uniform::new(b, d, false);
+        let (v, stats) = run(&mut worst, pvs, d);
+        assert_eq!(v, Score(worst.value(0)));
+        assert!(stats.researches > 0);
+    }
+
+    #[test]
+    fn late_move_reductions_save_nodes_and_keep_the_value() {
+        let (b, d) = (3, 6);
+        let pvs = Tuning {
+            pvs: true,
+            ..Tuning::PLAIN
+        };
+        let lmr = Tuning {
+            late_move_reductions: Some((1, 2)),
+            ..pvs
+        };
+        for best_first in [true, false] {
+            let mut g = Uniform::new(b, d, best_first);
+            let (v0, s0) = run(&mut g, pvs, d);
+            let (v1, s1) = run(&mut g, lmr, d);
+            assert_eq!(v0, v1);
+            assert!(
+                s1.nodes < s0.nodes,
+                "{best_first}: {} {}",
+                s1.nodes,
+                s0.nodes
+            );
+            // Reduced searches that fail high are searched again at full depth.
+            assert_eq!(s1.researches > s0.researches, !best_first);
+        }
+    }
+
+    #[test]
+    fn aspiration_windows_narrow_from_the_third_iteration_and_widen_on_failure() {
+        let (b, d) = (3, 6);
+        let wide = Tuning::PLAIN;
+        let narrow = Tuning {
+            aspiration: Some(1),
+            ..Tuning::PLAIN
+        };
+        // A perfect evaluation: every iteration finds the same value, inside the window,
+        // and the narrow window cuts more of the badly ordered tree.
+        let mut g = Uniform::new(b, d, false);
+        let (v0, s0) = run(&mut g, wide, d);
+        let (v1, s1) = run(&mut g, narrow, d);
+        assert_eq!(v0, v1);
+        assert_eq!(s1.researches, 0);
+        assert!(s1.nodes < s0.nodes, "{} {}", s1.nodes, s0.nodes);
+        // An evaluation skewed at every other ply: successive iterations disagree, the
+        // window fails, and the search widens it (the value is the skewed search's own).
+        g.skew = 500;
+        let (v0, s0) = run(&mut g, wide, d);
+        let (v1, s1) = run(&mut g, narrow, d);
+        assert_eq!(v0, v1);
+        assert_eq!(s0.researches, 0);
+        assert!(s1.researches > 0);
+    }
+}

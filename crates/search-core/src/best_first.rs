@@ -96,7 +96,8 @@ pub enum Policy {
         /// Weight of the exploration term (about 0.5 to 1.5; finite and non-negative).
         exploration: f64,
         /// Score magnitude that counts as "half decided" (a typical evaluation difference;
-        /// positive: at 0 every value squashes to its sign).
+        /// positive: 0 or less counts as 1, which squashes every value but the smallest to
+        /// about its sign).
         scale: f64,
     },
 }
@@ -673,5 +674,126 @@ mod tests {
         assert_eq!(up(Score::loss_in(3).0), Score::win_in(4));
         assert_eq!(up(Score::win_in(0).0), Score::loss_in(1));
         assert_eq!(up(17), Score(-17));
+        // The heuristic band's edges stay put; the proven band's far ends stay proven.
+        let max = Score::MAX_HEURISTIC;
+        assert_eq!(up(-max), Score(max));
+        assert_eq!(up(max), Score(-max));
+        assert_eq!(up(-max - 1), Score(max + 1));
+        assert_eq!(up(max + 1), Score(-max - 1));
+        assert_eq!(up(-max - 2), Score(max + 1));
+        assert_eq!(up(max + 2), Score(-max - 1));
+    }
+
+    #[test]
+    fn reserving_the_arena_takes_the_bound_and_no_more() {
+        type Bf = BestFirst<crate::synthetic::RandomGame>;
+        // A 16-byte header and an 8-byte move a node.
+        assert_eq!(Bf::node_bytes(), 24);
+        let mut bf = Bf::new(BestFirstConfig {
+            memory_bytes: 24_000,
+            policy: Policy::Principal,
+        });
+        assert_eq!(bf.capacity(), 1000);
+        assert_eq!(bf.arena_bytes(), 0);
+        bf.reserve_all();
+        // Headers for every node, moves for all but the root.
+        assert!(bf.arena_bytes() >= 1000 * 16 + 999 * 8);
+        assert!(bf.arena_bytes() <= 24_000);
+    }
+
+    /// A bare tree: a root with `root_visits` visits over leaves of the given (score for
+    /// the leaf's side to move, visits, exact).
+    fn tree(
+        policy: Policy,
+        kids: &[(i32, u32, bool)],
+        root_visits: u32,
+    ) -> BestFirst<crate::synthetic::RandomGame> {
+        let mut bf = BestFirst::new(BestFirstConfig {
+            memory_bytes: 1 << 16,
+            policy,
+        });
+        bf.headers.push(Header {
+            first_child: 1,
+            visits: root_visits,
+            score: 0,
+            children: kids.len() as u16,
+            best: NO_BEST,
+        });
+        for &(score, visits, exact) in kids {
+            let mut h = Header::leaf(Score(score), exact);
+            h.visits = visits;
+            bf.headers.push(h);
+        }
+        bf
+    }
+
+    #[test]
+    fn every_policy_picks_the_child_its_formula_ranks_first() {
+        // The documented formulas, spelled out again; the first of equal priorities wins.
+        fn priority(policy: Policy, v: f64, visits: f64, parent: f64) -> f64 {
+            match policy {
+                Policy::ScoreMinusVisits { visit_weight } => v - f64::from(visit_weight) * visits,
+                Policy::Principal => v - 0.5 * visits / (visits + 1.0),
+                Policy::Uct { exploration, scale } => {
+                    let scale = if scale > 0.0 { scale } else { 1.0 };
+                    v / (scale + v.abs()) + exploration * (parent.ln() / (visits + 1.0)).sqrt()
+                }
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut seen = 0;
+        for case in 0..3000 {
+            let policy = match case % 5 {
+                0 => Policy::Principal,
+                1 => Policy::ScoreMinusVisits {
+                    visit_weight: next(20) as i32 - 4,
+                },
+                2 => Policy::Uct {
+                    exploration: next(30) as f64 / 10.0,
+                    scale: next(400) as f64,
+                },
+                3 => Policy::Uct {
+                    exploration: 1.0,
+                    scale: -(next(3) as f64),
+                },
+                _ => Policy::ScoreMinusVisits { visit_weight: 0 },
+            };
+            let kids: Vec<(i32, u32, bool)> = (0..2 + next(4))
+                .map(|_| {
+                    // Small scores tie often; some are proven.
+                    let score = match next(6) {
+                        0 => Score::win_in(next(9) as u32).0,
+                        1 => next(7) as i32 - 3,
+                        _ => next(2001) as i32 - 1000,
+                    };
+                    (score, next(12) as u32, next(5) == 0)
+                })
+                .collect();
+            let root_visits = next(300) as u32;
+            let bf = tree(policy, &kids, root_visits);
+            let parent = f64::from(root_visits.max(1));
+            let mut expected: Option<(usize, f64)> = None;
+            for (i, &(score, visits, exact)) in kids.iter().enumerate() {
+                let v = f64::from(up(score).0);
+                let p = priority(policy, v, f64::from(visits), parent);
+                if !exact && expected.is_none_or(|(_, q)| p > q) {
+                    expected = Some((i + 1, p));
+                }
+            }
+            let got = bf.select_child(&bf.headers[0]);
+            assert_eq!(
+                got,
+                expected.map(|(c, _)| c),
+                "{policy:?} {kids:?} {root_visits}"
+            );
+            seen += usize::from(got.is_some());
+        }
+        assert!(seen > 2500);
     }
 }
