@@ -925,6 +925,36 @@ mod tests {
     }
 
     #[test]
+    fn node_time_and_flag_limits_end_an_iteration_midway() {
+        use crate::synthetic::RandomGame;
+        // Far too big to finish; no time prediction, so only the checks inside an
+        // iteration (every 256 nodes) can stop it.
+        let mut g = RandomGame::bushy(7, 1 << 40, 60, 8);
+        let mut s = Searcher::<RandomGame>::with_tuning(SearchConfig::default(), Tuning::PLAIN);
+        let r = s.search(&mut g, &Limits::nodes(5000));
+        assert!(r.stopped && !r.exact);
+        assert!(
+            (5000..5000 + 256).contains(&r.stats.nodes),
+            "{}",
+            r.stats.nodes
+        );
+        let r = s.search(&mut g, &Limits::time(Duration::from_millis(30)));
+        assert!(r.stopped && !r.exact);
+        assert!(r.elapsed >= Duration::from_millis(30), "{:?}", r.elapsed);
+        assert!(r.elapsed < Duration::from_millis(1000), "{:?}", r.elapsed);
+        let flag = Arc::new(AtomicBool::new(true));
+        let r = s.search(
+            &mut g,
+            &Limits {
+                stop: Some(flag),
+                ..Limits::default()
+            },
+        );
+        assert!(r.stopped && r.stats.nodes <= 256, "{}", r.stats.nodes);
+        assert_eq!(g.path(), &[0]);
+    }
+
+    #[test]
     fn aspiration_windows_narrow_from_the_third_iteration_and_widen_on_failure() {
         let (b, d) = (3, 6);
         let wide = Tuning::PLAIN;
@@ -947,6 +977,7 @@ mod tests {
         let (v1, s1) = run(&mut g, narrow, d);
         assert_eq!(v0, v1);
         assert_eq!(s0.researches, 0);
-        assert!(s1.researches > 0);
+        // Iterations 3 to 6 each fail once, alternately low and high.
+        assert_eq!(s1.researches, 4);
     }
 }
