@@ -688,6 +688,9 @@ impl Solver {
         {
             let known_mines = (0..forced.len()).filter(|&v| is_mine(v)).count() as u32;
             let left = p.csp.total()?.checked_sub(known_mines)?;
+            // When this search is too large, the pocket rule is not tried instead: a closed
+            // pocket must be guessed sooner or later whatever is played elsewhere, so taking
+            // it first only reorders guesses, and here the search soon applies to fewer cells.
             return self.search(pos, p, a, undecided, Some(left));
         }
         self.pocket(pos, p, a, groups)
