@@ -1,10 +1,10 @@
 //! Shooters: one trait, many strategies, from random fire to the exact posterior.
 //!
 //! Every shooter breaks ties uniformly at random with the generator it is given, so none can
-//! be exploited by a fixed firing pattern, and every game is reproducible from its seed. One
-//! exception: the shooters that value a few likeliest cells by search (`endgame`, 8 cells;
-//! `lookahead`, 5) take them in order of probability and, among equally likely cells at the
-//! cut, lowest index first; ties among the cells they value are broken at random.
+//! be exploited by a fixed firing pattern, and every game is reproducible from its seed. That
+//! includes the shooters that value only a few likeliest cells by search (`endgame`, 8 cells;
+//! `lookahead`, 5): where the cut falls among equally likely cells, the ones kept are drawn
+//! at random.
 
 use std::fmt;
 use std::str::FromStr;
@@ -216,6 +216,30 @@ fn argmax(
         }
     }
     random_cell(ties, rng)
+}
+
+/// The `k` cells of `cells` most likely to hit under `p`, likeliest first. Where the cut
+/// falls inside a group of equally likely cells (within 1e-12 relative, as in [`argmax`]),
+/// the cells kept from that group are drawn uniformly at random with `rng`, which is used
+/// only then: a fixed order (lowest index first) would let a placer predict which cells are
+/// never compared.
+fn likeliest(mut cells: Vec<usize>, p: &[f64], k: usize, rng: &mut dyn Rng) -> Vec<usize> {
+    cells.sort_by(|&a, &b| p[b].total_cmp(&p[a]));
+    if k > 0 && cells.len() > k {
+        let cut = p[cells[k - 1]];
+        let tied = |c: usize| (p[c] - cut).abs() <= 1e-12 * cut.abs().max(1.0);
+        if tied(cells[k]) {
+            // Sorted by probability, the tied cells are contiguous around the cut.
+            let start = cells.iter().position(|&c| tied(c)).unwrap_or(k - 1);
+            let end = cells.iter().rposition(|&c| tied(c)).map_or(k, |e| e + 1);
+            for i in start..k {
+                let j = rng.random_range(i..end);
+                cells.swap(i, j);
+            }
+        }
+    }
+    cells.truncate(k);
+    cells
 }
 
 /// The starts of a shape that would meet `mask` (the shape shifted back by each of its cells).
@@ -496,11 +520,10 @@ pub fn improvement_step(
     max_states: usize,
     rng: &mut dyn Rng,
 ) -> Result<Option<usize>, Error> {
-    let mut order: Vec<usize> = cells_of(view.unknown())
+    let able: Vec<usize> = cells_of(view.unknown())
         .filter(|&c| post.hit[c] > 0.0)
         .collect();
-    order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
-    order.truncate(candidates.max(1));
+    let mut order = likeliest(able, &post.hit, candidates.max(1), rng);
     if order.is_empty() {
         return Ok(None);
     }
@@ -711,15 +734,18 @@ impl Shooter for LookaheadShooter {
         let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(rng.next_u64());
         let post = posterior(view, &self.config, &mut r)?;
         let unknown = view.unknown();
-        let mut order: Vec<usize> = cells_of(unknown).collect();
-        if order.is_empty() {
+        let order = likeliest(
+            cells_of(unknown).collect(),
+            &post.hit,
+            self.candidates.max(1),
+            &mut r,
+        );
+        let Some(&first) = order.first() else {
             return Err(Error::Shot("no cell is left to shoot".into()));
-        }
-        order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
-        let best = post.hit[order[0]];
+        };
+        let best = post.hit[first];
         let cands = order
             .iter()
-            .take(self.candidates.max(1))
             .filter(|&&c| post.hit[c] >= self.min_ratio * best)
             .fold(0u128, |m, &c| m | 1u128 << c);
         if cands.count_ones() <= 1 || best >= 1.0 - 1e-9 {
@@ -747,6 +773,60 @@ mod tests {
 
     use super::*;
     use crate::{Feedback, Placer, Rules, ShipSpec, game_seed, play, seeded_fleet};
+
+    #[test]
+    fn likeliest_draws_the_cells_kept_at_a_tied_cut() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        // Cells 0-1 are the likeliest; 2, 3, 4 and 5 tie below them; 6 trails.
+        let p = [0.9, 0.8, 0.5, 0.5, 0.5, 0.5, 0.1];
+        let mut kept = [0u32; 7];
+        for seed in 0..4000 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let top = likeliest((0..7).collect(), &p, 3, &mut rng);
+            assert_eq!(top.len(), 3);
+            assert_eq!(&top[..2], &[0, 1], "the untied cells keep their places");
+            for c in top {
+                kept[c] += 1;
+            }
+        }
+        assert_eq!((kept[0], kept[1], kept[6]), (4000, 4000, 0));
+        // Each tied cell is kept a quarter of the time: 1000 expected, s.d. about 27.
+        for (c, &n) in kept.iter().enumerate().take(6).skip(2) {
+            assert!((850..=1150).contains(&n), "cell {c} kept {n} times of 4000");
+        }
+        // Two of the tied group kept, among 4: each kept half the time.
+        let mut pairs = [0u32; 7];
+        for seed in 0..4000 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            for c in likeliest((0..7).rev().collect(), &p, 4, &mut rng) {
+                pairs[c] += 1;
+            }
+        }
+        for (c, &n) in pairs.iter().enumerate().take(6).skip(2) {
+            assert!(
+                (1850..=2150).contains(&n),
+                "cell {c} kept {n} times of 4000"
+            );
+        }
+    }
+
+    #[test]
+    fn likeliest_uses_no_randomness_without_a_tie_at_the_cut() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        let p = [0.2, 0.5, 0.5, 0.9, 0.1, 0.1];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut fresh = rng.clone();
+        // The cut (3 cells) falls between 0.5 and 0.2; the tie below it does not matter.
+        let top = likeliest((0..6).collect(), &p, 3, &mut rng);
+        assert_eq!(top[0], 3);
+        let mut rest = top[1..].to_vec();
+        rest.sort_unstable();
+        assert_eq!(rest, vec![1, 2]);
+        assert_eq!(rng.next_u64(), fresh.next_u64(), "no draw was made");
+        // Fewer cells than the cut: all of them, likeliest first.
+        assert_eq!(likeliest(vec![4, 0], &p, 3, &mut rng), vec![0, 4]);
+        assert!(likeliest(Vec::new(), &p, 3, &mut rng).is_empty());
+    }
 
     fn small(feedback: Feedback) -> Arc<Geometry> {
         let rules = Rules {
