@@ -925,6 +925,25 @@ mod tests {
     }
 
     #[test]
+    fn every_counter_counts() {
+        use crate::synthetic::RandomGame;
+        // Few ids a ply: lines meet again, so the memo answers and moves merge.
+        let mut g = RandomGame::bushy(5, 12, 6, 3);
+        let config = SearchConfig {
+            memo_bytes: 1 << 16,
+            merge_moves: true,
+        };
+        let r = Searcher::<RandomGame>::new(config).search(&mut g, &Limits::depth(7));
+        let s = r.stats;
+        assert!(s.nodes > 100 && s.terminals > 0 && s.cutoffs > 0, "{s:?}");
+        assert!(
+            s.memo_probes > s.memo_hits && s.memo_hits > s.memo_cutoffs,
+            "{s:?}"
+        );
+        assert!(s.memo_cutoffs > 0 && s.merged_moves > 0, "{s:?}");
+    }
+
+    #[test]
     fn node_time_and_flag_limits_end_an_iteration_midway() {
         use crate::synthetic::RandomGame;
         // Far too big to finish; no time prediction, so only the checks inside an
