@@ -685,6 +685,63 @@ mod tests {
     }
 
     #[test]
+    fn a_solved_tree_reports_every_root_move_exactly() {
+        use crate::synthetic::RandomGame;
+        use crate::{Game, Outcome, minimax};
+        let mut game = RandomGame::bushy(9, 1 << 40, 5, 2);
+        let config = BestFirstConfig {
+            memory_bytes: 1 << 20,
+            policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+        };
+        let mut bf = BestFirst::new(config);
+        assert_eq!(bf.config(), config);
+        bf.set_policy(Policy::Principal);
+        assert_eq!(bf.config().policy, Policy::Principal);
+        assert!(bf.root_children().is_empty());
+        let r = bf.search(&mut game, &Limits::default());
+        assert!(r.exact && r.stats.terminals > 0);
+        let mut moves = Vec::new();
+        game.generate_moves(&mut moves);
+        game.order_moves(&mut moves);
+        let children = bf.root_children();
+        assert_eq!(children.len(), moves.len());
+        // A proven root needs only some of its children exact; those carry their values.
+        let (mut exact_children, mut visits_seen) = (0, 0);
+        for ((mv, score, visits, exact), expected) in children.into_iter().zip(moves) {
+            assert_eq!(mv, expected);
+            visits_seen += visits;
+            if exact {
+                exact_children += 1;
+                game.play(&mv);
+                let value = minimax::solve(&mut game).flip();
+                game.undo(&mv);
+                assert_eq!(score.proven_outcome().unwrap_or(Outcome::Draw), value);
+            }
+        }
+        assert!(exact_children > 0 && visits_seen > 0);
+        let root = r.score.proven_outcome().unwrap_or(Outcome::Draw);
+        assert_eq!(root, minimax::solve(&mut game));
+    }
+
+    #[test]
+    fn an_expansion_that_exactly_fills_the_arena_is_made() {
+        use crate::Game;
+        use crate::synthetic::RandomGame;
+        type Bf = BestFirst<RandomGame>;
+        let mut game = RandomGame::bushy(9, 1 << 40, 30, 2);
+        let mut moves = Vec::new();
+        game.generate_moves(&mut moves);
+        let nodes = 1 + moves.len();
+        let mut bf = Bf::new(BestFirstConfig {
+            memory_bytes: nodes * Bf::node_bytes(),
+            policy: Policy::Principal,
+        });
+        let r = bf.search(&mut game, &Limits::default());
+        assert_eq!(bf.tree_nodes(), nodes);
+        assert!(r.arena_full && !r.exact);
+    }
+
+    #[test]
     fn reserving_the_arena_takes_the_bound_and_no_more() {
         type Bf = BestFirst<crate::synthetic::RandomGame>;
         // A 16-byte header and an 8-byte move a node.
