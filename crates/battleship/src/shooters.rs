@@ -775,6 +775,45 @@ mod tests {
     use crate::{Feedback, Placer, Rules, ShipSpec, game_seed, play, seeded_fleet};
 
     #[test]
+    fn argmax_draws_uniformly_among_scores_equal_within_a_relative_tolerance() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        let cells = [3usize, 5, 9, 70, 127];
+        let m = cells.iter().fold(0u128, |m, &c| m | 1u128 << c);
+        // At scale 1 and at scale 10^6: three scores equal within 1e-12 relative, two lower.
+        for scale in [1.0, 1e6] {
+            let score = |c: usize| {
+                scale
+                    * match c {
+                        3 => 1.0,
+                        5 => 1.0 + 1e-13,
+                        70 => 1.0 - 1e-13,
+                        9 => 0.5,
+                        _ => 0.2,
+                    }
+            };
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            let mut picked = [0u32; 128];
+            for _ in 0..3000 {
+                picked[argmax(m, score, &mut rng).unwrap()] += 1;
+            }
+            assert_eq!(picked[9] + picked[127], 0);
+            // 1000 expected each, s.d. about 26.
+            for c in [3, 5, 70] {
+                assert!(
+                    (880..=1120).contains(&picked[c]),
+                    "{scale}: {c} {}",
+                    picked[c]
+                );
+            }
+        }
+        // A clear maximum is always taken; no candidate is an error.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        assert_eq!(argmax(m, |c| c as f64, &mut rng).unwrap(), 127);
+        assert_eq!(argmax(m, |c| -(c as f64), &mut rng).unwrap(), 3);
+        assert!(argmax(0, |_| 0.0, &mut rng).is_err());
+    }
+
+    #[test]
     fn likeliest_draws_the_cells_kept_at_a_tied_cut() {
         use rand_xoshiro::Xoshiro256PlusPlus;
         // Cells 0-1 are the likeliest; 2, 3, 4 and 5 tie below them; 6 trails.
@@ -811,6 +850,65 @@ mod tests {
     }
 
     #[test]
+    fn posterior_shooters_use_the_config_they_are_built_with_and_their_names() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        let view = View::new(small(Feedback::Standard));
+        let sampled = PosteriorConfig {
+            exact_nodes: 0,
+            ..PosteriorConfig::default()
+        };
+        for kind in [
+            ShooterKind::Posterior,
+            ShooterKind::InfoGain,
+            ShooterKind::Hybrid,
+            ShooterKind::Endgame,
+        ] {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+            let mut exact = kind.build_with(PosteriorConfig::default());
+            assert_eq!(exact.name(), kind.name());
+            assert!(
+                !exact.choose(&view, &mut rng).unwrap().estimated,
+                "{kind:?}"
+            );
+            let mut chain = kind.build_with(sampled);
+            assert!(chain.choose(&view, &mut rng).unwrap().estimated, "{kind:?}");
+        }
+        // The look-ahead estimates its second shot from drawn fleets whatever the config.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut look = ShooterKind::Lookahead.build_with(sampled);
+        assert_eq!(look.name(), "lookahead");
+        assert!(look.choose(&view, &mut rng).unwrap().estimated);
+    }
+
+    #[test]
+    fn the_endgame_search_leaves_greedy_play_where_it_finds_better() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        // 5x5 with ships of 3 and 2, nothing shot: 956 fleets, few enough to search. The
+        // centre is the likeliest hit, but firing beside it leaves fewer shots to the end.
+        let rules = Rules {
+            width: 5,
+            height: 5,
+            fleet: vec![ShipSpec::new("A", 3), ShipSpec::new("B", 2)],
+            ..Rules::standard()
+        };
+        let view = View::new(Geometry::new(&rules).unwrap());
+        for seed in 0..10 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let greedy = PosteriorShooter::default().choose(&view, &mut rng).unwrap();
+            assert_eq!(greedy.cell, 12);
+            let endgame = EndgameShooter::default().choose(&view, &mut rng).unwrap();
+            assert_ne!(endgame.cell, 12);
+            assert!(!endgame.estimated);
+            // Below its fleet threshold it plays greedily.
+            let mut small = EndgameShooter {
+                max_fleets: 955,
+                ..EndgameShooter::default()
+            };
+            assert_eq!(small.choose(&view, &mut rng).unwrap().cell, 12);
+        }
+    }
+
+    #[test]
     fn likeliest_uses_no_randomness_without_a_tie_at_the_cut() {
         use rand_xoshiro::Xoshiro256PlusPlus;
         let p = [0.2, 0.5, 0.5, 0.9, 0.1, 0.1];
@@ -826,6 +924,7 @@ mod tests {
         // Fewer cells than the cut: all of them, likeliest first.
         assert_eq!(likeliest(vec![4, 0], &p, 3, &mut rng), vec![0, 4]);
         assert!(likeliest(Vec::new(), &p, 3, &mut rng).is_empty());
+        assert!(likeliest((0..6).collect(), &p, 0, &mut rng).is_empty());
     }
 
     fn small(feedback: Feedback) -> Arc<Geometry> {
