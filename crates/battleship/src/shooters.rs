@@ -192,7 +192,13 @@ fn random_cell(m: u128, rng: &mut dyn Rng) -> Result<usize, Error> {
         .ok_or_else(|| Error::Shot("no cell is left to shoot".into()))
 }
 
-/// The cell of `candidates` with the highest score, ties (within 1e-12 relative) broken
+/// How far two scores near `x` may differ and still count as equal: 1e-12 relative (absolute
+/// below 1), so that rounding in the posterior does not decide ties.
+fn tolerance(x: f64) -> f64 {
+    1e-12 * x.abs().max(1.0)
+}
+
+/// The cell of `candidates` with the highest score, ties (within [`tolerance`]) broken
 /// uniformly at random.
 fn argmax(
     candidates: u128,
@@ -204,7 +210,7 @@ fn argmax(
     for c in cells_of(candidates) {
         let s = score(c);
         let tol = if best.is_finite() {
-            1e-12 * best.abs().max(1.0)
+            tolerance(best)
         } else {
             0.0
         };
@@ -219,7 +225,7 @@ fn argmax(
 }
 
 /// The `k` cells of `cells` most likely to hit under `p`, likeliest first. Where the cut
-/// falls inside a group of equally likely cells (within 1e-12 relative, as in [`argmax`]),
+/// falls inside a group of equally likely cells (within [`tolerance`], as in [`argmax`]),
 /// the cells kept from that group are drawn uniformly at random with `rng`, which is used
 /// only then: a fixed order (lowest index first) would let a placer predict which cells are
 /// never compared.
@@ -227,7 +233,7 @@ fn likeliest(mut cells: Vec<usize>, p: &[f64], k: usize, rng: &mut dyn Rng) -> V
     cells.sort_by(|&a, &b| p[b].total_cmp(&p[a]));
     if k > 0 && cells.len() > k {
         let cut = p[cells[k - 1]];
-        let tied = |c: usize| (p[c] - cut).abs() <= 1e-12 * cut.abs().max(1.0);
+        let tied = |c: usize| (p[c] - cut).abs() <= tolerance(cut);
         if tied(cells[k]) {
             // Sorted by probability, the tied cells are contiguous around the cut.
             let start = cells.iter().position(|&c| tied(c)).unwrap_or(k - 1);
