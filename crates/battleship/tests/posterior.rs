@@ -42,6 +42,11 @@ fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool, shots: Shots) {
             break;
         }
         let view = game.view().clone();
+        // The counting engines need a symmetric halo relation; the board's families give one.
+        battleship::infer::problem(&view)
+            .unwrap()
+            .check_halos()
+            .unwrap();
         let consistent: Vec<&Fleet> = fleets
             .iter()
             .filter(|f| replay(&geo, f, &history))

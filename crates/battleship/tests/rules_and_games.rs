@@ -632,3 +632,16 @@ fn a_long_single_row_board_has_no_vertical_placements() {
         let _ = battleship::infer::exact_posterior(&view, &csp_core::Budget { max_nodes: 20_000 });
     }
 }
+
+/// The placement problems of the standard board, and of an oblong one whose ships can lie
+/// along its edges in one direction only, keep the halo relation symmetric (the counting
+/// engines rely on it).
+#[test]
+fn placement_problems_have_symmetric_halos() {
+    for mut r in [Rules::standard(), Rules::no_touch()] {
+        geo(&r).empty_problem().unwrap().check_halos().unwrap();
+        r.width = 12;
+        r.height = 5;
+        geo(&r).empty_problem().unwrap().check_halos().unwrap();
+    }
+}

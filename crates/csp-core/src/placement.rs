@@ -21,8 +21,9 @@
 //!   propagation and sampling below test only a value's cells against the halos of the
 //!   values already chosen, so with an asymmetric relation (for example families with halos
 //!   beside families without, on one board) their answers depend on the order of the
-//!   variables; [`PlacementCsp::is_solution`] tests both ways. The relation is not checked
-//!   (that would cost a comparison per pair of values);
+//!   variables; [`PlacementCsp::is_solution`] tests both ways. Adding a variable does not
+//!   check the relation (that costs a comparison per pair of values);
+//!   [`PlacementCsp::check_halos`] does, on request;
 //! - [`PlacementCsp::require`]: elements that some variable must cover;
 //! - [`PlacementCsp::forbid`]: elements no variable may cover;
 //! - [`PlacementCsp::require_var`]: elements a given variable must cover;
@@ -483,6 +484,64 @@ impl PlacementCsp {
         }
         let covered = placed.iter().fold(0u128, |a, &(c, _)| a | c);
         covered & self.required == self.required && covered & self.forbidden == 0
+    }
+
+    /// Checks that the halo relation is symmetric between every two variables: a value of
+    /// one meets the halo of a value of the other exactly when the second meets the halo of
+    /// the first (see the [module documentation](self) for why the algorithms need it).
+    /// [`PlacementCsp::add_var`] does not check it, since it costs one comparison per pair of
+    /// values of different variables; call this once on a problem built from hand-made halo
+    /// tables. Families built by [`crate::Grid`] always pass.
+    ///
+    /// ```
+    /// use csp_core::{Grid, PlacementCsp};
+    /// let grid = Grid::new(4, 4)?;
+    /// let mut csp = PlacementCsp::new(16)?;
+    /// csp.add_var(vec![grid.translates_no_touch(&[(0, 0), (1, 0)])?])?;
+    /// csp.add_var(vec![grid.translates_no_touch(&[(0, 0), (0, 1)])?])?;
+    /// assert!(csp.check_halos().is_ok());
+    /// // A piece without a halo beside one with a halo: adjacent placements are allowed one
+    /// // way round and not the other.
+    /// csp.add_var(vec![grid.translates(&[(0, 0)])?])?;
+    /// assert!(csp.check_halos().is_err());
+    /// # Ok::<(), csp_core::CspError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`CspError::InvalidPlacement`] naming the first asymmetric pair of values found.
+    pub fn check_halos(&self) -> Result<(), CspError> {
+        for (v, fv) in self.vars.iter().enumerate() {
+            for (w, fw) in self.vars.iter().enumerate().skip(v + 1) {
+                for (a, p) in fv.iter().enumerate() {
+                    for (b, q) in fw.iter().enumerate() {
+                        for s in bits(p.starts) {
+                            // Starts of `q` whose cells meet `p`'s halo, against those whose
+                            // halo meets `p`'s cells.
+                            let meets_halo = meeting_starts(q.shape, p.block(s)) & q.starts;
+                            let cells = p.cells(s);
+                            let halo_meets = bits(q.starts)
+                                .filter(|&t| q.block(t) & cells != 0)
+                                .fold(0u128, |m, t| m | 1u128 << t);
+                            let odd = meets_halo ^ halo_meets;
+                            if odd != 0 {
+                                let t = odd.trailing_zeros();
+                                let (first, second) = if meets_halo & 1u128 << t != 0 {
+                                    ("meets", "does not meet")
+                                } else {
+                                    ("does not meet", "meets")
+                                };
+                                return Err(CspError::InvalidPlacement(format!(
+                                    "asymmetric halos: variable {w} (family {b}, start {t}) \
+                                     {first} the halo of variable {v} (family {a}, start {s}), \
+                                     whose cells it {second} with its own halo"
+                                )));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 

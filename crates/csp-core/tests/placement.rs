@@ -7,7 +7,7 @@ use csp_core::{
     analyze_placements_naive, estimate_placements, propagate_placements, sample_placements,
 };
 use proptest::prelude::*;
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 const BIG: Budget = Budget {
@@ -304,6 +304,85 @@ fn is_solution_respects_a_halo_on_either_side() {
         assert!(p.is_solution(&[start(0), start(7)]), "{haloed_first}");
         assert!(p.is_solution(&[start(7), start(0)]), "{haloed_first}");
     }
+}
+
+/// Whether the halo relation of `p` is symmetric, pair of values by pair of values: the
+/// definition `check_halos` implements with start masks.
+fn halos_symmetric_by_pairs(p: &PlacementCsp) -> bool {
+    let values = |v: usize| -> Vec<(u128, u128)> {
+        p.domain(v)
+            .unwrap()
+            .iter()
+            .flat_map(|f| {
+                (0..128u32)
+                    .filter(move |&s| f.starts() >> s & 1 == 1)
+                    .map(move |s| (f.cells(s), f.block(s)))
+            })
+            .collect()
+    };
+    (0..p.num_vars()).all(|v| {
+        (v + 1..p.num_vars()).all(|w| {
+            let (a, b) = (values(v), values(w));
+            a.iter()
+                .all(|&(ca, ha)| b.iter().all(|&(cb, hb)| (cb & ha != 0) == (ca & hb != 0)))
+        })
+    })
+}
+
+/// `check_halos` accepts grown-by-one halos (and no halos), refuses a mix of the two, and
+/// agrees with the pairwise definition on random halo tables.
+#[test]
+fn check_halos_finds_asymmetric_relations() {
+    for no_touch in [false, true] {
+        let p = fleet(&[3, 2, 2, 1], 5, 4, no_touch);
+        assert!(p.check_halos().is_ok(), "{no_touch}");
+        assert!(halos_symmetric_by_pairs(&p));
+    }
+    let mut p = PlacementCsp::new(9).unwrap();
+    p.add_var(ship(2, 3, 3, true)).unwrap();
+    p.add_var(ship(2, 3, 3, false)).unwrap();
+    assert!(
+        matches!(p.check_halos(), Err(CspError::InvalidPlacement(m)) if m.contains("asymmetric"))
+    );
+    assert!(!halos_symmetric_by_pairs(&p));
+    // Random tables: each halo is its cells plus random extra cells of a 4x4 board, on
+    // monominoes and dominoes; symmetric ones are built by closing the relation.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let (mut ok, mut bad) = (0, 0);
+    for round in 0..300 {
+        let mut p = PlacementCsp::new(16).unwrap();
+        let mono = Grid::new(4, 4).unwrap().translates(&[(0, 0)]).unwrap();
+        let domino = Grid::new(4, 4)
+            .unwrap()
+            .translates(&[(0, 0), (1, 0)])
+            .unwrap();
+        for f in [mono, domino] {
+            let table: Vec<u128> = (0..128u32)
+                .map(|s| {
+                    if f.starts() >> s & 1 == 1 {
+                        let extra = if round % 3 == 0 {
+                            0
+                        } else {
+                            rng.random::<u16>() & rng.random::<u16>() & rng.random::<u16>()
+                        };
+                        f.cells(s) | u128::from(extra)
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            p.add_var(vec![f.with_halo(table).unwrap()]).unwrap();
+        }
+        let want = halos_symmetric_by_pairs(&p);
+        assert_eq!(p.check_halos().is_ok(), want, "round {round}");
+        if want {
+            ok += 1;
+        } else {
+            bad += 1;
+        }
+    }
+    // Both answers occur.
+    assert!(ok > 50 && bad > 50, "{ok} {bad}");
 }
 
 /// Empirical frequencies of the exact sampler and the chain against exact marginals: every
