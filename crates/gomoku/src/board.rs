@@ -530,3 +530,225 @@ impl fmt::Display for Board {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every cell of every board size reads back from its diagram name and from `x,y`, and
+    /// the names are those of the diagram's column letters.
+    #[test]
+    fn moves_read_back_from_their_names() {
+        for size in MIN_SIZE..=MAX_SIZE {
+            for y in 0..size as u8 {
+                for x in 0..size as u8 {
+                    let m = Move::new(x, y);
+                    let name = m.name();
+                    assert_eq!(Move::parse(&name, size), Ok(m), "{name} on {size}");
+                    assert_eq!(Move::parse(&m.to_string(), size), Ok(m));
+                    let letter = COLUMN_LETTERS.chars().nth(usize::from(x)).unwrap();
+                    assert_eq!(name, format!("{letter}{y}"));
+                }
+            }
+        }
+        assert_eq!(Move::new(0, 3).name(), "a3");
+        assert_eq!(Move::new(25, 9).name(), "z9");
+        assert_eq!(Move::new(31, 31).name(), "F31");
+        // Beyond the diagram's 32 letters a move is named as the protocol writes it.
+        assert_eq!(Move::new(40, 2).name(), "40,2");
+    }
+
+    #[test]
+    fn upper_case_columns_depend_on_the_board_size() {
+        // Up to 26 columns upper case is the same letter; beyond, `A` to `F` are 26 to 31.
+        assert_eq!(Move::parse("H7", 15), Ok(Move::new(7, 7)));
+        assert_eq!(Move::parse("Z0", 26), Ok(Move::new(25, 0)));
+        assert_eq!(Move::parse("A3", 27), Ok(Move::new(26, 3)));
+        assert_eq!(Move::parse("F3", 32), Ok(Move::new(31, 3)));
+        assert_eq!(
+            Move::parse("B3", 27),
+            Err(GomokuError::OffBoard {
+                x: 27,
+                y: 3,
+                size: 27
+            })
+        );
+        assert_eq!(Move::parse("G3", 32), Err(GomokuError::Parse("G3".into())));
+        assert_eq!(Move::parse("z3", 32), Ok(Move::new(25, 3)));
+    }
+
+    #[test]
+    fn bad_and_off_board_moves_are_told_apart() {
+        let off = |x, y, size| Err(GomokuError::OffBoard { x, y, size });
+        let bad = |s: &str| Err(GomokuError::Parse(s.into()));
+        assert_eq!(Move::parse("14,14", 15), Ok(Move::new(14, 14)));
+        assert_eq!(Move::parse("15,0", 15), off(15, 0, 15));
+        assert_eq!(Move::parse("0,15", 15), off(0, 15, 15));
+        assert_eq!(Move::parse("15,15", 15), off(15, 15, 15));
+        assert_eq!(Move::parse("o14", 15), Ok(Move::new(14, 14)));
+        assert_eq!(Move::parse("p0", 15), off(15, 0, 15));
+        assert_eq!(Move::parse("a15", 15), off(0, 15, 15));
+        // Numbers past a byte are not moves on any board.
+        assert_eq!(Move::parse("256,0", 15), bad("256,0"));
+        assert_eq!(Move::parse("a256", 15), bad("a256"));
+        for s in [
+            "", " ", "7", "7,", ",7", "x,1", "1,y", "-1,2", "#3", "h", "h-1", "hh",
+        ] {
+            assert_eq!(Move::parse(s, 15), bad(s), "{s:?}");
+        }
+    }
+
+    /// `checked_index` is `None` exactly off the board, and agrees with `on_board`,
+    /// `index` and `to_move`; every cell of the padded array is a wall or on the board.
+    #[test]
+    fn geometry_indices_round_trip() {
+        for size in [MIN_SIZE, 9, 15, MAX_SIZE] {
+            let geo = Geometry::new(size);
+            assert!(!geo.is_empty());
+            let cells = geo.fresh_cells();
+            assert_eq!(cells.len(), geo.len());
+            let mut on = 0;
+            for (i, &cell) in cells.iter().enumerate() {
+                if geo.on_board(i) {
+                    on += 1;
+                    assert_eq!(cell, EMPTY);
+                    let m = geo.to_move(i);
+                    assert_eq!(geo.checked_index(m), Some(i));
+                    assert_eq!(geo.index(usize::from(m.x), usize::from(m.y)), i);
+                } else {
+                    assert_eq!(cell, WALL);
+                }
+            }
+            assert_eq!(on, size * size);
+            for (x, y) in [
+                (size, 0),
+                (0, size),
+                (size, size),
+                (size + 3, 1),
+                (255, 255),
+            ] {
+                assert_eq!(
+                    geo.checked_index(Move::new(x as u8, y as u8)),
+                    None,
+                    "{x},{y}"
+                );
+            }
+            // Five steps past any edge, in any direction, stay inside the array.
+            for y in 0..size {
+                for x in 0..size {
+                    let i = geo.index(x, y);
+                    for d in geo.directions() {
+                        assert!(i + 5 * d < geo.len() && i >= 5 * d);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn play_refuses_with_the_right_error() {
+        let mut b = Board::new(5, Rule::Freestyle).unwrap();
+        assert_eq!(
+            b.play(Move::new(5, 0)),
+            Err(GomokuError::OffBoard {
+                x: 5,
+                y: 0,
+                size: 5
+            })
+        );
+        assert_eq!(
+            b.play(Move::new(0, 5)),
+            Err(GomokuError::OffBoard {
+                x: 0,
+                y: 5,
+                size: 5
+            })
+        );
+        b.play(Move::new(2, 2)).unwrap();
+        assert_eq!(
+            b.play(Move::new(2, 2)),
+            Err(GomokuError::Occupied { x: 2, y: 2 })
+        );
+        assert!(!b.is_legal(Move::new(2, 2)));
+        assert!(!b.is_legal(Move::new(5, 5)));
+        assert!(b.is_legal(Move::new(4, 4)));
+        assert_eq!(b.get(Move::new(2, 2)), Some(Stone::Black));
+        assert_eq!(b.get(Move::new(7, 7)), None);
+        assert_eq!(b.history(), &[Move::new(2, 2)]);
+    }
+
+    /// A 5x5 board filled without a five: Black on the cells with `(x + 2y) mod 4 < 2`
+    /// (13 of them), White on the others; rows, columns and diagonals alternate within four.
+    fn drawn_board() -> Board {
+        let mut b = Board::new(5, Rule::Freestyle).unwrap();
+        let all = (0..25u8).map(|i| Move::new(i % 5, i / 5));
+        let (black, white): (Vec<Move>, Vec<Move>) =
+            all.partition(|m| (usize::from(m.x) + 2 * usize::from(m.y)) % 4 < 2);
+        assert_eq!((black.len(), white.len()), (13, 12));
+        for (k, &m) in black.iter().enumerate() {
+            assert!(!b.is_full() && !b.is_over());
+            b.play(m).unwrap();
+            if let Some(&w) = white.get(k) {
+                b.play(w).unwrap();
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn a_full_board_without_five_is_a_draw() {
+        let mut b = drawn_board();
+        assert_eq!(b.winner(), None);
+        assert!(b.is_full() && b.is_over());
+        assert!(b.empty_cells().is_empty());
+        assert!(!b.is_legal(Move::new(0, 0)));
+        assert_eq!(b.play(Move::new(0, 0)), Err(GomokuError::GameOver));
+        let last = b.undo().unwrap();
+        assert!(!b.is_full() && !b.is_over());
+        assert_eq!(b.empty_cells(), vec![last]);
+        assert!(b.is_legal(last));
+    }
+
+    #[test]
+    fn cells_hold_the_stone_codes() {
+        let mut b = Board::new(6, Rule::Freestyle).unwrap();
+        b.play(Move::new(1, 2)).unwrap();
+        b.play(Move::new(5, 5)).unwrap();
+        let geo = b.geometry();
+        assert_eq!(b.cells().len(), geo.len());
+        assert_eq!(b.cells()[geo.index(1, 2)], Stone::Black.code());
+        assert_eq!(b.cells()[geo.index(5, 5)], Stone::White.code());
+        assert_eq!(b.cells()[geo.index(0, 0)], EMPTY);
+        assert_eq!(b.cells()[geo.index(0, 0) - 1], WALL);
+        assert_eq!((Stone::Black.code(), Stone::White.code()), (1, 2));
+        assert_eq!(Stone::White.index(), 1);
+        assert_eq!(Stone::Black.other(), Stone::White);
+    }
+
+    /// The diagram brackets the last move, at the left edge, inside a row and at the right
+    /// edge.
+    #[test]
+    fn the_diagram_marks_the_last_move() {
+        let mut b = Board::new(5, Rule::Freestyle).unwrap();
+        assert_eq!(
+            b.to_string(),
+            "    a b c d e\n  0 . . . . .\n  1 . . . . .\n  2 . . . . .\n  3 . . . . .\n  4 . . . . .\n"
+        );
+        b.play(Move::new(0, 1)).unwrap();
+        b.play(Move::new(2, 2)).unwrap();
+        assert_eq!(
+            b.to_string(),
+            "    a b c d e\n  0 . . . . .\n  1 X . . . .\n  2 . .[O]. .\n  3 . . . . .\n  4 . . . . .\n"
+        );
+        b.play(Move::new(4, 3)).unwrap();
+        assert_eq!(
+            b.to_string(),
+            "    a b c d e\n  0 . . . . .\n  1 X . . . .\n  2 . . O . .\n  3 . . . .[X]\n  4 . . . . .\n"
+        );
+        b.play(Move::new(0, 4)).unwrap();
+        assert_eq!(
+            b.to_string(),
+            "    a b c d e\n  0 . . . . .\n  1 X . . . .\n  2 . . O . .\n  3 . . . . X\n  4[O]. . . .\n"
+        );
+    }
+}

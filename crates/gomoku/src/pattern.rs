@@ -332,4 +332,22 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn fours_and_bits() {
+        for (i, &p) in Pattern::ALL.iter().enumerate() {
+            assert_eq!(p as usize, i);
+            assert_eq!(Pattern::from_bits(i as u8), p);
+            assert_eq!(Pattern::from_bits(i as u8 | 0xf8), p);
+            assert_eq!(p.is_four(), matches!(p, Pattern::Four | Pattern::OpenFour));
+        }
+        assert!(Pattern::ALL.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// A key's slots run from offset -5 (bits 0-1) to +5 (bits 18-19), skipping the centre.
+    #[test]
+    fn slots_of_a_key() {
+        let shifts: Vec<u32> = (-5..=5).filter(|&o| o != 0).map(slot_shift).collect();
+        assert_eq!(shifts, (0..10).map(|s| 2 * s).collect::<Vec<u32>>());
+    }
 }

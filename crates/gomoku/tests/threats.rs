@@ -264,30 +264,9 @@ fn no_vcf_where_none_exists() {
 /// replay against every defence, and positions leave the solver unchanged.
 #[test]
 fn claimed_wins_survive_every_defence() {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let mut solver = ThreatSolver::new();
     let mut claims = [0u32; 2];
-    for game in 0..400 {
-        let size = 8 + game % 3;
-        let rule = if game % 2 == 0 {
-            Rule::Freestyle
-        } else {
-            Rule::ExactlyFive
-        };
-        let mut board = Board::new(size, rule).unwrap();
-        let stones = rng.random_range(6..20);
-        // Stones near the centre so that lines form.
-        let lo = (size / 2 - 3) as u8;
-        let hi = (size / 2 + 3) as u8;
-        while board.history().len() < stones && !board.is_over() {
-            let m = Move::new(rng.random_range(lo..=hi), rng.random_range(lo..=hi));
-            if board.is_legal(m) {
-                board.play(m).unwrap();
-            }
-        }
-        if board.is_over() {
-            continue;
-        }
+    for board in random_positions(7, 400) {
         let before = board.key();
         for (k, kind) in [Kind::Vcf, Kind::Vct].into_iter().enumerate() {
             let mut pos = Position::from_board(&board);
@@ -317,4 +296,283 @@ fn claimed_wins_survive_every_defence() {
     // The test is only meaningful if claims were made.
     assert!(claims[0] > 20 && claims[1] > claims[0], "{claims:?}");
     let _ = Stone::Black;
+}
+
+/// Positions of 6 to 19 random stones near the centre of 8x8 to 10x10 boards (so that lines
+/// form), under both rules, games already over left out.
+fn random_positions(seed: u64, count: usize) -> Vec<Board> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut out = Vec::new();
+    for game in 0..count {
+        let size = 8 + game % 3;
+        let rule = if game % 2 == 0 {
+            Rule::Freestyle
+        } else {
+            Rule::ExactlyFive
+        };
+        let mut board = Board::new(size, rule).unwrap();
+        let stones = rng.random_range(6..20);
+        let lo = (size / 2 - 3) as u8;
+        let hi = (size / 2 + 3) as u8;
+        while board.history().len() < stones && !board.is_over() {
+            let m = Move::new(rng.random_range(lo..=hi), rng.random_range(lo..=hi));
+            if board.is_legal(m) {
+                board.play(m).unwrap();
+            }
+        }
+        if !board.is_over() {
+            out.push(board);
+        }
+    }
+    out
+}
+
+/// The empty cells after which the opponent of the side to move has no win of the given
+/// kind (by the solver), found by trying every one.
+fn saving_cells(board: &Board, solver: &mut ThreatSolver, kind: Kind) -> HashSet<usize> {
+    let pos = Position::from_board(board);
+    let limits = ThreatLimits::default();
+    let mut out = HashSet::new();
+    for m in board.empty_cells() {
+        let mut b = board.clone();
+        b.play(m).unwrap();
+        if b.is_over() {
+            // Our five saves everything.
+            out.insert(b.geometry().index(usize::from(m.x), usize::from(m.y)));
+            continue;
+        }
+        let mut p = Position::from_board(&b);
+        let win = match kind {
+            Kind::Vcf => solver.vcf(&mut p, &limits),
+            Kind::Vct => solver.vct(&mut p, &limits),
+        };
+        if win.is_none() {
+            out.insert(pos.geometry().index(usize::from(m.x), usize::from(m.y)));
+        }
+    }
+    out
+}
+
+/// Against a VCF threat, `defences` returns every move that saves the side to move (found
+/// by trying every empty cell), and besides them only its own fours; when nothing saves,
+/// it returns its candidates unverified; without a threat, nothing. This pins the locality
+/// argument: no saving move lies outside the cells it looks at.
+#[test]
+fn vcf_defences_contain_every_saving_move() {
+    let mut solver = ThreatSolver::new();
+    let (mut threats, mut lost, mut partial) = (0, 0, 0);
+    for board in random_positions(11, 300) {
+        let mut pos = Position::from_board(&board);
+        let me = pos.side_to_move();
+        let limits = ThreatLimits::default();
+        // Whether the opponent has a VCF were it their turn.
+        pos.pass();
+        let threat = solver.vcf(&mut pos, &limits).is_some();
+        pos.pass();
+        let defences = solver.defences(&mut pos, &limits);
+        assert_eq!(defences.is_some(), threat, "\n{board}");
+        let Some(defences) = defences else {
+            continue;
+        };
+        threats += 1;
+        let d: HashSet<usize> = defences.iter().copied().collect();
+        assert_eq!(d.len(), defences.len(), "no cell twice");
+        assert!(d.iter().all(|&q| pos.is_empty_cell(q)));
+        let saving = saving_cells(&board, &mut solver, Kind::Vcf);
+        assert!(
+            saving.is_subset(&d),
+            "saving moves left out: {:?}\n{board}",
+            saving
+                .difference(&d)
+                .map(|&q| pos.to_move(q))
+                .collect::<Vec<_>>()
+        );
+        if saving.is_empty() {
+            lost += 1;
+        } else {
+            for q in d.difference(&saving) {
+                assert!(
+                    pos.threat(me, *q) >= gomoku::Threat::Four,
+                    "{}",
+                    pos.to_move(*q)
+                );
+            }
+            if saving.len() < board.empty_cells().len() {
+                partial += 1;
+            }
+        }
+    }
+    // Threats of both outcomes occurred.
+    assert!(
+        threats > 30 && lost > 5 && partial > 10,
+        "{threats} {lost} {partial}"
+    );
+}
+
+/// Against a VCT threat, every move `vct_defences` returns leaves the opponent without a VCT
+/// or is a four of the side to move; it returns nothing without a threat or when no move
+/// survives.
+#[test]
+fn vct_defences_are_verified() {
+    let mut solver = ThreatSolver::new();
+    let mut threats = 0;
+    for board in random_positions(12, 150) {
+        let mut pos = Position::from_board(&board);
+        let me = pos.side_to_move();
+        let limits = ThreatLimits {
+            vct_depth: 3,
+            ..ThreatLimits::default()
+        };
+        pos.pass();
+        let threat = solver.vct(&mut pos, &limits).is_some();
+        pos.pass();
+        let defences = solver.vct_defences(&mut pos, &limits);
+        if !threat {
+            assert_eq!(defences, None, "\n{board}");
+            continue;
+        }
+        threats += 1;
+        let Some(defences) = defences else {
+            continue;
+        };
+        assert!(!defences.is_empty());
+        for &q in &defences {
+            if pos.threat(me, q) >= gomoku::Threat::Four {
+                continue;
+            }
+            pos.play(q);
+            assert!(
+                solver.vct(&mut pos, &limits).is_none(),
+                "{}\n{board}",
+                pos.to_move(q)
+            );
+            pos.undo();
+        }
+    }
+    assert!(threats > 20, "{threats}");
+}
+
+/// Budgets: the node count is reported, a node limit or a past deadline stops the search
+/// (answering "no win"), and the failure memo makes a repeated search cheaper until
+/// `clear`.
+#[test]
+fn threat_budgets_counters_and_memo() {
+    // A position with threats on both sides but no VCT for the side to move within depth 4
+    // needs thousands of nodes.
+    let mut solver = ThreatSolver::new();
+    let mut searched = None;
+    for board in random_positions(13, 200) {
+        let mut pos = Position::from_board(&board);
+        solver.clear();
+        if solver.vct(&mut pos, &ThreatLimits::default()).is_none() && solver.nodes() > 2000 {
+            searched = Some((board, solver.nodes()));
+            break;
+        }
+    }
+    let (board, nodes) = searched.expect("a position with a long search");
+    assert!(!solver.aborted());
+    let mut pos = Position::from_board(&board);
+    // The failure is remembered: the same search again stops at once.
+    assert!(solver.vct(&mut pos, &ThreatLimits::default()).is_none());
+    assert!(solver.nodes() < nodes / 10, "{} of {nodes}", solver.nodes());
+    solver.clear();
+    assert!(solver.vct(&mut pos, &ThreatLimits::default()).is_none());
+    assert_eq!(solver.nodes(), nodes);
+    // A node limit: checked every 256 nodes.
+    solver.clear();
+    let limits = ThreatLimits {
+        nodes: Some(1000),
+        ..ThreatLimits::default()
+    };
+    assert!(solver.vct(&mut pos, &limits).is_none());
+    assert!(solver.aborted());
+    assert!(
+        (1000..1000 + 256).contains(&solver.nodes()),
+        "{}",
+        solver.nodes()
+    );
+    // A deadline already past.
+    solver.clear();
+    let limits = ThreatLimits::time(Duration::ZERO);
+    assert_eq!(limits.time, Some(Duration::ZERO));
+    assert_eq!(limits.vct_depth, ThreatLimits::default().vct_depth);
+    assert!(solver.vct(&mut pos, &limits).is_none());
+    assert!(solver.aborted());
+    assert_eq!(solver.nodes(), 256);
+    // An aborted search keeps only the failures of the sub-searches it finished: a full
+    // search afterwards gives the same answer, a little cheaper at most.
+    assert!(solver.vct(&mut pos, &ThreatLimits::default()).is_none());
+    assert!(!solver.aborted());
+    assert!(solver.nodes() <= nodes && solver.nodes() > nodes - 256);
+}
+
+/// When the defender has a four, the attacker's only move is the block; it continues the
+/// attack if the block is itself a four (VCF) or a double three (VCT). White's four on
+/// column 5 (rows 2-5, Black's stone above it) is blocked at (5,6).
+#[test]
+fn blocking_a_four_can_continue_the_attack() {
+    let limits = ThreatLimits::default();
+    let mut solver = ThreatSolver::new();
+    // Black's block makes an open four on row 6 (2-5): a VCF of three plies.
+    let board = board_of(
+        15,
+        Rule::Freestyle,
+        &parse_moves("5,1 5,2 2,6 5,3 3,6 5,4 4,6 5,5"),
+    );
+    let mut pos = Position::from_board(&board);
+    let line = solver.vcf(&mut pos, &limits).expect("the block wins");
+    assert_eq!(pos.to_move(line[0]), Move::new(5, 6));
+    assert_eq!(line.len(), 3);
+    check_vcf_line(&board, &line);
+    // Black's block makes two open threes (row 6 and the diagonal down to the left): no
+    // VCF, a VCT.
+    let board = board_of(
+        15,
+        Rule::Freestyle,
+        &parse_moves("5,1 5,2 3,6 5,3 4,6 5,4 4,7 5,5 3,8 14,14"),
+    );
+    let mut pos = Position::from_board(&board);
+    solver.clear();
+    assert!(solver.vcf(&mut pos, &limits).is_none());
+    let line = solver.vct(&mut pos, &limits).expect("the block wins");
+    assert_eq!(pos.to_move(line[0]), Move::new(5, 6));
+    let mut b = board.clone();
+    assert!(proves_win(&mut b, &mut solver, Kind::Vct, 8));
+    // A block that makes only one open three wins neither way.
+    let board = board_of(
+        15,
+        Rule::Freestyle,
+        &parse_moves("5,1 5,2 3,6 5,3 4,6 5,4 0,14 5,5"),
+    );
+    let mut pos = Position::from_board(&board);
+    solver.clear();
+    assert!(solver.vcf(&mut pos, &limits).is_none());
+    assert!(solver.vct(&mut pos, &limits).is_none());
+}
+
+/// A failure remembered at a shallow depth does not hide a win found deeper: the memo
+/// keeps the depth each failure was searched to.
+#[test]
+fn a_shallow_failure_does_not_hide_a_deeper_win() {
+    let mut solver = ThreatSolver::new();
+    let mut checked = 0;
+    for &(moves, plies) in VCF_SET {
+        let board = board_of(15, Rule::Freestyle, &parse_moves(moves));
+        let mut pos = Position::from_board(&board);
+        solver.clear();
+        let fours = (plies as u32 - 1) / 2;
+        let shallow = ThreatLimits {
+            vcf_depth: fours.saturating_sub(3),
+            ..ThreatLimits::default()
+        };
+        if solver.vcf(&mut pos, &shallow).is_some() {
+            continue;
+        }
+        checked += 1;
+        let line = solver
+            .vcf(&mut pos, &ThreatLimits::default())
+            .unwrap_or_else(|| panic!("the deeper search finds the win of {moves}"));
+        check_vcf_line(&board, &line);
+    }
+    assert!(checked >= 5, "{checked}");
 }
