@@ -587,3 +587,249 @@ pub fn combine(p: [Pattern; 4]) -> Threat {
         _ => Threat::Quiet,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Board, Move};
+
+    /// On an empty board every cell and direction holds a lone stone's pattern: nothing.
+    #[test]
+    fn an_empty_position_is_counted() {
+        for rule in [Rule::Freestyle, Rule::ExactlyFive] {
+            let p = Position::new(Geometry::new(9), rule);
+            for s in [Stone::Black, Stone::White] {
+                assert_eq!(p.pattern_count(s, Pattern::None), 81 * 4);
+                for pat in &Pattern::ALL[1..] {
+                    assert_eq!(p.pattern_count(s, *pat), 0);
+                }
+                assert_eq!(p.pattern_score(s), 0);
+                assert_eq!(p.five_cells(s), 0);
+            }
+            assert!(p.check_incremental());
+        }
+    }
+
+    /// The reference check notices a corruption of any incremental table, and `recount`
+    /// repairs it.
+    #[test]
+    fn check_incremental_notices_every_table() {
+        let mut b = Board::new(9, Rule::Freestyle).unwrap();
+        for (x, y) in [(4, 4), (0, 0), (5, 4), (0, 2), (6, 4), (0, 4), (7, 4)] {
+            b.play(Move::new(x, y)).unwrap();
+        }
+        let good = Position::from_board(&b);
+        assert!(good.check_incremental());
+        assert_eq!(good.five_cells(Stone::Black), 2);
+        let empty = good.geo.index(8, 8);
+        type Corruption = fn(&mut Position, usize);
+        let corruptions: [(&str, Corruption); 8] = [
+            ("keys", |p, i| p.keys[i][1] ^= 4),
+            ("patterns", |p, i| p.pats[i][2] ^= 1),
+            ("threats", |p, i| p.threats[i][1] = Threat::Five),
+            ("counts", |p, _| p.counts[1][3] += 1),
+            ("score", |p, _| p.score[0] -= 1),
+            ("five cells", |p, _| p.five_cells[1] += 1),
+            ("fives", |p, i| p.fives[i][0] = 1),
+            ("counts of the other colour", |p, _| p.counts[0][0] -= 1),
+        ];
+        for (what, corrupt) in corruptions {
+            let mut p = good.clone();
+            corrupt(&mut p, empty);
+            assert!(!p.check_incremental(), "{what}");
+            p.recount();
+            assert!(p.check_incremental(), "{what}");
+            assert_eq!(
+                p.pattern_score(Stone::Black),
+                good.pattern_score(Stone::Black)
+            );
+            assert_eq!(p.five_cells(Stone::White), good.five_cells(Stone::White));
+        }
+    }
+
+    /// The accessors follow the moves, passes and undos, up to a full board.
+    #[test]
+    fn accessors_follow_the_game() {
+        let geo = Geometry::new(5);
+        let mut p = Position::new(geo, Rule::ExactlyFive);
+        assert_eq!(p.rule(), Rule::ExactlyFive);
+        assert_eq!((p.stones(), p.last(), p.history()), (0, None, &[][..]));
+        let a = geo.index(1, 2);
+        let b = geo.index(3, 0);
+        p.play(a);
+        p.play(b);
+        assert_eq!(p.stones(), 2);
+        assert_eq!(p.last(), Some(b));
+        assert_eq!(p.history(), &[a as u16, b as u16]);
+        assert_eq!(p.side_to_move(), Stone::Black);
+        assert!(!p.is_empty_cell(a) && p.is_empty_cell(geo.index(0, 0)));
+        assert!(!p.is_empty_cell(geo.index(0, 0) - 1)); // a wall
+        p.pass();
+        assert_eq!(p.side_to_move(), Stone::White);
+        assert_eq!(p.stones(), 2);
+        p.pass();
+        assert_eq!(p.undo(), Some(b));
+        assert_eq!((p.stones(), p.last()), (1, Some(a)));
+        // Fill the board without a five (Black where (x + 2y) mod 4 < 2).
+        let mut p = Position::new(geo, Rule::Freestyle);
+        let (black, white): (Vec<usize>, Vec<usize>) =
+            (0..25).map(|i| geo.index(i % 5, i / 5)).partition(|&q| {
+                let m = geo.to_move(q);
+                (usize::from(m.x) + 2 * usize::from(m.y)) % 4 < 2
+            });
+        for (k, &q) in black.iter().enumerate() {
+            assert!(!p.is_full());
+            p.play(q);
+            if let Some(&w) = white.get(k) {
+                p.play(w);
+            }
+        }
+        assert_eq!(p.stones(), 25);
+        assert!(p.is_full());
+        assert_eq!(p.winner(), None);
+        p.undo();
+        assert!(!p.is_full());
+    }
+
+    /// Random games (stones near the centre of 7x7 to 12x12 boards, both rules) with the
+    /// position after every move.
+    fn random_games(seed: u64, games: usize, mut f: impl FnMut(&Board, &mut Position)) {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        for g in 0..games {
+            let size = 7 + g % 6;
+            let rule = [Rule::Freestyle, Rule::ExactlyFive][g % 2];
+            let mut b = Board::new(size, rule).unwrap();
+            let mut pos = Position::new(b.geometry(), rule);
+            let (lo, hi) = (1, size as u8 - 2);
+            // At most 30 stones, leaving part of the (hi - lo + 1)^2 cells empty.
+            let stones = 30.min(usize::from(hi - lo + 1).pow(2) - 5);
+            while b.history().len() < stones && !b.is_over() {
+                let m = Move::new(rng.random_range(lo..=hi), rng.random_range(lo..=hi));
+                if b.is_legal(m) {
+                    b.play(m).unwrap();
+                    pos.play(b.geometry().index(usize::from(m.x), usize::from(m.y)));
+                    f(&b, &mut pos);
+                }
+            }
+        }
+    }
+
+    /// The per-cell readings (neighbours, weights, counts, scores, five cells, the region
+    /// near the stones) against their definitions, and the patterns of a stone on the board
+    /// against those of its cell before it was played.
+    #[test]
+    fn readings_match_their_definitions() {
+        let mut wins = 0;
+        random_games(3, 200, |b, pos| {
+            let geo = b.geometry();
+            let stones: Vec<Move> = b.history().to_vec();
+            let empty: Vec<usize> = pos
+                .on_board_cells()
+                .filter(|&q| pos.is_empty_cell(q))
+                .collect();
+            for &q in &empty {
+                let m = geo.to_move(q);
+                let near = stones
+                    .iter()
+                    .any(|s| s.x.abs_diff(m.x) <= 2 && s.y.abs_diff(m.y) <= 2);
+                assert_eq!(pos.has_neighbour(q), near, "{m}");
+                let weight: i32 = [Stone::Black, Stone::White]
+                    .iter()
+                    .flat_map(|&s| pos.patterns(s, q))
+                    .map(|pat| PATTERN_WEIGHT[pat as usize])
+                    .sum();
+                assert_eq!(pos.cell_weight(q), weight);
+            }
+            for s in [Stone::Black, Stone::White] {
+                let pats: Vec<Pattern> = empty.iter().flat_map(|&q| pos.patterns(s, q)).collect();
+                for pat in Pattern::ALL {
+                    let n = pats.iter().filter(|&&x| x == pat).count() as u32;
+                    assert_eq!(pos.pattern_count(s, pat), n);
+                }
+                let score: i32 = pats.iter().map(|&x| PATTERN_WEIGHT[x as usize]).sum();
+                assert_eq!(pos.pattern_score(s), score);
+                // Five cells, looked for around any cell, after cells already in the list.
+                let all: Vec<usize> = empty
+                    .iter()
+                    .copied()
+                    .filter(|&q| pos.is_five_cell(s, q))
+                    .collect();
+                assert_eq!(all.len() as u32, pos.five_cells(s));
+                for around in [None, pos.last(), Some(empty[0])] {
+                    let mut out = vec![usize::MAX; 3];
+                    pos.find_five_cells(s, around, &mut out);
+                    let mut found = out[3..].to_vec();
+                    found.sort_unstable();
+                    assert_eq!(found, all, "{s:?} around {around:?}");
+                }
+            }
+            // The cells near the stones: their bounding box grown by the margin.
+            for margin in [0, 1, 3] {
+                let (x0, x1) = (
+                    stones.iter().map(|s| s.x).min().unwrap(),
+                    stones.iter().map(|s| s.x).max().unwrap(),
+                );
+                let (y0, y1) = (
+                    stones.iter().map(|s| s.y).min().unwrap(),
+                    stones.iter().map(|s| s.y).max().unwrap(),
+                );
+                let m = margin as u8;
+                let want: Vec<usize> = pos
+                    .on_board_cells()
+                    .filter(|&q| {
+                        let c = geo.to_move(q);
+                        c.x + m >= x0 && c.x <= x1 + m && c.y + m >= y0 && c.y <= y1 + m
+                    })
+                    .collect();
+                assert_eq!(pos.cells_near_stones(margin).collect::<Vec<_>>(), want);
+            }
+            // The last stone: what it makes now is what its cell offered before.
+            let q = pos.last().unwrap();
+            let mover = pos.side_to_move().other();
+            let code = mover.code();
+            assert_eq!(pos.scan_five(q, code), b.winner() == Some(mover));
+            wins += usize::from(b.winner().is_some());
+            let after: Vec<_> = [Stone::Black, Stone::White]
+                .map(|s| (pos.patterns(s, q), pos.threat(s, q)))
+                .to_vec();
+            pos.undo();
+            let before: Vec<_> = [Stone::Black, Stone::White]
+                .map(|s| (pos.patterns(s, q), pos.threat(s, q)))
+                .to_vec();
+            assert_eq!(after, before);
+            pos.play(q);
+        });
+        assert!(wins > 10, "{wins}");
+        // An empty position: every cell is near the (absent) stones.
+        let pos = Position::new(Geometry::new(6), Rule::Freestyle);
+        assert_eq!(pos.cells_near_stones(2).count(), 36);
+        assert!(!pos.has_neighbour(pos.geometry().index(3, 3)));
+    }
+
+    #[test]
+    fn combined_threats() {
+        use Pattern::{Five, Four, None as No, OpenFour, OpenThree, OpenTwo, Three, Two};
+        let cases = [
+            ([No, No, No, No], Threat::Quiet),
+            ([Two, Two, No, Two], Threat::Quiet),
+            ([No, OpenTwo, No, No], Threat::Minor),
+            ([No, No, Three, No], Threat::Minor),
+            ([OpenThree, Two, No, No], Threat::OpenThree),
+            ([OpenThree, No, OpenThree, Three], Threat::ThreeThree),
+            ([No, Four, No, Three], Threat::Four),
+            ([Four, OpenThree, No, No], Threat::FourThree),
+            ([Four, No, No, Four], Threat::FourFour),
+            ([No, OpenFour, No, No], Threat::FourFour),
+            ([Four, OpenFour, Five, No], Threat::Five),
+        ];
+        for (p, t) in cases {
+            assert_eq!(combine(p), t, "{p:?}");
+            let idx = p
+                .iter()
+                .enumerate()
+                .fold(0, |a, (d, &x)| a | (x as usize) << (3 * d));
+            assert_eq!(combine_table()[idx], t);
+        }
+    }
+}
