@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use search_core::FxHasher;
 
+use crate::Pattern;
 use crate::position::{Position, Threat};
 
 /// Budget and depth of one threat search.
@@ -188,8 +189,9 @@ impl ThreatSolver {
     }
 
     /// Like [`ThreatSolver::defences`] against a VCT threat: the candidates also include the
-    /// side to move's own threes (counter-threats), and only the moves after which the
-    /// opponent has no VCT are returned. `None` if there is no threat, no move survives, or
+    /// side to move's counter-threats anywhere near the stones (its open threes, and its
+    /// closed threes, whose four can later answer one of the attacker's threes), and only
+    /// the moves after which the opponent has no VCT are returned. `None` if there is no threat, no move survives, or
     /// the budget ran out: the caller then has nothing reliable to restrict its search to.
     pub fn vct_defences(
         &mut self,
@@ -226,7 +228,8 @@ impl ThreatSolver {
         if threes {
             for q in pos.cells_near_stones(4) {
                 if pos.is_empty_cell(q)
-                    && pos.threat(me, q) >= Threat::OpenThree
+                    && (pos.threat(me, q) >= Threat::OpenThree
+                        || pos.patterns(me, q).contains(&Pattern::Three))
                     && !all.contains(&q)
                 {
                     all.push(q);
