@@ -201,3 +201,96 @@ pub fn play(
     }
     rec
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rules;
+
+    #[test]
+    fn placers_read_back_from_their_names() {
+        for p in [Placer::Uniform, Placer::AntiDensity] {
+            assert_eq!(p.name().parse::<Placer>().unwrap(), p);
+            assert_eq!(p.to_string(), p.name());
+        }
+        assert_eq!(Placer::AntiDensity.name(), "anti-density");
+        let e = "dense".parse::<Placer>().unwrap_err().to_string();
+        assert!(
+            e.contains("dense") && e.contains("uniform or anti-density"),
+            "{e}"
+        );
+    }
+
+    /// The anti-density placer keeps, of the uniform fleets it draws, the first one with the
+    /// lowest density on the empty board.
+    #[test]
+    fn anti_density_keeps_the_first_least_dense_fleet() {
+        let geo = Geometry::new(&Rules::standard()).unwrap();
+        let d = density(&View::new(Arc::clone(&geo)));
+        for seed in 0..5 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let drawn: Vec<(f64, Fleet)> = (0..ANTI_DENSITY_CANDIDATES)
+                .map(|_| {
+                    let f = Fleet::random(&geo, &mut rng).unwrap();
+                    (cells_of(f.all_cells()).map(|c| d[c]).sum(), f)
+                })
+                .collect();
+            let low = drawn.iter().map(|x| x.0).fold(f64::INFINITY, f64::min);
+            let first = drawn.iter().find(|x| x.0 == low).unwrap();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let placed = Placer::AntiDensity.place(&geo, &mut rng).unwrap();
+            assert_eq!(placed, first.1, "seed {seed}");
+            // Uniform placement draws one fleet.
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            assert_eq!(Placer::Uniform.place(&geo, &mut rng).unwrap(), drawn[0].1);
+        }
+    }
+
+    /// The seeds of published runs must not change: values from an independent
+    /// implementation of the mix.
+    #[test]
+    fn seeds_are_pinned() {
+        assert_eq!(game_seed(1, 0), 0x08ae_d039_0bd5_bae2);
+        assert_eq!(game_seed(1, 1), 0xf42a_4ad8_b48d_78d2);
+        assert_eq!(game_seed(7, 1000), 0x2c2b_f650_a06b_630f);
+        assert_eq!(shooter_seed(1, 0), 0xdd15_6515_5eff_7342);
+        assert_eq!(shooter_seed(1, 1), 0x8d8a_361a_c06d_2494);
+        assert_eq!(shooter_seed(7, 1000), 0xc2f4_df5c_dd60_715b);
+    }
+
+    /// A game's record counts its shots, decisions (one a shot without salvo) and decisions
+    /// on estimated probabilities.
+    #[test]
+    fn records_count_decisions_and_estimates() {
+        use crate::ShooterKind;
+        use crate::infer::PosteriorConfig;
+        let mut r = Rules::standard();
+        r.width = 6;
+        r.height = 6;
+        r.fleet.truncate(3);
+        r.fleet[0].length = 3;
+        let geo = Geometry::new(&r).unwrap();
+        for (kind, sampled) in [
+            (ShooterKind::HuntTarget, false),
+            (ShooterKind::Posterior, true),
+        ] {
+            let config = PosteriorConfig {
+                exact_nodes: 0,
+                burn_in: 5,
+                sweeps: 20,
+            };
+            let mut shooter = kind.build_with(config);
+            let fleet = seeded_fleet(&geo, Placer::Uniform, 3, 0).unwrap();
+            let rec = play(&geo, fleet, shooter.as_mut(), shooter_seed(3, 0));
+            assert!(rec.error.is_none());
+            assert!(rec.shots >= 10 && rec.shots <= 36, "{}", rec.shots);
+            assert_eq!(rec.decisions, rec.shots);
+            assert_eq!(
+                rec.estimated,
+                if sampled { rec.shots } else { 0 },
+                "{kind:?}"
+            );
+            assert!(rec.decide_time >= rec.decide_time_max);
+        }
+    }
+}

@@ -633,9 +633,9 @@ fn a_long_single_row_board_has_no_vertical_placements() {
     }
 }
 
-/// The placement problems of the standard board, and of an oblong one whose ships can lie
-/// along its edges in one direction only, keep the halo relation symmetric (the counting
-/// engines rely on it).
+/// The placement problems of the standard board, and of an oblong 12x5 board, where the
+/// carrier spans the height, keep the halo relation symmetric (the counting engines rely on
+/// it).
 #[test]
 fn placement_problems_have_symmetric_halos() {
     for mut r in [Rules::standard(), Rules::no_touch()] {

@@ -491,7 +491,8 @@ impl PlacementCsp {
     /// the first (see the [module documentation](self) for why the algorithms need it).
     /// [`PlacementCsp::add_var`] does not check it, since it costs one comparison per pair of
     /// values of different variables; call this once on a problem built from hand-made halo
-    /// tables. Families built by [`crate::Grid`] always pass.
+    /// tables. Problems whose families all come from one [`crate::Grid`] by one method (all
+    /// [`crate::Grid::translates`] or all [`crate::Grid::translates_no_touch`]) always pass.
     ///
     /// ```
     /// use csp_core::{Grid, PlacementCsp};

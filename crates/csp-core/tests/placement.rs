@@ -346,7 +346,7 @@ fn check_halos_finds_asymmetric_relations() {
     );
     assert!(!halos_symmetric_by_pairs(&p));
     // Random tables: each halo is its cells plus random extra cells of a 4x4 board, on
-    // monominoes and dominoes; symmetric ones are built by closing the relation.
+    // monominoes and dominoes (every third round without extra cells: symmetric).
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
     let (mut ok, mut bad) = (0, 0);
     for round in 0..300 {

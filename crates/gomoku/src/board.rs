@@ -678,7 +678,7 @@ mod tests {
     }
 
     /// A 5x5 board filled without a five: Black on the cells with `(x + 2y) mod 4 < 2`
-    /// (13 of them), White on the others; rows, columns and diagonals alternate within four.
+    /// (13 of them), White on the others; no line holds more than two stones of a colour in a row.
     fn drawn_board() -> Board {
         let mut b = Board::new(5, Rule::Freestyle).unwrap();
         let all = (0..25u8).map(|i| Move::new(i % 5, i / 5));

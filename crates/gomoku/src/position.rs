@@ -610,8 +610,8 @@ mod tests {
         }
     }
 
-    /// The reference check notices a corruption of any incremental table, and `recount`
-    /// repairs it.
+    /// The reference check notices a corruption of any table it compares (keys, patterns,
+    /// threats, counts, scores, five cells), and `recount` repairs it.
     #[test]
     fn check_incremental_notices_every_table() {
         let mut b = Board::new(9, Rule::Freestyle).unwrap();
@@ -691,7 +691,7 @@ mod tests {
         assert!(!p.is_full());
     }
 
-    /// Random games (stones near the centre of 7x7 to 12x12 boards, both rules) with the
+    /// Random games (stones off the border ring of 7x7 to 12x12 boards, both rules) with the
     /// position after every move.
     fn random_games(seed: u64, games: usize, mut f: impl FnMut(&Board, &mut Position)) {
         use rand::{RngExt, SeedableRng};

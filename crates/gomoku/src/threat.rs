@@ -180,9 +180,9 @@ impl ThreatSolver {
     }
 
     /// If the opponent of the side to move would have a VCF were it their turn, the moves that
-    /// may still save the side to move: its own fours and the cells near the threatening line,
-    /// keeping those after which the opponent has no VCF (all of them if every one loses, or
-    /// if the budget runs out while they are being checked: then they are not verified).
+    /// may still save the side to move: its own fours, kept unverified, and the cells near the
+    /// threatening line after which the opponent has no VCF (all the candidates, unverified,
+    /// if none of them saves or if the budget runs out while they are being checked).
     /// `None` if there is no such threat (or the budget ran out before one was found).
     pub fn defences(&mut self, pos: &mut Position, limits: &ThreatLimits) -> Option<Vec<usize>> {
         self.defences_against(pos, limits, false)
@@ -190,9 +190,10 @@ impl ThreatSolver {
 
     /// Like [`ThreatSolver::defences`] against a VCT threat: the candidates also include the
     /// side to move's counter-threats anywhere near the stones (its open threes, and its
-    /// closed threes, whose four can later answer one of the attacker's threes), and only
-    /// the moves after which the opponent has no VCT are returned. `None` if there is no threat, no move survives, or
-    /// the budget ran out: the caller then has nothing reliable to restrict its search to.
+    /// closed threes, whose four can later answer one of the attacker's threes); its own
+    /// fours are kept unverified, the other candidates only if the opponent has no VCT
+    /// after them. `None` if there is no threat, no candidate is kept, or the budget ran out:
+    /// the caller then has nothing reliable to restrict its search to.
     pub fn vct_defences(
         &mut self,
         pos: &mut Position,
