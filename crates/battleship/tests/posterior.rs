@@ -354,3 +354,47 @@ fn answers_off_the_board_are_misses() {
         }
     }
 }
+
+/// A ship reported sunk includes the cell whose shot sank it. On a 6x6 board with ships of
+/// 2, 3 and 3 (the 2 on (2,0)-(3,0), the 3s down from (0,0) and (1,0)), hits at (0,0),
+/// (1,0), (3,0), then (2,0) sinking the 2: the 2 may lie on (1,0)-(2,0) or (2,0)-(3,0), not
+/// on (0,0)-(1,0) (it would have sunk a shot earlier), and only the sinking cell tells.
+#[test]
+fn a_sunk_ship_holds_the_cell_that_sank_it() {
+    use battleship::{Dir, ShipPlacement};
+    // Under standard feedback (a hit that names its ship would settle it earlier).
+    for feedback in [Feedback::Standard] {
+        let r = rules(6, 6, &[2, 3, 3], Adjacency::Allowed, feedback);
+        let geo = Geometry::new(&r).unwrap();
+        let at = |x, y, dir| ShipPlacement { x, y, dir };
+        let fleet = Fleet::new(
+            &geo,
+            vec![
+                at(2, 0, Dir::Horizontal),
+                at(0, 0, Dir::Vertical),
+                at(1, 0, Dir::Vertical),
+            ],
+        )
+        .unwrap();
+        let mut game = Game::new(geo.clone(), fleet);
+        let mut history = Vec::new();
+        for c in [0, 1, 3, 2] {
+            history.push((c, game.shoot(c).unwrap()));
+        }
+        assert!(
+            matches!(history[3].1, Shot::Sunk { .. }),
+            "{:?}",
+            history[3]
+        );
+        let consistent: Vec<Fleet> = all_fleets(&geo)
+            .into_iter()
+            .filter(|f| replay(&geo, f, &history))
+            .collect();
+        let refs: Vec<&Fleet> = consistent.iter().collect();
+        // The ship of 2 on either side of the sinking cell.
+        let sides: std::collections::HashSet<usize> =
+            consistent.iter().map(|f| f.placements()[0].x).collect();
+        assert_eq!(sides, [1, 2].into_iter().collect());
+        check_exact(game.view(), &refs, &format!("{feedback:?}"));
+    }
+}
