@@ -386,3 +386,69 @@ impl Engine for AlphaBetaEngine {
         self.choose_move_limited(board, time, None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rule;
+
+    fn board(moves: &[(u8, u8)]) -> Board {
+        let mut b = Board::new(15, Rule::Freestyle).unwrap();
+        for &(x, y) in moves {
+            b.play(Move::new(x, y)).unwrap();
+        }
+        b
+    }
+
+    #[test]
+    fn time_limits() {
+        assert_eq!(
+            hard_limit(Duration::from_millis(800)),
+            Duration::from_millis(700)
+        );
+        assert_eq!(hard_limit(Duration::ZERO), Duration::from_millis(1));
+        assert_eq!(
+            soft_limit(Duration::from_millis(200)),
+            Duration::from_millis(110)
+        );
+    }
+
+    /// The moves that need no search say why they were chosen: a five, the block of a
+    /// single four, a forced win by fours (with its line).
+    #[test]
+    fn answers_that_need_no_search() {
+        let mut e = AlphaBetaEngine::new();
+        let t = Duration::from_secs(5);
+        // Black to move with four in a row (open at both ends): five.
+        let b = board(&[
+            (3, 7),
+            (3, 9),
+            (4, 7),
+            (4, 9),
+            (5, 7),
+            (5, 9),
+            (6, 7),
+            (9, 1),
+        ]);
+        let m = e.choose_move(&b, t).unwrap();
+        assert!(m == Move::new(2, 7) || m == Move::new(7, 7));
+        assert_eq!(e.last_info().reason, "five");
+        // White to move facing Black's four (3..=6 on row 7, blocked at 2): the block at 7.
+        let b = board(&[(3, 7), (2, 7), (4, 7), (3, 9), (5, 7), (9, 9), (6, 7)]);
+        assert_eq!(e.choose_move(&b, t).unwrap(), Move::new(7, 7));
+        assert_eq!(e.last_info().reason, "block four");
+        // Black to move with an open three and nothing to fear: the open four wins by fours.
+        let b = board(&[(5, 7), (0, 0), (6, 7), (0, 2), (7, 7), (0, 4)]);
+        let m = e.choose_move(&b, t).unwrap();
+        assert_eq!(e.last_info().reason, "vcf");
+        assert_eq!(e.last_info().line.first(), Some(&m));
+        assert_eq!(e.last_info().line.len(), 3);
+        assert!(e.last_info().threat_nodes > 0);
+        assert_eq!(e.last_info().nodes, 0, "no alpha-beta search");
+        // A boxed engine is the engine.
+        let mut boxed: Box<dyn Engine> = Box::new(AlphaBetaEngine::new());
+        assert_eq!(e.name(), "alphabeta"); // the name matches and brains report
+        assert_eq!(boxed.name(), e.name());
+        assert_eq!(boxed.choose_move(&b, t).unwrap(), m);
+    }
+}
