@@ -451,4 +451,62 @@ mod tests {
         assert_eq!(boxed.name(), e.name());
         assert_eq!(boxed.choose_move(&b, t).unwrap(), m);
     }
+
+    /// The safety filter keeps exactly the candidates after which the opponent has no VCT
+    /// (or that make a four), and restricts nothing when no candidate or every candidate
+    /// loses: checked against the threat solver move by move on random positions.
+    #[test]
+    fn safety_filter_drops_exactly_the_losing_candidates() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(21);
+        let mut e = AlphaBetaEngine::new();
+        let mut reference = ThreatSolver::new();
+        let (mut restricted, mut quiet) = (0, 0);
+        for g in 0..150 {
+            let size = 9 + g % 3;
+            let mut b = Board::new(size, Rule::Freestyle).unwrap();
+            let stones = rng.random_range(6..16);
+            let (lo, hi) = (2, size as u8 - 3);
+            while b.history().len() < stones && !b.is_over() {
+                let m = Move::new(rng.random_range(lo..=hi), rng.random_range(lo..=hi));
+                if b.is_legal(m) {
+                    b.play(m).unwrap();
+                }
+            }
+            let pos = Position::from_board(&b);
+            let me = pos.side_to_move();
+            if b.is_over() || pos.five_cells(me) > 0 || pos.five_cells(me.other()) > 0 {
+                continue;
+            }
+            let mut game = SearchGame::new(pos);
+            let far = Instant::now() + Duration::from_secs(60);
+            let got = e.safe_moves(&mut game, far);
+            let mut cands = Vec::new();
+            game.candidates(&mut cands);
+            let mut safe = Vec::new();
+            for &(_, q) in &cands {
+                let cell = usize::from(q);
+                if game.pos.threat(me, cell) >= Threat::Four {
+                    safe.push(q);
+                    continue;
+                }
+                game.pos.play(cell);
+                let loses = reference
+                    .vct(&mut game.pos, &ThreatLimits::default())
+                    .is_some();
+                game.pos.undo();
+                if !loses {
+                    safe.push(q);
+                }
+            }
+            let want = (safe.len() < cands.len() && !safe.is_empty()).then_some(safe);
+            assert_eq!(got, want, "\n{b}");
+            if got.is_some() {
+                restricted += 1;
+            } else {
+                quiet += 1;
+            }
+        }
+        assert!(restricted > 10 && quiet > 10, "{restricted} {quiet}");
+    }
 }
