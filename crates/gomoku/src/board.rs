@@ -532,8 +532,32 @@ impl fmt::Display for Board {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A game of up to `stones` random moves on the cells `lo..=hi` in both coordinates,
+    /// stopped early if it ends. The tests of the position and the engine use it too.
+    pub(crate) fn random_board(
+        rng: &mut impl rand::Rng,
+        size: usize,
+        rule: Rule,
+        (lo, hi): (u8, u8),
+        stones: usize,
+    ) -> Board {
+        use rand::RngExt;
+        assert!(
+            stones <= usize::from(hi - lo + 1).pow(2),
+            "room for the stones"
+        );
+        let mut b = Board::new(size, rule).unwrap();
+        while b.history().len() < stones && !b.is_over() {
+            let m = Move::new(rng.random_range(lo..=hi), rng.random_range(lo..=hi));
+            if b.is_legal(m) {
+                b.play(m).unwrap();
+            }
+        }
+        b
+    }
 
     /// Every cell of every board size reads back from its diagram name and from `x,y`, and
     /// the names are those of the diagram's column letters.
@@ -679,7 +703,7 @@ mod tests {
 
     /// A 5x5 board filled without a five: Black on the cells with `(x + 2y) mod 4 < 2`
     /// (13 of them), White on the others; no line holds more than two stones of a colour in a row.
-    fn drawn_board() -> Board {
+    pub(crate) fn drawn_board() -> Board {
         let mut b = Board::new(5, Rule::Freestyle).unwrap();
         let all = (0..25u8).map(|i| Move::new(i % 5, i / 5));
         let (black, white): (Vec<Move>, Vec<Move>) =

@@ -457,6 +457,7 @@ mod tests {
     /// loses: checked against the threat solver move by move on random positions.
     #[test]
     fn safety_filter_drops_exactly_the_losing_candidates() {
+        use crate::board::tests::random_board;
         use rand::{RngExt, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(21);
         let mut e = AlphaBetaEngine::new();
@@ -464,15 +465,9 @@ mod tests {
         let (mut restricted, mut quiet) = (0, 0);
         for g in 0..150 {
             let size = 9 + g % 3;
-            let mut b = Board::new(size, Rule::Freestyle).unwrap();
             let stones = rng.random_range(6..16);
-            let (lo, hi) = (2, size as u8 - 3);
-            while b.history().len() < stones && !b.is_over() {
-                let m = Move::new(rng.random_range(lo..=hi), rng.random_range(lo..=hi));
-                if b.is_legal(m) {
-                    b.play(m).unwrap();
-                }
-            }
+            let range = (2, size as u8 - 3);
+            let b = random_board(&mut rng, size, Rule::Freestyle, range, stones);
             let pos = Position::from_board(&b);
             let me = pos.side_to_move();
             if b.is_over() || pos.five_cells(me) > 0 || pos.five_cells(me.other()) > 0 {

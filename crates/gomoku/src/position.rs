@@ -591,6 +591,7 @@ pub fn combine(p: [Pattern; 4]) -> Threat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::tests::random_board;
     use crate::{Board, Move};
 
     /// On an empty board every cell and direction holds a lone stone's pattern: nothing.
@@ -670,19 +671,11 @@ mod tests {
         p.pass();
         assert_eq!(p.undo(), Some(b));
         assert_eq!((p.stones(), p.last()), (1, Some(a)));
-        // Fill the board without a five (Black where (x + 2y) mod 4 < 2).
+        // Fill the board without a five.
         let mut p = Position::new(geo, Rule::Freestyle);
-        let (black, white): (Vec<usize>, Vec<usize>) =
-            (0..25).map(|i| geo.index(i % 5, i / 5)).partition(|&q| {
-                let m = geo.to_move(q);
-                (usize::from(m.x) + 2 * usize::from(m.y)) % 4 < 2
-            });
-        for (k, &q) in black.iter().enumerate() {
+        for &m in crate::board::tests::drawn_board().history() {
             assert!(!p.is_full());
-            p.play(q);
-            if let Some(&w) = white.get(k) {
-                p.play(w);
-            }
+            p.play(geo.checked_index(m).unwrap());
         }
         assert_eq!(p.stones(), 25);
         assert!(p.is_full());
@@ -694,23 +687,22 @@ mod tests {
     /// Random games (stones off the border ring of 7x7 to 12x12 boards, both rules) with the
     /// position after every move.
     fn random_games(seed: u64, games: usize, mut f: impl FnMut(&Board, &mut Position)) {
-        use rand::{RngExt, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
         for g in 0..games {
             let size = 7 + g % 6;
             let rule = [Rule::Freestyle, Rule::ExactlyFive][g % 2];
-            let mut b = Board::new(size, rule).unwrap();
-            let mut pos = Position::new(b.geometry(), rule);
             let (lo, hi) = (1, size as u8 - 2);
             // At most 30 stones, leaving part of the (hi - lo + 1)^2 cells empty.
             let stones = 30.min(usize::from(hi - lo + 1).pow(2) - 5);
-            while b.history().len() < stones && !b.is_over() {
-                let m = Move::new(rng.random_range(lo..=hi), rng.random_range(lo..=hi));
-                if b.is_legal(m) {
-                    b.play(m).unwrap();
-                    pos.play(b.geometry().index(usize::from(m.x), usize::from(m.y)));
-                    f(&b, &mut pos);
-                }
+            let game = random_board(&mut rng, size, rule, (lo, hi), stones);
+            // Replayed, to look at every position along the game.
+            let mut b = Board::new(size, rule).unwrap();
+            let mut pos = Position::new(b.geometry(), rule);
+            for &m in game.history() {
+                b.play(m).unwrap();
+                pos.play(b.geometry().index(usize::from(m.x), usize::from(m.y)));
+                f(&b, &mut pos);
             }
         }
     }

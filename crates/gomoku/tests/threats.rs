@@ -328,13 +328,8 @@ fn random_positions(seed: u64, count: usize) -> Vec<Board> {
 }
 
 /// The empty cells after which the opponent of the side to move has no win of the given
-/// kind (by the solver), found by trying every one.
-fn saving_cells(board: &Board, solver: &mut ThreatSolver, kind: Kind) -> HashSet<usize> {
-    saving_cells_within(board, solver, kind, &ThreatLimits::default())
-}
-
-/// [`saving_cells`] under the given limits.
-fn saving_cells_within(
+/// kind within `limits` (by the solver), found by trying every one.
+fn saving_cells(
     board: &Board,
     solver: &mut ThreatSolver,
     kind: Kind,
@@ -404,7 +399,7 @@ fn vcf_defences_contain_every_saving_move() {
         let d: HashSet<usize> = defences.iter().copied().collect();
         assert_eq!(d.len(), defences.len(), "no cell twice");
         assert!(d.iter().all(|&q| pos.is_empty_cell(q)));
-        let saving = saving_cells(&board, &mut solver, Kind::Vcf);
+        let saving = saving_cells(&board, &mut solver, Kind::Vcf, &ThreatLimits::default());
         assert_none_left_out(&saving, &d, &pos, &board);
         if saving.is_empty() {
             // Every candidate, unverified: at least the cells of the threat line.
@@ -456,7 +451,7 @@ fn vct_defences_contain_every_saving_move() {
             continue;
         }
         threats += 1;
-        let saving = saving_cells_within(&board, &mut solver, Kind::Vct, &limits);
+        let saving = saving_cells(&board, &mut solver, Kind::Vct, &limits);
         let Some(defences) = defences else {
             assert!(saving.is_empty(), "{saving:?}\n{board}");
             continue;
