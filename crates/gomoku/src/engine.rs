@@ -504,4 +504,143 @@ mod tests {
         }
         assert!(restricted > 10 && quiet > 10, "{restricted} {quiet}");
     }
+    /// When a single move survives the defences and the safety filter, the engine plays it
+    /// without a search, and it is the only one: after any other empty cell the opponent
+    /// wins by continuous threats (reference: the threat solver, cell by cell). The positions
+    /// were found among random ones by the engine itself.
+    #[test]
+    fn an_only_defence_is_played_without_search() {
+        // (board size, moves, the only defence)
+        type Fixture = (usize, &'static [(u8, u8)], (u8, u8));
+        let positions: [Fixture; 3] = [
+            (
+                10,
+                &[
+                    (7, 7),
+                    (5, 5),
+                    (3, 2),
+                    (4, 4),
+                    (5, 4),
+                    (2, 3),
+                    (5, 6),
+                    (7, 2),
+                    (3, 3),
+                    (6, 7),
+                    (4, 5),
+                    (4, 6),
+                    (3, 4),
+                ],
+                (3, 5),
+            ),
+            (
+                9,
+                &[
+                    (3, 5),
+                    (5, 6),
+                    (6, 4),
+                    (5, 4),
+                    (4, 3),
+                    (6, 6),
+                    (2, 4),
+                    (4, 6),
+                    (5, 3),
+                    (4, 5),
+                ],
+                (3, 6),
+            ),
+            (
+                11,
+                &[
+                    (3, 6),
+                    (3, 8),
+                    (4, 5),
+                    (2, 4),
+                    (5, 5),
+                    (8, 2),
+                    (5, 3),
+                    (8, 5),
+                    (5, 6),
+                ],
+                (5, 4),
+            ),
+        ];
+        let mut e = AlphaBetaEngine::new();
+        let mut reference = ThreatSolver::new();
+        for (size, moves, (x, y)) in positions {
+            let mut b = Board::new(size, Rule::Freestyle).unwrap();
+            for &(x, y) in moves {
+                b.play(Move::new(x, y)).unwrap();
+            }
+            let m = e.choose_move(&b, Duration::from_secs(5)).unwrap();
+            assert_eq!(m, Move::new(x, y), "\n{b}");
+            let info = e.last_info();
+            assert_eq!(info.reason, "only defence");
+            assert_eq!((info.nodes, info.depth), (0, 0), "no alpha-beta search");
+            let mut pos = Position::from_board(&b);
+            let me = pos.side_to_move();
+            let cells: Vec<usize> = pos.on_board_cells().collect();
+            for q in cells {
+                if !pos.is_empty_cell(q) || pos.to_move(q) == m {
+                    continue;
+                }
+                assert!(pos.threat(me, q) < Threat::Four, "{q} makes a four\n{b}");
+                pos.play(q);
+                let loses = reference.vct(&mut pos, &ThreatLimits::default()).is_some();
+                pos.undo();
+                assert!(loses, "{:?} does not lose\n{b}", pos.to_move(q));
+            }
+        }
+    }
+    /// A new game starts from empty tables, whether asked for or because the board's size or
+    /// rule changed: the same fixed-depth search then takes exactly the nodes it took in a
+    /// fresh engine, while repeating it in the same game takes fewer (the tables remember).
+    #[test]
+    fn tables_are_cleared_between_games() {
+        let moves = [(7, 7), (8, 8), (8, 6), (6, 8), (9, 7)];
+        let fixed = |e: &mut AlphaBetaEngine, rule| {
+            let mut b = Board::new(15, rule).unwrap();
+            for &(x, y) in &moves {
+                b.play(Move::new(x, y)).unwrap();
+            }
+            let m = e
+                .choose_move_limited(&b, Duration::from_secs(60), Some(4))
+                .unwrap();
+            let info = e.last_info();
+            assert_eq!(info.reason, "alpha-beta");
+            (m, info.nodes, info.threat_nodes)
+        };
+        let mut fresh = AlphaBetaEngine::new();
+        let first = fixed(&mut fresh, Rule::Freestyle);
+        let mut fresh = AlphaBetaEngine::new();
+        let exact = fixed(&mut fresh, Rule::ExactlyFive);
+        let mut e = AlphaBetaEngine::new();
+        assert_eq!(fixed(&mut e, Rule::Freestyle), first);
+        let again = fixed(&mut e, Rule::Freestyle);
+        assert!(again.1 < first.1, "{again:?} {first:?}");
+        e.new_game();
+        assert_eq!(fixed(&mut e, Rule::Freestyle), first);
+        // Another rule: the same stones, so the same memo keys, but a new game.
+        assert_eq!(fixed(&mut e, Rule::ExactlyFive), exact);
+    }
+
+    /// The width bounds the moves searched in quiet positions: one candidate means the first
+    /// of the ordered candidates, found with fewer nodes.
+    #[test]
+    fn width_bounds_the_moves_searched() {
+        let b = board(&[(7, 7), (8, 8), (8, 6), (6, 8), (9, 7)]);
+        let t = Duration::from_secs(60);
+        let mut wide = AlphaBetaEngine::new();
+        wide.choose_move_limited(&b, t, Some(3)).unwrap();
+        let mut narrow = AlphaBetaEngine::new();
+        narrow.set_width(0); // read as 1
+        let m = narrow.choose_move_limited(&b, t, Some(3)).unwrap();
+        assert_eq!(narrow.last_info().reason, "alpha-beta");
+        assert!(narrow.last_info().nodes < wide.last_info().nodes);
+        let pos = Position::from_board(&b);
+        let mut game = SearchGame::new(pos);
+        game.width = 1;
+        let mut cands = Vec::new();
+        game.candidates(&mut cands);
+        assert_eq!(m, game.pos.to_move(usize::from(cands[0].1)));
+    }
 }
