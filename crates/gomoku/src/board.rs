@@ -412,6 +412,38 @@ impl Board {
         Ok(())
     }
 
+    /// A board with `moves` played in order, where only the final position decides whether
+    /// the game is over: a five of either colour anywhere. For a position known only by its
+    /// stones (a Gomocup `BOARD` block) the order is made up, and under exactly five a made-up
+    /// order may pass through a five that a later stone turns into an overline.
+    ///
+    /// # Errors
+    /// Off the board or on an occupied cell, as [`Board::play`].
+    pub(crate) fn with_stones(
+        size: usize,
+        rule: Rule,
+        moves: &[Move],
+    ) -> Result<Board, GomokuError> {
+        let mut b = Board::new(size, rule)?;
+        for &m in moves {
+            b.play(m)?;
+            b.winner = None;
+        }
+        // The side that moved last first: its five is the one the last move may have made.
+        let last = b.side_to_move().other();
+        for s in [last, last.other()] {
+            let mine = b.history.iter().skip(s.index()).step_by(2);
+            let five = mine
+                .filter_map(|&m| b.geo.checked_index(m))
+                .any(|i| makes_five(&b.cells, &b.geo, i, s.code(), rule));
+            if five {
+                b.winner = Some(s);
+                break;
+            }
+        }
+        Ok(b)
+    }
+
     /// Takes back the last move; `None` if there is none.
     pub fn undo(&mut self) -> Option<Move> {
         let m = self.history.pop()?;

@@ -38,7 +38,7 @@
 //! assert!(brain.handle_line("END").quit);
 //! ```
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command as Process, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
@@ -58,7 +58,6 @@ pub const MAX_LINE: usize = 4096;
 #[derive(Debug, Default, Clone)]
 pub struct LineSplitter {
     current: Vec<u8>,
-    overflow: bool,
 }
 
 impl LineSplitter {
@@ -75,8 +74,6 @@ impl LineSplitter {
                 self.flush_into(lines);
             } else if self.current.len() < MAX_LINE {
                 self.current.push(b);
-            } else {
-                self.overflow = true;
             }
         }
     }
@@ -91,7 +88,6 @@ impl LineSplitter {
             lines.push(String::from_utf8_lossy(&self.current).into_owned());
         }
         self.current.clear();
-        self.overflow = false;
     }
 }
 
@@ -102,7 +98,8 @@ pub enum Info {
     TimeoutTurn(u64),
     /// Milliseconds for the whole match; 0 means no limit.
     TimeoutMatch(u64),
-    /// Milliseconds left for the rest of the match.
+    /// Milliseconds left for the rest of the match (a manager sends a negative value once
+    /// the brain has run out of time; it is read as 0).
     TimeLeft(u64),
     /// Memory limit in bytes; 0 means no limit.
     MaxMemory(u64),
@@ -255,7 +252,11 @@ fn parse_info(rest: &str) -> Result<Command, String> {
     let info = match key.as_str() {
         "timeout_turn" => Info::TimeoutTurn(number(&key, value)?),
         "timeout_match" => Info::TimeoutMatch(number(&key, value)?),
-        "time_left" => Info::TimeLeft(number(&key, value)?),
+        "time_left" => {
+            let left: i64 = parse_number(value)
+                .ok_or_else(|| format!("INFO {key} needs a whole number, not {value:?}"))?;
+            Info::TimeLeft(left.max(0).unsigned_abs())
+        }
         "max_memory" => Info::MaxMemory(number(&key, value)?),
         "rule" => Info::Rule(number(&key, value)?),
         "game_type" => Info::GameType(number(&key, value)?),
@@ -292,22 +293,25 @@ impl TimeControl {
 
     /// How long to think about the next move.
     ///
-    /// The per-move limit and, under a match limit, a share of the time left (a twelfth: a
+    /// The per-move limit and, in a timed match, a share of the time left (a twelfth: a
     /// game rarely needs more than a dozen hard moves per side, and the share shrinks as the
-    /// clock runs down). A safety margin of a tenth plus 30 ms is kept back for the process
-    /// to print its move and for the manager's clock; the result is never below 5 ms.
+    /// clock runs down). The time left is the last `time_left` received, which managers send
+    /// before every move of a timed match (so a brain may rely on it alone), or else the
+    /// match limit. A safety margin of a tenth plus 30 ms is kept back for the process to
+    /// print its move and for the manager's clock; the result is never below 5 ms. Asked for
+    /// speed (`timeout_turn 0`), the brain thinks [`TimeControl::FASTEST`], or less if its
+    /// share of the time left is less.
     #[must_use]
     pub fn think_time(&self) -> Duration {
+        let with_margin = |ms: u64| Duration::from_millis(ms.saturating_sub(ms / 10 + 30).max(5));
+        let left = self
+            .time_left
+            .or((self.timeout_match > 0).then_some(self.timeout_match));
+        let share = left.map(|ms| ms / 12);
         if self.timeout_turn == 0 {
-            return Self::FASTEST;
+            return share.map_or(Self::FASTEST, |ms| Self::FASTEST.min(with_margin(ms)));
         }
-        let mut ms = self.timeout_turn;
-        if self.timeout_match > 0 {
-            let left = self.time_left.unwrap_or(self.timeout_match);
-            ms = ms.min(left / 12);
-        }
-        let ms = ms.saturating_sub(ms / 10 + 30).max(5);
-        Duration::from_millis(ms)
+        with_margin(share.map_or(self.timeout_turn, |ms| ms.min(self.timeout_turn)))
     }
 }
 
@@ -419,8 +423,8 @@ impl<E: Engine> Brain<E> {
     }
 
     /// The rule of the last `INFO rule` (freestyle before any): the rule of every new game.
-    /// The game in progress switches to it too when its stones can be replayed under it,
-    /// and otherwise keeps the rule it was started with.
+    /// The game in progress switches to it too unless its stones would end the game under
+    /// it, and otherwise keeps the rule it was started with.
     #[must_use]
     pub fn rule(&self) -> Rule {
         self.rule
@@ -481,11 +485,12 @@ impl<E: Engine> Brain<E> {
                 }
             }
             Command::Board => {
-                if self.board.is_none() {
-                    return Output::line("ERROR BOARD before START");
-                }
+                // Read to its end even before START, so that it gets one answer, at `DONE`.
                 self.pending = Some(Vec::new());
-                self.unreadable = None;
+                self.unreadable = self
+                    .board
+                    .is_none()
+                    .then(|| "no game: START comes first".to_string());
                 Output::none()
             }
             Command::Stone(..) => Output::line("ERROR a stone line outside a BOARD block"),
@@ -533,7 +538,9 @@ impl<E: Engine> Brain<E> {
                     self.rule = rule;
                     if let Some(b) = &self.board {
                         // Same stones, new rule (the manager sends the rule before play).
-                        if let Ok(nb) = replay(b.size(), rule, b.history()) {
+                        if let Ok(nb) = Board::with_stones(b.size(), rule, b.history())
+                            && !nb.is_over()
+                        {
                             self.board = Some(nb);
                         }
                     }
@@ -608,8 +615,9 @@ impl<E: Engine> Brain<E> {
     }
 
     /// Rebuilds the board from a `BOARD` block: own stones (field 1) and the opponent's (2),
-    /// each in the order given, alternate from the colour that moved first. Field 3 (markers
-    /// of continuous games) is ignored.
+    /// each in the order given, alternate from the colour that moved first; the game is over
+    /// if the final position has a five, whatever the order. Field 3 (markers of continuous
+    /// games, which this brain does not play) is ignored.
     fn set_position(&mut self, stones: &[(Move, u8)]) -> Result<(), String> {
         let size = self.board.as_ref().map_or(0, Board::size);
         let own: Vec<Move> = stones.iter().filter(|s| s.1 == 1).map(|s| s.0).collect();
@@ -645,7 +653,7 @@ impl<E: Engine> Brain<E> {
                 order.push(*w);
             }
         }
-        let board = replay(size, self.rule, &order).map_err(|e| e.to_string())?;
+        let board = Board::with_stones(size, self.rule, &order).map_err(|e| e.to_string())?;
         if board.is_over() {
             return Err(GomokuError::GameOver.to_string());
         }
@@ -672,15 +680,6 @@ impl<E: Engine> Brain<E> {
     }
 }
 
-/// A board of `size` with `moves` played in order.
-fn replay(size: usize, rule: Rule, moves: &[Move]) -> Result<Board, GomokuError> {
-    let mut b = Board::new(size, rule)?;
-    for &m in moves {
-        b.play(m)?;
-    }
-    Ok(b)
-}
-
 /// An [`Engine`] that runs an external Gomocup brain and asks it for moves.
 ///
 /// Each move is asked for with a complete `BOARD` block, so the brain never has to follow
@@ -696,6 +695,9 @@ pub struct ExternalEngine {
     args: Vec<String>,
     /// The last request failed: restart the brain before the next one.
     failed: bool,
+    /// `ABOUT` went unanswered within its wait: its answer may still come, and must not be
+    /// taken for the answer to a later command.
+    about_pending: bool,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
@@ -741,16 +743,19 @@ impl ExternalEngine {
         };
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
+            // Raw chunks, not lines: a brain may end its lines with CR alone, and the splitter
+            // bounds a line that never ends.
+            let mut stdout = stdout;
             let mut splitter = LineSplitter::new();
-            let mut buf = Vec::new();
+            let mut buf = [0u8; 4096];
             let mut lines = Vec::new();
             loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        splitter.push(&buf, &mut lines);
+                match stdout.read(&mut buf) {
+                    Ok(0) => break,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                    Ok(n) => {
+                        splitter.push(&buf[..n], &mut lines);
                         for l in lines.drain(..) {
                             if tx.send(l).is_err() {
                                 return;
@@ -769,6 +774,7 @@ impl ExternalEngine {
             program: program.to_string(),
             args: args.to_vec(),
             failed: false,
+            about_pending: false,
             child,
             stdin,
             lines: rx,
@@ -778,13 +784,18 @@ impl ExternalEngine {
             grace: Duration::from_millis(1000),
         };
         // A brain that does not even take ABOUT fails later, on its first move, where a match
-        // can count it as a forfeit.
+        // can count it as a forfeit. One that is slow to start answers it later, and that
+        // answer is then skipped.
         let deadline = Instant::now() + Duration::from_secs(1);
-        if engine.send("ABOUT").is_ok()
-            && let Ok(line) = engine.answer(deadline)
-            && let Some(name) = about_field(&line, "name")
-        {
-            engine.name = name;
+        if engine.send("ABOUT").is_ok() {
+            match engine.answer(deadline) {
+                Ok(line) => {
+                    if let Some(name) = about_field(&line, "name") {
+                        engine.name = name;
+                    }
+                }
+                Err(_) => engine.about_pending = true,
+            }
         }
         Ok(engine)
     }
@@ -817,7 +828,8 @@ impl ExternalEngine {
         }
     }
 
-    /// Reads lines until one that is not a `MESSAGE`/`DEBUG` comment.
+    /// Reads lines until one that is not a `MESSAGE`/`DEBUG` comment (nor the late answer to
+    /// `ABOUT`).
     fn answer(&mut self, deadline: Instant) -> Result<String, GomokuError> {
         loop {
             let line = self.next_line(deadline)?;
@@ -826,9 +838,14 @@ impl ExternalEngine {
                 .next()
                 .unwrap_or("")
                 .to_ascii_uppercase();
-            if word != "MESSAGE" && word != "DEBUG" && !line.trim().is_empty() {
-                return Ok(line.trim().to_string());
+            if word == "MESSAGE" || word == "DEBUG" || line.trim().is_empty() {
+                continue;
             }
+            if self.about_pending && line.contains("=\"") {
+                self.about_pending = false;
+                continue;
+            }
+            return Ok(line.trim().to_string());
         }
     }
 }
@@ -864,7 +881,11 @@ impl ExternalEngine {
     /// Sends what the brain needs to know of `board` and reads its move.
     fn ask(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
         // Nothing was asked since the last answer: whatever came since is not an answer.
-        while self.lines.try_recv().is_ok() {}
+        while let Ok(line) = self.lines.try_recv() {
+            if line.contains("=\"") {
+                self.about_pending = false;
+            }
+        }
         let deadline_for = |t: Duration, grace: Duration| {
             Instant::now() + t.saturating_add(grace).min(crate::engine::LONGEST_WAIT)
         };
@@ -888,7 +909,8 @@ impl ExternalEngine {
             }
             self.size = Some(board.size());
         }
-        let ms = time.as_millis().min(u128::from(u64::MAX)) as u64;
+        // 2^31 - 1 ms is the protocol's "unlimited"; brains may keep the value in 32 bits.
+        let ms = time.as_millis().min(i32::MAX as u128) as u64;
         if self.timeout_ms != Some(ms) {
             self.send(&format!("INFO timeout_turn {}", ms.max(1)))?;
             self.send("INFO timeout_match 0")?;
@@ -951,6 +973,13 @@ mod tests {
         assert_eq!(lines, ["START 15", "BEGIN", "TURN 1,2"]);
         s.finish(&mut lines);
         assert_eq!(lines.last().map(String::as_str), Some("INFO rule 1"));
+        // A CR LF pair split between two reads ends one line, not two.
+        let mut lines = Vec::new();
+        s.push(b"OK\r", &mut lines);
+        s.push(b"\n7,7\r", &mut lines);
+        s.push(b"\n", &mut lines);
+        s.finish(&mut lines);
+        assert_eq!(lines, ["OK", "7,7"]);
     }
 
     #[test]
@@ -1001,6 +1030,19 @@ mod tests {
             parse_line("INFO timeout_turn lots"),
             Command::BadInfo(_)
         ));
+        // A manager sends a negative time left once the brain has run out of time.
+        assert_eq!(
+            parse_line("INFO time_left -50"),
+            Command::Info(Info::TimeLeft(0))
+        );
+        assert_eq!(
+            parse_line("INFO time_left 2147483647"),
+            Command::Info(Info::TimeLeft(2_147_483_647))
+        );
+        assert!(matches!(
+            parse_line("INFO time_left soon"),
+            Command::BadInfo(_)
+        ));
         assert!(matches!(parse_line("INFO"), Command::BadInfo(_)));
         assert!(matches!(parse_line("1,2"), Command::Malformed(_)));
         assert!(matches!(parse_line("SWAP2BOARD"), Command::Unknown(_)));
@@ -1020,7 +1062,25 @@ mod tests {
         t.time_left = Some(10);
         assert_eq!(t.think_time(), Duration::from_millis(5));
         t.timeout_turn = 0;
+        assert_eq!(
+            t.think_time(),
+            Duration::from_millis(5),
+            "the share is less"
+        );
+        t.time_left = None;
         assert_eq!(t.think_time(), TimeControl::FASTEST);
+        t.timeout_match = 0;
+        assert_eq!(t.think_time(), TimeControl::FASTEST);
+        // The time left counts without a match limit; "unlimited" is 2^31 - 1 ms.
+        t.timeout_turn = 1000;
+        t.time_left = Some(1200);
+        assert_eq!(t.think_time(), Duration::from_millis(100 - 40));
+        t.time_left = Some(2_147_483_647);
+        assert_eq!(t.think_time(), Duration::from_millis(870));
+        // Without a time left, the match limit stands for it.
+        t.time_left = None;
+        t.timeout_match = 3600;
+        assert_eq!(t.think_time(), Duration::from_millis(300 - 60));
     }
 
     /// Plays the first empty cell, row by row.
@@ -1053,6 +1113,15 @@ mod tests {
     fn brain_session() {
         let mut b = Brain::new(FirstEmpty);
         assert_eq!(first_word(&say(&mut b, "BEGIN")), "ERROR");
+        // A BOARD block before START is read to its end and answered once.
+        for l in ["BOARD", "1,1,1", "DONE"] {
+            let out = say(&mut b, l);
+            if l == "DONE" {
+                assert_eq!(out, ["ERROR BOARD: no game: START comes first"]);
+            } else {
+                assert!(out.is_empty(), "{l}: {out:?}");
+            }
+        }
         assert_eq!(first_word(&say(&mut b, "START 4")), "ERROR");
         assert_eq!(first_word(&say(&mut b, "RECTSTART 20,15")), "ERROR");
         assert_eq!(say(&mut b, "RECTSTART 10,10"), ["OK"]);
@@ -1222,6 +1291,88 @@ done
         let _ = std::fs::remove_file(&mark);
     }
 
+    /// Runs the shell script `script` as a brain.
+    #[cfg(unix)]
+    fn shell_brain(script: &str) -> ExternalEngine {
+        let args = ["-c".to_string(), script.to_string(), "brain".to_string()];
+        ExternalEngine::spawn("sh", &args).unwrap()
+    }
+
+    /// A brain that ends its lines with CR alone, as the protocol allows.
+    #[cfg(unix)]
+    #[test]
+    fn a_brain_may_end_its_lines_with_cr() {
+        let mut e = shell_brain(
+            r#"
+while read -r line; do
+  case "$line" in
+    ABOUT*) printf 'name="cr-only"\r' ;;
+    START*) printf 'OK\r' ;;
+    DONE*) printf 'MESSAGE thinking\r7,7\r' ;;
+  esac
+done
+"#,
+        );
+        assert_eq!(e.name(), "cr-only");
+        let board = Board::new(15, Rule::Freestyle).unwrap();
+        let m = e.choose_move(&board, Duration::from_secs(3)).unwrap();
+        assert_eq!(m, Move::new(7, 7));
+    }
+
+    /// A brain slow to start answers ABOUT after the engine stopped waiting; that answer is
+    /// not taken for the answer to START.
+    #[cfg(unix)]
+    #[test]
+    fn a_late_about_answer_is_skipped() {
+        let mut e = shell_brain(
+            r#"
+sleep 2
+while read -r line; do
+  case "$line" in
+    ABOUT*) echo 'name="sleepy", version="1"' ;;
+    START*) echo OK ;;
+    DONE*) echo 3,4 ;;
+  esac
+done
+"#,
+        );
+        assert_eq!(e.name(), "sh", "no name within the wait");
+        let board = Board::new(15, Rule::Freestyle).unwrap();
+        let m = e.choose_move(&board, Duration::from_secs(3)).unwrap();
+        assert_eq!(m, Move::new(3, 4));
+    }
+
+    /// A brain that exits, answers garbage or plays an illegal move makes the request fail,
+    /// saying which.
+    #[cfg(unix)]
+    #[test]
+    fn a_brain_that_fails_is_reported() {
+        let mut board = Board::new(15, Rule::Freestyle).unwrap();
+        board.play(Move::new(0, 0)).unwrap();
+        let t = Duration::from_secs(3);
+        for (done, expected) in [
+            ("exit 0", "exited"),
+            ("echo 'hello there'", "answered \"hello there\""),
+            ("echo 0,0", "played the illegal move 0,0"),
+            ("echo 15,0", "played the illegal move 15,0"),
+        ] {
+            let script = format!(
+                r#"
+while read -r line; do
+  case "$line" in
+    ABOUT*) echo 'name="failing"' ;;
+    START*) echo OK ;;
+    DONE*) {done} ;;
+  esac
+done
+"#
+            );
+            let mut e = shell_brain(&script);
+            let err = e.choose_move(&board, t).unwrap_err();
+            assert!(err.to_string().contains(expected), "{done}: {err}");
+        }
+    }
+
     #[test]
     fn a_rule_the_stones_cannot_follow_waits_for_the_next_game() {
         let mut b = Brain::new(FirstEmpty);
@@ -1235,6 +1386,23 @@ done
             assert!(say(&mut b, l).is_empty(), "{l}");
         }
         assert_eq!(say(&mut b, "DONE"), ["6,0"]);
+        // The same stones in another order, in which Black's exact five 0..=4 comes before
+        // the stone that makes it six: the position, not the order, decides.
+        for l in [
+            "BOARD", "0,0,1", "0,5,2", "1,0,1", "1,5,2", "2,0,1", "2,5,2", "3,0,1", "3,5,2",
+            "4,0,1", "6,5,2", "5,0,1", "8,8,2",
+        ] {
+            assert!(say(&mut b, l).is_empty(), "{l}");
+        }
+        assert_eq!(say(&mut b, "DONE"), ["6,0"]);
+        // A five in the final position ends the game, whoever made it.
+        for l in [
+            "BOARD", "0,0,1", "0,5,2", "1,0,1", "1,5,2", "2,0,1", "2,5,2", "3,0,1", "3,5,2",
+            "4,0,1", "6,5,2",
+        ] {
+            assert!(say(&mut b, l).is_empty(), "{l}");
+        }
+        assert_eq!(say(&mut b, "DONE"), ["ERROR BOARD: the game is over"]);
         // Under freestyle the six would have ended the game before White's last move: the
         // game in progress keeps its rule, and the next one gets the new rule.
         assert!(say(&mut b, "INFO rule 0").is_empty());
@@ -1267,20 +1435,38 @@ done
         assert_eq!(*seen.lock().unwrap(), [1000]);
     }
 
+    /// One line of the generated sessions: every command, with arguments in and out of
+    /// range, or garbage.
+    const ANY_LINE: &str = "(START [0-9]{1,2}|RECTSTART [0-9]{1,2},[0-9]{1,2}|BEGIN|BOARD|DONE|TURN [0-9],[0-9]|[0-9],[0-9],[0-4]|TAKEBACK [0-9],[0-9]|RESTART|ABOUT|END|INFO (rule|timeout_turn|timeout_match|time_left|max_memory) -?[0-9]{1,4}|\\PC{0,12})";
+
     proptest::proptest! {
-        /// Any text, cut into lines any way: nothing panics, and every answer is one the
-        /// protocol allows.
+        /// Any text, cut into lines any way and read in any chunks: the chunks give the lines
+        /// the whole text gives, nothing panics, and every answer is one the protocol allows.
         #[test]
-        fn brain_never_panics(text in "(START 9|BEGIN|BOARD|DONE|TURN [0-9],[0-9]|[0-9],[0-9],[0-3]|TAKEBACK [0-9],[0-9]|RESTART|INFO rule [0-9]|\\PC{0,12})([\r\n]{1,2}(START 9|BEGIN|BOARD|DONE|TURN [0-9],[0-9]|[0-9],[0-9],[0-3]|TAKEBACK [0-9],[0-9]|RESTART|INFO rule [0-9]|\\PC{0,12})){0,30}") {
-            let mut lines = Vec::new();
+        fn brain_never_panics(
+            text in proptest::string::string_regex(&format!("{ANY_LINE}([\r\n]{{1,2}}{ANY_LINE}){{0,30}}")).unwrap(),
+            cuts in proptest::collection::vec(0usize..600, 0..8),
+        ) {
+            let bytes = text.as_bytes();
+            let mut whole = Vec::new();
             let mut s = LineSplitter::new();
-            s.push(text.as_bytes(), &mut lines);
+            s.push(bytes, &mut whole);
+            s.finish(&mut whole);
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+            cuts.sort_unstable();
+            cuts.push(bytes.len());
+            let (mut lines, mut from) = (Vec::new(), 0);
+            for c in cuts {
+                s.push(&bytes[from..c], &mut lines);
+                from = c;
+            }
             s.finish(&mut lines);
+            proptest::prop_assert_eq!(&lines, &whole);
             let mut b = Brain::new(FirstEmpty);
             for line in &lines {
                 let out = b.handle_line(line);
                 for reply in &out.lines {
-                    let ok = matches!(first_word(std::slice::from_ref(reply)), "OK" | "ERROR" | "UNKNOWN")
+                    let ok = matches!(first_word(std::slice::from_ref(reply)), "OK" | "ERROR" | "UNKNOWN" | "DEBUG")
                         || reply.starts_with("name=")
                         || reply.split_once(',').is_some_and(|(x, y)| {
                             x.parse::<u8>().is_ok() && y.parse::<u8>().is_ok()
