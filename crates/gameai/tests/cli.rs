@@ -29,7 +29,7 @@ fn malformed_inputs_fail_with_one_line() {
             b"3 2\n2 2 2\n",
             "line 2: the input ends after 3 of the 6 numbers",
         ),
-        (b"3 1\n2 2 2 2", "line 2: extra number `2`"),
+        (b"3 1\n2 2 2 2", "line 2: unexpected `2`"),
         (b"3 1\n2 2 \xff\xfe", "line 2: the input is not text"),
     ];
     for (input, expected) in cases {
@@ -347,7 +347,13 @@ fn solver_options_are_checked() {
     assert_failed(
         &out,
         "cannot allocate 18446744073709551615 bytes for the memo",
+    ); // The levels without a memo allocate none, whatever the size.
+    let out = gameai(
+        &words("twofour --level merged --memo-bytes 18446744073709551615"),
+        SAMPLE.as_bytes(),
     );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "1\n2\n1\n1\n");
 }
 
 #[test]

@@ -74,8 +74,8 @@ pub enum ParseErrorKind {
     /// The header line has only one number.
     #[error("the input ends after N; it must start with `N G`")]
     MissingGameCount,
-    /// A number after the last game.
-    #[error("extra number `{token}` after the last of the {games} games")]
+    /// Input after the last game.
+    #[error("unexpected `{token}` after the last of the {games} games")]
     Extra {
         /// The first extra token.
         token: String,
@@ -128,19 +128,22 @@ impl<'a> Tokens<'a> {
         let Some((line, tok)) = self.next_token() else {
             return Ok(None);
         };
+        let token = || tok.chars().take(40).collect();
+        // Digits only: `u64::from_str` would also take a leading `+`, which the format does
+        // not have.
+        if !tok.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ParseError {
+                line,
+                kind: ParseErrorKind::BadToken { token: token() },
+            });
+        }
         match tok.parse::<u64>() {
             Ok(n) => Ok(Some((line, n))),
-            Err(e) => {
-                let token = tok.chars().take(40).collect();
-                Err(ParseError {
-                    line,
-                    kind: if *e.kind() == std::num::IntErrorKind::PosOverflow {
-                        ParseErrorKind::TooLarge { token }
-                    } else {
-                        ParseErrorKind::BadToken { token }
-                    },
-                })
-            }
+            // Digits alone fail only by being too many.
+            Err(_) => Err(ParseError {
+                line,
+                kind: ParseErrorKind::TooLarge { token: token() },
+            }),
         }
     }
 }
@@ -157,7 +160,7 @@ impl<'a> Tokens<'a> {
 ///
 /// # Errors
 /// A [`ParseError`] naming the line and the problem: a bad token, N out of range, a pile outside
-/// 0..=4, a game whose balls do not total 2N, missing numbers, or extra numbers.
+/// 0..=4, a game whose balls do not total 2N, missing numbers, or input after the last game.
 pub fn parse(input: &str) -> Result<Problem, ParseError> {
     // A UTF-8 byte-order mark, as some editors write, is not a token.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
@@ -305,6 +308,14 @@ mod tests {
             "line 2: the input ends after N; it must start with `N G`"
         );
         assert_eq!(err("5 x\n"), "line 1: `x` is not a non-negative integer");
+        assert_eq!(
+            err("3 1\n+2 2 2"),
+            "line 2: `+2` is not a non-negative integer"
+        );
+        assert_eq!(
+            err("3 1\n2 2 2 x"),
+            "line 2: unexpected `x` after the last of the 1 games"
+        );
         // A byte-order mark is not a token.
         assert_eq!(parse("\u{feff}3 1\n2 2 2\n").unwrap().games.len(), 1);
         assert_eq!(
@@ -333,7 +344,7 @@ mod tests {
         );
         assert_eq!(
             err("3 1\n2 2 2\n\n9\n"),
-            "line 4: extra number `9` after the last of the 1 games"
+            "line 4: unexpected `9` after the last of the 1 games"
         );
         assert_eq!(
             err("3 1\n2 2 99999999999999999999999"),

@@ -10,8 +10,9 @@
 //! The game always ends (each move lowers the sum of the squared pile sizes by at least 2), so
 //! it can be solved exactly. [`TwoFourSolver`] does it on `search-core` at five levels
 //! ([`Level`]): the article's four (plain depth-first search, merged move kinds, a memo on
-//! canonical kind counts, and the player-swap duality) and a multiset form that scales to
-//! thousands of piles.
+//! canonical kind counts, and the player-swap duality) and a multiset form that solves games
+//! of a thousand piles in about half a minute each, given the memory for its memo (measured
+//! with a 4 GiB memo; see `docs/PERFORMANCE.md`).
 //!
 //! # Example
 //!

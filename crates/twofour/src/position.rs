@@ -3,8 +3,8 @@
 //! [`Position`] keeps every pile in order, as the rules and the olympiad input describe them; a
 //! move names two pile indices. [`Multiset`] keeps only how many piles of each [`Pile`] kind
 //! there are, which is all that decides the game: its moves are pairs of kinds (at most 8 in
-//! any position), so it is the fast form for solving, and the only one that scales to thousands
-//! of piles. Both implement the `search-core` traits with the same memo keys.
+//! any position), so it is the fast form for solving, and the only one that reaches games of
+//! hundreds or a thousand piles. Both implement the `search-core` traits with the same memo keys.
 
 use std::fmt;
 

@@ -11,17 +11,19 @@ use search_core::{Outcome, Solver, SolverConfig, Stats};
 use crate::position::{Move, Multiset, Position};
 use crate::rules::Winner;
 
-/// Memo size used by default: under the olympiad's 1 MB limit. It holds every position of
-/// N = 30 (16,532 keys) with room to spare.
+/// Memo size used by default: under the olympiad's 1 MB limit. It has room for every position
+/// of N = 30 (16,532 keys in 61,440 entries).
 pub const DEFAULT_MEMO_BYTES: usize = 960 * 1024;
 
 /// Largest memo [`memo_bytes_for`] suggests: 1 GiB.
 pub const MAX_SUGGESTED_MEMO_BYTES: usize = 1 << 30;
 
-/// A memo size that lets the [`Level::Multiset`] solver run at full speed on games of
-/// `piles` piles: [`DEFAULT_MEMO_BYTES`] up to about 78 piles, then `2 N^3` bytes (the
-/// entries a game uses grow like `0.05 N^3`, 16 bytes each), at most
-/// [`MAX_SUGGESTED_MEMO_BYTES`].
+/// A memo size for the [`Level::Multiset`] solver on games of `piles` piles:
+/// [`DEFAULT_MEMO_BYTES`] up to about 78 piles, then `2 N^3` bytes, at most
+/// [`MAX_SUGGESTED_MEMO_BYTES`]. The entries a run of a few games uses grew like `0.05 N^3`
+/// in measurements (16 bytes each, so `0.8 N^3` bytes), which the suggestion covers up to
+/// the cap; past about 1100 piles the cap is less than a run uses, and a larger memo (if the
+/// machine has it) is faster.
 ///
 /// Why it matters: once the memo cannot hold the positions a search keeps meeting, the
 /// search repeats work it has already done, and the time jumps by orders of magnitude
