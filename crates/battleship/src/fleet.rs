@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use rand::{Rng, RngExt};
 
 use crate::Error;
-use crate::json::{self, Json};
+use crate::json::{self, Json, Whole};
 use crate::rules::{Geometry, cells_of};
 
 /// Which way a ship grows from its first cell.
@@ -195,23 +195,20 @@ impl Fleet {
 
 fn field_usize(obj: &Json, key: &str, what: &str) -> Result<usize, String> {
     let too_large = || format!("{what}: `{key}` is too large");
+    let negative = |n: &dyn std::fmt::Display| {
+        format!("{what}: `{key}` is {n}, expected a non-negative integer")
+    };
     match obj.get(key) {
         None => Err(format!("{what}: missing field `{key}`")),
         Some(Json::Int(n)) if *n >= 0 => usize::try_from(*n).map_err(|_| too_large()),
-        Some(Json::Int(n)) => Err(format!(
-            "{what}: `{key}` is {n}, expected a non-negative integer"
-        )),
-        // Writers that keep every number as a float write `3.0` or `3e0` for 3.
-        Some(Json::Float(x)) if x.fract() == 0.0 && *x >= 0.0 => {
-            // From 2^53 on, a float may stand for more than one whole number.
-            if *x >= 9_007_199_254_740_992.0 {
-                return Err(too_large());
-            }
-            usize::try_from(*x as u64).map_err(|_| too_large())
-        }
-        Some(Json::Float(x)) => Err(format!(
-            "{what}: `{key}` is {x}, expected a non-negative integer"
-        )),
+        Some(Json::Int(n)) => Err(negative(n)),
+        // Writers that keep every number as a float write `3.0` or `3e0` for 3; whether a
+        // number is whole is read from its text, so no rounding makes one of `3.0000000000000001`.
+        Some(Json::Num(text)) => match json::whole(text) {
+            Whole::Exact(n) if n >= 0 => usize::try_from(n).map_err(|_| too_large()),
+            Whole::Huge if !text.starts_with('-') => Err(too_large()),
+            _ => Err(negative(text)),
+        },
         Some(v) => Err(format!(
             "{what}: `{key}` is {}, expected an integer",
             v.kind()
@@ -221,8 +218,10 @@ fn field_usize(obj: &Json, key: &str, what: &str) -> Result<usize, String> {
 
 /// Reads one fleet from a JSON line (see [`Fleet::to_json`]). The ships may come in any order:
 /// each is matched to the first ship of the rules with its length that is still free. Other
-/// fields are ignored and may hold any JSON value; the numbers read may be written as whole
-/// floats (`10.0`, `1e1`).
+/// fields are ignored and may hold any JSON value (nested up to 32 deep); the numbers read
+/// may be written as whole floats (`10.0`, `1e1`), whole or not being read from their text.
+/// The JSON is read strictly (no leading zeros, no raw control characters in strings), and a
+/// key given twice in one object is refused.
 ///
 /// # Errors
 /// [`Error::Parse`] (with line 1) for malformed JSON or fields, [`Error::InvalidFleet`] for a
@@ -251,12 +250,22 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
             r.width, r.height
         )));
     }
-    let Some(Json::Arr(ships)) = v.get("ships") else {
-        return Err(perr("missing array `ships`".into()));
+    let ships = match v.get("ships") {
+        Some(Json::Arr(ships)) => ships,
+        Some(other) => {
+            return Err(perr(format!(
+                "`ships` is {}, expected an array",
+                other.kind()
+            )));
+        }
+        None => return Err(perr("missing array `ships`".into())),
     };
     let mut slots: Vec<Option<ShipPlacement>> = vec![None; r.fleet.len()];
     for (k, s) in ships.iter().enumerate() {
         let what = format!("ship {}", k + 1);
+        if !matches!(s, Json::Obj(_)) {
+            return Err(perr(format!("{what} is {}, expected an object", s.kind())));
+        }
         let len = field_usize(s, "length", &what).map_err(perr)?;
         let x = field_usize(s, "x", &what).map_err(perr)?;
         let y = field_usize(s, "y", &what).map_err(perr)?;
@@ -266,7 +275,13 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
             Some(Json::Str(d)) => {
                 return Err(perr(format!("{what}: dir `{d}` is not \"h\" or \"v\"")));
             }
-            _ => return Err(perr(format!("{what}: missing string field `dir`"))),
+            Some(other) => {
+                return Err(perr(format!(
+                    "{what}: `dir` is {}, expected \"h\" or \"v\"",
+                    other.kind()
+                )));
+            }
+            None => return Err(perr(format!("{what}: missing string field `dir`"))),
         };
         let Some(i) = (0..r.fleet.len()).find(|&i| r.fleet[i].length == len && slots[i].is_none())
         else {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::Error;
 use crate::fleet::Fleet;
-use crate::rules::{Feedback, Geometry, cells_of};
+use crate::rules::{Adjacency, Feedback, Geometry, cells_of};
 
 /// What the defender answers to one shot, as the feedback rule allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -202,8 +202,9 @@ impl View {
     /// The answer must be one the rules can give: a named hit only under
     /// [`Feedback::HitNamesShip`], a sinking only where sinkings are announced (not under
     /// [`Feedback::Bare`]) and once per ship, revealed cells only under
-    /// [`Feedback::SunkRevealsCells`], and then a placement of that ship through `cell`. On
-    /// an error the view is unchanged.
+    /// [`Feedback::SunkRevealsCells`], and then a placement of that ship through `cell` on
+    /// hit cells, clear of the ships revealed before it (and of their neighbours under
+    /// no-touch). On an error the view is unchanged.
     ///
     /// # Errors
     /// [`Error::Shot`] when the cell is off the board or was already shot, or the answer
@@ -298,6 +299,25 @@ impl View {
                             return Err(Error::Shot(format!(
                                 "the revealed cells of {name} include cells not hit"
                             )));
+                        }
+                        // Ships never share a cell, nor, under no-touch, a neighbour.
+                        let no_touch = rules.adjacency == Adjacency::NoTouch;
+                        for (j, earlier) in self.sunk.iter().enumerate() {
+                            let Some(other) = earlier.as_ref().and_then(|s| s.cells) else {
+                                continue;
+                            };
+                            let reach = if no_touch {
+                                cells_of(other).fold(0, |m, q| m | self.geo.halo(q))
+                            } else {
+                                other
+                            };
+                            if c & reach != 0 {
+                                return Err(Error::Shot(format!(
+                                    "the revealed cells of {name} {} those of {}",
+                                    if no_touch { "touch" } else { "overlap" },
+                                    rules.fleet[j].name
+                                )));
+                            }
                         }
                         Ok(())
                     }
@@ -535,6 +555,51 @@ mod tests {
         assert_eq!(v.hits(), line);
         assert_eq!(v.sunk()[1].map(|s| s.cells), Some(Some(line)));
         assert_eq!(v.unresolved_hits(), 0);
+    }
+
+    /// A revealed ship cannot share a cell with one revealed before it, nor, under no-touch,
+    /// a neighbour; the view is then unchanged.
+    #[test]
+    fn revealed_ships_keep_clear_of_earlier_ones() {
+        for adjacency in [Adjacency::Allowed, Adjacency::NoTouch] {
+            let geo = Geometry::new(&Rules {
+                feedback: Feedback::SunkRevealsCells,
+                adjacency,
+                ..Rules::with_lengths(6, 6, &[2, 2])
+            })
+            .unwrap();
+            let reveal = |ship, cells| Shot::Sunk {
+                ship,
+                cells: Some(cells),
+            };
+            let mut v = View::new(geo);
+            v.record(at(0, 0), HIT).unwrap();
+            v.record(at(1, 0), reveal(0, mask(&[(0, 0), (1, 0)])))
+                .unwrap();
+            // Overlapping: the second ship sinks at (2, 0) through (1, 0) again.
+            let before = v.clone();
+            let e = v
+                .record(at(2, 0), reveal(1, mask(&[(1, 0), (2, 0)])))
+                .unwrap_err();
+            let word = match adjacency {
+                Adjacency::Allowed => "overlap those of",
+                Adjacency::NoTouch => "touch those of",
+            };
+            assert!(e.to_string().contains(word), "{e}");
+            assert_eq!(v, before);
+            v.record(at(2, 0), HIT).unwrap();
+            let before = v.clone();
+            // Beside the first ship: allowed only when ships may touch.
+            let e = v.record(at(3, 0), reveal(1, mask(&[(2, 0), (3, 0)])));
+            match adjacency {
+                Adjacency::Allowed => assert!(e.is_ok(), "{e:?}"),
+                Adjacency::NoTouch => {
+                    let e = e.unwrap_err();
+                    assert!(e.to_string().contains("touch those of"), "{e}");
+                    assert_eq!(v, before);
+                }
+            }
+        }
     }
 
     #[test]

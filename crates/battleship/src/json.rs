@@ -1,6 +1,9 @@
 //! A small JSON reader for the fleet files: all of JSON (objects, arrays, strings with every
-//! escape, numbers, booleans, null), so that fields the reader does not use may hold anything,
-//! with errors that give the column. Integers that fit in `i64` stay exact.
+//! escape, numbers of any size, booleans, null) nested up to 32 deep, so that fields the
+//! reader does not use may hold anything, with errors that give the column (in characters).
+//! Strict where JSON is: no leading zeros, no raw control characters in strings, and (a
+//! choice, as JSON leaves it open) no key twice in one object. Integers that fit in `i64` are
+//! read as such; every other number keeps its text, so that nothing is lost to rounding.
 
 use std::fmt;
 
@@ -10,7 +13,8 @@ pub(crate) enum Json {
     Null,
     Bool(bool),
     Int(i64),
-    Float(f64),
+    /// A number that is not an integer fitting in `i64`, as written.
+    Num(String),
     Str(String),
     Arr(Vec<Json>),
     Obj(Vec<(String, Json)>),
@@ -29,11 +33,67 @@ impl Json {
             Json::Null => "null",
             Json::Bool(_) => "a boolean",
             Json::Int(_) => "an integer",
-            Json::Float(_) => "a number with a fraction or an exponent",
+            Json::Num(_) => "a number with a fraction or an exponent",
             Json::Str(_) => "a string",
             Json::Arr(_) => "an array",
             Json::Obj(_) => "an object",
         }
+    }
+}
+
+/// What a JSON number's text stands for, decided on the text itself (a float would round
+/// `2.0000000000000001` to 2 and `1e-400` to 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Whole {
+    /// A whole number, `-0` read as 0.
+    Exact(i128),
+    /// Not a whole number.
+    Fraction,
+    /// A whole number beyond `i128`.
+    Huge,
+}
+
+/// Reads a JSON number's text (as [`Json::Num`] keeps it, or any valid JSON number).
+pub(crate) fn whole(text: &str) -> Whole {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mantissa, exp) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, "0"),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Whole::Exact(0);
+    }
+    let significant = digits.trim_end_matches('0');
+    let zeros = digits.len() - significant.len();
+    // The value is `significant * 10^scale`; an exponent too long to read is beyond any
+    // whole number a fleet could use, or a fraction.
+    let Ok(exp) = exp.parse::<i64>() else {
+        return if exp.starts_with('-') {
+            Whole::Fraction
+        } else {
+            Whole::Huge
+        };
+    };
+    let scale = exp
+        .saturating_add(zeros as i64)
+        .saturating_sub(frac.len() as i64);
+    if scale < 0 {
+        return Whole::Fraction;
+    }
+    let value = u32::try_from(scale)
+        .ok()
+        .and_then(|scale| 10i128.checked_pow(scale))
+        .and_then(|p| significant.parse::<i128>().ok()?.checked_mul(p));
+    match value {
+        Some(v) if negative => Whole::Exact(-v),
+        Some(v) => Whole::Exact(v),
+        None => Whole::Huge,
     }
 }
 
@@ -58,8 +118,13 @@ struct P<'a> {
 
 impl P<'_> {
     fn err<T>(&self, message: impl Into<String>) -> Result<T, JsonError> {
+        // Characters, not bytes: every byte but a UTF-8 continuation byte starts one.
+        let before = self.s[..self.i.min(self.s.len())]
+            .iter()
+            .filter(|&&b| b & 0xc0 != 0x80)
+            .count();
         Err(JsonError {
-            column: self.i + 1,
+            column: before + 1,
             message: message.into(),
         })
     }
@@ -101,7 +166,12 @@ impl P<'_> {
                     if self.s.get(self.i) != Some(&b'"') {
                         return self.err("expected a key in double quotes");
                     }
+                    let at = self.i;
                     let k = self.string()?;
+                    if kv.iter().any(|(seen, _)| *seen == k) {
+                        self.i = at;
+                        return self.err(format!("the key {k:?} appears twice in one object"));
+                    }
                     self.ws();
                     if self.s.get(self.i) != Some(&b':') {
                         return self.err("expected `:`");
@@ -154,12 +224,17 @@ impl P<'_> {
         }
     }
 
-    /// A number: an integer where it is one and fits in `i64`, otherwise a float, so that a
+    /// A number: an integer where it is one and fits in `i64`, otherwise its text, so that a
     /// field the reader does not use may hold any JSON number.
     fn number(&mut self) -> Result<Json, JsonError> {
         let start = self.i;
         if self.s.get(self.i) == Some(&b'-') {
             self.i += 1;
+        }
+        if self.s.get(self.i) == Some(&b'0')
+            && self.s.get(self.i + 1).is_some_and(u8::is_ascii_digit)
+        {
+            return self.err("a number does not start with 0 unless it is 0");
         }
         self.digits()?;
         let mut integral = true;
@@ -181,13 +256,7 @@ impl P<'_> {
         if integral && let Ok(n) = text.parse::<i64>() {
             return Ok(Json::Int(n));
         }
-        match text.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(Json::Float(x)),
-            _ => {
-                self.i = start;
-                self.err(format!("`{text}` is out of range"))
-            }
-        }
+        Ok(Json::Num(text.to_string()))
     }
 
     /// One or more decimal digits.
@@ -276,6 +345,9 @@ impl P<'_> {
                         }
                     });
                 }
+                0x00..=0x1f => {
+                    return self.err("a control character in a string must be escaped");
+                }
                 _ => {
                     // Copy one UTF-8 character.
                     let rest = &self.s[self.i..];
@@ -341,8 +413,14 @@ mod tests {
             ("1.e3", 3),
             ("1e", 3),
             ("1e+", 4),
-            ("1e999", 1),
-            ("[1, -1e400]", 5),
+            ("01", 1),
+            ("[1, -012]", 6),
+            ("00", 1),
+            ("{\"a\":1,\"a\":1}", 8),
+            ("\"tab\there\"", 5),
+            ("\"x\u{0}\"", 3),
+            // Columns count characters.
+            ("{\"é€😀\":1 x}", 10),
             ("tru", 1),
             ("nul", 1),
             ("fals", 1),
@@ -354,8 +432,8 @@ mod tests {
         assert!(parse(&deep).is_err());
     }
 
-    /// Integers stay exact while they fit in `i64`; every other JSON number is read as a float,
-    /// so that a field nobody reads cannot make a line unreadable.
+    /// Integers stay exact while they fit in `i64`; every other JSON number keeps its text, so
+    /// that a field nobody reads cannot make a line unreadable, however large or small.
     #[test]
     fn reads_every_json_number() {
         for (text, v) in [
@@ -363,18 +441,47 @@ mod tests {
             ("-0", Json::Int(0)),
             ("9223372036854775807", Json::Int(i64::MAX)),
             ("-9223372036854775808", Json::Int(i64::MIN)),
-            (
-                "9223372036854775808",
-                Json::Float(9_223_372_036_854_775_808.0),
-            ),
-            ("1.5", Json::Float(1.5)),
-            ("-0.25", Json::Float(-0.25)),
-            ("2e3", Json::Float(2000.0)),
-            ("2E+3", Json::Float(2000.0)),
-            ("25e-1", Json::Float(2.5)),
-            ("3.0", Json::Float(3.0)),
         ] {
             assert_eq!(parse(text), Ok(v), "{text}");
+        }
+        for text in [
+            "9223372036854775808",
+            "1.5",
+            "-0.25",
+            "2e3",
+            "2E+3",
+            "25e-1",
+            "3.0",
+            "1e400",
+            "-1e-400",
+            "0.0",
+        ] {
+            assert_eq!(parse(text), Ok(Json::Num(text.into())), "{text}");
+        }
+    }
+
+    /// Whether a number is whole is read from its text, against exact decimal arithmetic.
+    #[test]
+    fn whole_numbers_are_read_exactly() {
+        for (text, w) in [
+            ("3.0", Whole::Exact(3)),
+            ("3e0", Whole::Exact(3)),
+            ("30e-1", Whole::Exact(3)),
+            ("0.03e2", Whole::Exact(3)),
+            ("1.5e1", Whole::Exact(15)),
+            ("-2.50e1", Whole::Exact(-25)),
+            ("-0.0", Whole::Exact(0)),
+            ("0e99999999999999999999", Whole::Exact(0)),
+            ("9223372036854775808", Whole::Exact(1 << 63)),
+            ("1.5", Whole::Fraction),
+            ("2.0000000000000001", Whole::Fraction),
+            ("1e-400", Whole::Fraction),
+            ("1e-99999999999999999999", Whole::Fraction),
+            ("1e38", Whole::Exact(10i128.pow(38))),
+            ("1e39", Whole::Huge),
+            ("1e99999999999999999999", Whole::Huge),
+        ] {
+            assert_eq!(whole(text), w, "{text}");
         }
     }
 

@@ -53,44 +53,51 @@ impl TextPosition {
     }
 }
 
-/// Reads a position. Accepts CRLF, trailing spaces, blank lines at the end and a UTF-8
-/// byte-order mark at the start.
+/// Reads a position. Accepts CRLF, trailing spaces, blank lines before and after the rows
+/// and a UTF-8 byte-order mark at the start.
 ///
 /// # Errors
 /// [`Error::Parse`] with the line (and column in the message): unknown characters, rows of
-/// different lengths, an empty input or more than 128 cells.
+/// different lengths, a blank line between rows, an empty input or more than 128 cells.
 pub fn read(input: &str) -> Result<TextPosition, Error> {
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
-    let rows: Vec<&str> = input.lines().map(str::trim_end).collect();
-    let n = rows
-        .iter()
-        .rposition(|r| !r.is_empty())
-        .map_or(0, |i| i + 1);
-    if n == 0 {
+    let lines: Vec<&str> = input.lines().map(str::trim_end).collect();
+    let (Some(first), Some(last)) = (
+        lines.iter().position(|r| !r.is_empty()),
+        lines.iter().rposition(|r| !r.is_empty()),
+    ) else {
         return Err(Error::Parse {
             line: 1,
             message: "the position is empty".into(),
         });
-    }
+    };
+    let rows = &lines[first..=last];
     let width = rows[0].chars().count();
     let mut p = TextPosition {
         width,
-        height: n,
+        height: rows.len(),
         misses: 0,
         hits: 0,
         sunk: 0,
     };
-    for (y, row) in rows[..n].iter().enumerate() {
+    for (y, row) in rows.iter().enumerate() {
+        let line = first + y + 1;
         let len = row.chars().count();
+        if len == 0 {
+            return Err(Error::Parse {
+                line,
+                message: "a blank line between rows".into(),
+            });
+        }
         if len != width {
             return Err(Error::Parse {
-                line: y + 1,
+                line,
                 message: format!("row has {len} cells, the first row has {width}"),
             });
         }
         if width * (y + 1) > MAX_CELLS {
             return Err(Error::Parse {
-                line: y + 1,
+                line,
                 message: format!("more than {MAX_CELLS} cells"),
             });
         }
@@ -103,7 +110,7 @@ pub fn read(input: &str) -> Result<TextPosition, Error> {
                 's' | 'S' => p.sunk |= m,
                 _ => {
                     return Err(Error::Parse {
-                        line: y + 1,
+                        line,
                         message: format!(
                             "column {}: unknown character `{}` (expected `.`, `o`, `x` or `s`)",
                             x + 1,

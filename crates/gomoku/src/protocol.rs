@@ -1019,6 +1019,12 @@ mod tests {
         assert!(matches!(parse_line("START -1"), Command::Malformed(_)));
         assert!(matches!(parse_line("TURN 300,1"), Command::Malformed(_)));
         assert!(matches!(parse_line("TURN 1,2,3"), Command::Malformed(_)));
+        for line in ["BEGIN now", "BOARD 1", "DONE x"] {
+            assert_eq!(
+                parse_line(line),
+                Command::Malformed(format!("no arguments expected: {line:?}"))
+            );
+        }
         assert_eq!(
             parse_line("INFO timeout_turn -5"),
             Command::BadInfo(
@@ -1242,6 +1248,12 @@ mod tests {
         assert_eq!(first_word(&say(&mut b, "PLAY 1,1")), "UNKNOWN");
         assert_eq!(first_word(&say(&mut b, "TURN")), "ERROR");
         assert!(b.handle_line("end").quit);
+        // The debug form names the engine and shows the settings.
+        let shown = format!("{b:?}");
+        assert!(
+            shown.contains("first-empty") && shown.contains("timeout_turn: 2000"),
+            "{shown}"
+        );
     }
 
     /// A brain that says something before its name, sleeps through the first move asked of
