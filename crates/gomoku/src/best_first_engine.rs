@@ -5,14 +5,15 @@
 //!
 //! - **Evaluation.** Every stone scores, in each of the four line directions, by the length of
 //!   the run it belongs to and how many ends of the run are blocked: 8/4/0 for a run of two
-//!   (open, half-open, closed), 24/12/0 for three, 80/40/0 for four, 999 for five or more, 0
-//!   for a lone stone. The engine adds up its own stones and subtracts the opponent's at double
+//!   (open, half-open, closed), 24/12/0 for three, 80/40/0 for four, 999 for five or more
+//!   (under exactly five, nothing for six or more, which can never win), 0 for a lone stone. The engine adds up its own stones and subtracts the opponent's at double
 //!   weight, which makes it defend eagerly.
 //! - **Pattern table.** What one stone adds to the score depends only on the eight cells around
 //!   it on a line (four each side), each empty, own, opposing or off the board: 2 bits a cell,
 //!   16 bits a window, so the change is precomputed once for all 65,536 windows
-//!   ([`window_gain`]) and a move is scored by four table look-ups. The score of a position is
-//!   updated incrementally by the move just played ([`ArenaPosition`]).
+//!   ([`window_gain`]) and a move is scored by four table look-ups (under exactly five, where
+//!   runs longer than five stay on the board, by recounting the four lines through it). The
+//!   score of a position is updated incrementally by the move just played ([`ArenaPosition`]).
 //! - **Candidates.** Only empty cells next to a stone (the eight neighbours, or two steps away
 //!   orthogonally) are considered; the counts are kept up to date by play and undo.
 //! - **Search.** Best-first in a flat arena ([`search_core::best_first`]): from the root,
@@ -20,8 +21,9 @@
 //!   with all its candidates, back the values up by minimax.
 //!
 //! Where it departs from the original: wins are detected by the rules (five, or exactly five)
-//! instead of by a score threshold, so it never mistakes a big score for a win; the tree is
-//! kept from one move to the next when the game followed it; and the arena is bounded in bytes.
+//! instead of by a score threshold, so it never mistakes a big score for a win; overlines
+//! score nothing under exactly five; the tree is kept from one move to the next when the game
+//! followed it; and the arena is bounded in bytes.
 //!
 //! ```
 //! use gomoku::{BestFirstEngine, Board, Engine, Move, Rule};
@@ -66,7 +68,8 @@ pub fn stone_weight(neighbours: usize, blocked: usize) -> i32 {
 
 /// The summed [`stone_weight`]s of the stones of colour `me` (a cell code) on a line of cells,
 /// where anything that is not `me` or empty blocks a run, and so do both ends of the slice.
-fn line_score(cells: &[u8], me: u8) -> i32 {
+/// Under exactly five a run of six or more can never win and scores nothing.
+fn line_score(cells: &[u8], me: u8, rule: Rule) -> i32 {
     let mut total = 0;
     let mut i = 0;
     while i < cells.len() {
@@ -82,7 +85,9 @@ fn line_score(cells: &[u8], me: u8) -> i32 {
         let blocked_before = start == 0 || cells[start - 1] != EMPTY;
         let blocked_after = i == cells.len() || cells[i] != EMPTY;
         let blocked = usize::from(blocked_before) + usize::from(blocked_after);
-        total += len as i32 * stone_weight(len - 1, blocked);
+        if rule == Rule::Freestyle || len <= 5 {
+            total += len as i32 * stone_weight(len - 1, blocked);
+        }
     }
     total
 }
@@ -104,9 +109,10 @@ fn compute_gain(index: usize) -> (i16, i16) {
     for (k, slot) in [0usize, 1, 2, 3, 5, 6, 7, 8].into_iter().enumerate() {
         cells[slot] = ((index >> (14 - 2 * k)) & 3) as u8;
     }
-    let before = (line_score(&cells, OWN), line_score(&cells, OPP));
+    let f = Rule::Freestyle;
+    let before = (line_score(&cells, OWN, f), line_score(&cells, OPP, f));
     cells[4] = OWN;
-    let after = (line_score(&cells, OWN), line_score(&cells, OPP));
+    let after = (line_score(&cells, OWN, f), line_score(&cells, OPP, f));
     ((after.0 - before.0) as i16, (after.1 - before.1) as i16)
 }
 
@@ -232,9 +238,10 @@ impl ArenaPosition {
         let mut own = 0;
         let mut opp = 0;
         let mut line = Vec::with_capacity(n);
+        let rule = self.rule;
         let mut add_line = |line: &Vec<u8>| {
-            own += line_score(line, OWN);
-            opp += line_score(line, OPP);
+            own += line_score(line, OWN, rule);
+            opp += line_score(line, OPP, rule);
         };
         for y in 0..n {
             line.clear();
@@ -274,7 +281,16 @@ impl ArenaPosition {
     }
 
     /// The score change of placing colour `c` at the empty cell `i`, from the table.
+    ///
+    /// The table sees four cells each side, and that is enough while every run stays below
+    /// six stones: a run that reaches past the window makes five with the new stone, which
+    /// ends the game, and a run's far end counts only through a weight linear in the blocked
+    /// ends (the change is the same whether it is blocked or not). Under exactly five longer
+    /// runs stay on the board, so there the four lines through the cell are recounted.
     fn gain(&self, i: usize, c: u8) -> i32 {
+        if self.rule == Rule::ExactlyFive {
+            return self.gain_by_recount(i, c);
+        }
         let (mut placer, mut other) = (0, 0);
         for d in self.directions() {
             let mut around = [WALL; 8];
@@ -296,6 +312,42 @@ impl ArenaPosition {
             placer - 2 * other
         } else {
             other - 2 * placer
+        }
+    }
+
+    /// [`ArenaPosition::gain`] by recounting the four whole lines through the empty cell `i`.
+    fn gain_by_recount(&self, i: usize, c: u8) -> i32 {
+        let other = OWN + OPP - c;
+        let mut line = Vec::with_capacity(self.size);
+        let (mut placer_gain, mut other_gain) = (0, 0);
+        for d in self.directions() {
+            let mut start = i;
+            while self.cells[start - d] != WALL {
+                start -= d;
+            }
+            line.clear();
+            let mut j = start;
+            while self.cells[j] != WALL {
+                line.push(self.cells[j]);
+                j += d;
+            }
+            let at = (i - start) / d;
+            let score = |line: &[u8]| {
+                (
+                    line_score(line, c, self.rule),
+                    line_score(line, other, self.rule),
+                )
+            };
+            let before = score(&line);
+            line[at] = c;
+            let after = score(&line);
+            placer_gain += after.0 - before.0;
+            other_gain += after.1 - before.1;
+        }
+        if c == OWN {
+            placer_gain - 2 * other_gain
+        } else {
+            other_gain - 2 * placer_gain
         }
     }
 
@@ -432,8 +484,10 @@ impl BestFirstEngine {
     #[must_use]
     pub fn with_config(config: BestFirstConfig) -> BestFirstEngine {
         let mut search = BestFirst::new(config);
-        // Growing the arena mid-search would copy it on the clock.
+        // Growing the arena mid-search would copy it on the clock, and the pattern table is
+        // built on first use: both now, not on the clock of the first move.
         search.reserve_all();
+        let _ = gains();
         BestFirstEngine {
             search,
             tree_line: None,
@@ -459,7 +513,8 @@ impl BestFirstEngine {
     }
 
     /// Re-roots the kept tree at `board` when the game went on from the tree's root through the
-    /// move this engine chose; otherwise clears it.
+    /// move this engine chose, and the same colour is to move (the tree's scores are from its
+    /// root player's side, and weigh the two colours differently); otherwise clears it.
     fn prepare_tree(&mut self, board: &Board) {
         let history = board.history();
         // The same moves on another board size or under another rule are another game.
@@ -471,6 +526,7 @@ impl BestFirstEngine {
                 if self.reuse
                     && same_game
                     && history.len() > root.len() + 1
+                    && (history.len() - root.len()).is_multiple_of(2)
                     && history.starts_with(root)
                     && history[root.len()] == *chosen =>
             {
@@ -525,10 +581,16 @@ mod tests {
     #[test]
     fn weights_of_the_classic_program() {
         // An open three scores 3 x 24 on its line, a closed one nothing.
-        assert_eq!(line_score(&[0, 1, 1, 1, 0], OWN), 72);
-        assert_eq!(line_score(&[2, 1, 1, 1, 2], OWN), 0);
-        assert_eq!(line_score(&[1, 1, 0, 1], OWN), 2 * 4);
-        assert_eq!(line_score(&[0, 1, 1, 1, 1, 1, 0], OWN), 5 * 999);
+        let f = Rule::Freestyle;
+        assert_eq!(line_score(&[0, 1, 1, 1, 0], OWN, f), 72);
+        assert_eq!(line_score(&[2, 1, 1, 1, 2], OWN, f), 0);
+        assert_eq!(line_score(&[1, 1, 0, 1], OWN, f), 2 * 4);
+        assert_eq!(line_score(&[0, 1, 1, 1, 1, 1, 0], OWN, f), 5 * 999);
+        assert_eq!(line_score(&[0, 1, 1, 1, 1, 1, 1, 0], OWN, f), 6 * 999);
+        // Under exactly five an overline is dead; five still counts.
+        let x = Rule::ExactlyFive;
+        assert_eq!(line_score(&[0, 1, 1, 1, 1, 1, 0], OWN, x), 5 * 999);
+        assert_eq!(line_score(&[0, 1, 1, 1, 1, 1, 1, 0, 1, 1], OWN, x), 2 * 4);
     }
 
     #[test]
@@ -544,17 +606,18 @@ mod tests {
         // The window's own ends block: # O O O [.] is already half-open, and becomes closed.
         let idx = window_index([3, 2, 2, 2, 0, 0, 0, 0]);
         assert_eq!(window_gain(idx), (0, -36));
-        // Every entry agrees with a direct computation.
+        // The table is indexed as the function it was built from (every 97th entry); the
+        // values themselves are checked against whole-board recounts in the property tests.
         for idx in (0..1 << 16).step_by(97) {
             let (a, b) = compute_gain(idx);
             assert_eq!(window_gain(idx), (i32::from(a), i32::from(b)));
         }
     }
 
-    fn random_game(seed: u64, size: usize, plies: usize) -> Board {
+    fn random_game(seed: u64, size: usize, plies: usize, rule: Rule) -> Board {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut board = Board::new(size, Rule::Freestyle).unwrap();
+        let mut board = Board::new(size, rule).unwrap();
         for _ in 0..plies {
             let empty = board.empty_cells();
             if board.is_over() || empty.is_empty() {
@@ -570,51 +633,78 @@ mod tests {
         board
     }
 
+    /// The candidates by brute force: the empty cells with a stone among their eight
+    /// neighbours or two steps away along a row or column (the centre on an empty board).
+    fn cells_near_stones(board: &Board) -> Vec<Move> {
+        let size = board.size() as i32;
+        let stone = |x: i32, y: i32| {
+            (0..size).contains(&x)
+                && (0..size).contains(&y)
+                && board.get(Move::new(x as u8, y as u8)).is_some()
+        };
+        let mut near: Vec<Move> = board
+            .empty_cells()
+            .into_iter()
+            .filter(|m| {
+                let (x, y) = (i32::from(m.x), i32::from(m.y));
+                (-2..=2).any(|dy: i32| {
+                    (-2..=2).any(|dx: i32| {
+                        let reach = dx.abs().max(dy.abs()) == 1
+                            || (dx.abs() == 2 && dy == 0)
+                            || (dy.abs() == 2 && dx == 0);
+                        reach && stone(x + dx, y + dy)
+                    })
+                })
+            })
+            .collect();
+        if board.history().is_empty() {
+            let c = (size / 2) as u8;
+            near.push(Move::new(c, c));
+        }
+        near
+    }
+
     proptest::proptest! {
-        /// The incremental score equals a full recount after every move and undo, as long as
-        /// no five is made (a five scores 999 a stone however the window sees it).
+        /// The incremental score equals a full recount, and the candidates a brute-force
+        /// search, after every move and undo of random games under either rule, as long as
+        /// no five is made (a five scores 999 a stone however the window sees it). Under
+        /// exactly five the games go on through overlines, which score nothing.
         #[test]
-        fn incremental_score_matches_recount(seed in 0u64..1_000_000, size in 5usize..=19) {
-            let board = random_game(seed, size, 40);
-            let mut p = ArenaPosition::from_board(&Board::new(size, Rule::Freestyle).unwrap());
-            let mut played = Vec::new();
-            for &m in board.history() {
+        fn incremental_score_and_candidates_match_recounts(
+            seed in 0u64..1_000_000,
+            size in 5usize..=19,
+            exactly in proptest::bool::ANY,
+        ) {
+            let rule = if exactly { Rule::ExactlyFive } else { Rule::Freestyle };
+            let game = random_game(seed, size, if exactly { 120 } else { 40 }, rule);
+            let mut board = Board::new(size, rule).unwrap();
+            let mut p = ArenaPosition::from_board(&board);
+            let check = |p: &ArenaPosition, board: &Board| {
+                let mut moves = Vec::new();
+                p.generate_moves(&mut moves);
+                (p.score() - p.score_from_scratch(), moves == cells_near_stones(board))
+            };
+            for &m in game.history() {
                 p.play(&m);
-                played.push(m);
-                proptest::prop_assert_eq!(p.score(), p.score_from_scratch());
-                proptest::prop_assert_eq!(p.line(), played.clone());
+                board.play(m).unwrap();
+                proptest::prop_assert_eq!(check(&p, &board), (0, true), "{}", board);
+                proptest::prop_assert_eq!(p.line(), board.history().to_vec());
             }
-            while let Some(m) = played.pop() {
+            while let Some(m) = board.undo() {
                 p.undo(&m);
-                proptest::prop_assert_eq!(p.score(), p.score_from_scratch());
+                proptest::prop_assert_eq!(check(&p, &board), (0, true), "{}", board);
             }
             proptest::prop_assert_eq!(p.score(), 0);
         }
 
-        /// Candidates are exactly the empty cells near a stone, found by brute force.
+        /// A position built from a board has the candidates of a brute-force search.
         #[test]
         fn candidates_are_the_cells_near_stones(seed in 0u64..1_000_000, size in 5usize..=15) {
-            let board = random_game(seed, size, 12);
+            let board = random_game(seed, size, 12, Rule::Freestyle);
             let p = ArenaPosition::from_board(&board);
             let mut moves = Vec::new();
             p.generate_moves(&mut moves);
-            let mut expected = Vec::new();
-            for m in board.empty_cells() {
-                let near = NEIGHBOURHOOD.iter().any(|&(dx, dy)| {
-                    let (x, y) = (i32::from(m.x) + dx as i32, i32::from(m.y) + dy as i32);
-                    x >= 0 && y >= 0
-                        && board.get(Move::new(x as u8, y as u8)).is_some()
-                });
-                if near {
-                    expected.push(m);
-                }
-            }
-            if board.history().is_empty() {
-                let c = (size / 2) as u8;
-                expected.push(Move::new(c, c));
-            }
-            expected.sort_by_key(|m| (m.y, m.x));
-            proptest::prop_assert_eq!(moves, expected);
+            proptest::prop_assert_eq!(moves, cells_near_stones(&board));
         }
     }
 
@@ -705,12 +795,31 @@ mod tests {
         board.play(m).unwrap();
         let reply = pv.get(1).copied().unwrap();
         board.play(reply).unwrap();
+        // With no time to search, the tree is what was kept (and the root's expansion, if it
+        // was a leaf): more than a fresh engine builds with no time.
+        let mut fresh = BestFirstEngine::new();
+        let nodes = |e: &mut BestFirstEngine, board: &Board| {
+            let m = e.choose_move(board, Duration::ZERO).unwrap();
+            assert!(board.is_legal(m));
+            e.last_search().unwrap().tree_nodes
+        };
         let before = e.search.tree_nodes();
-        e.prepare_tree(&board);
-        let kept = e.search.tree_nodes();
-        assert!(kept > 1 && kept < before, "kept {kept} of {before}");
-        let m2 = e.choose_move(&board, Duration::from_millis(50)).unwrap();
-        assert!(board.is_legal(m2));
+        let reused = nodes(&mut e, &board);
+        let scratch = nodes(&mut fresh, &board);
+        assert!(
+            reused > scratch && reused < before,
+            "{reused} {scratch} {before}"
+        );
+        // Three plies on along the tree's line, the other colour is to move: the tree goes.
+        e.choose_move(&board, Duration::from_millis(100)).unwrap();
+        let mut odd = board.clone();
+        for &mv in &e.last_search().unwrap().pv[..3] {
+            odd.play(mv).unwrap();
+        }
+        assert_eq!(
+            nodes(&mut e, &odd),
+            nodes(&mut BestFirstEngine::new(), &odd)
+        );
         // The same moves on a larger board, or under the other rule, are another game: the
         // tree (whose moves may be off the board, or valued under the other rule) goes.
         for (size, rule) in [(19, Rule::Freestyle), (15, Rule::ExactlyFive)] {

@@ -199,3 +199,105 @@ impl Evaluate for SearchGame {
         self.static_eval()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::tests::random_board;
+    use crate::threat::{ThreatLimits, ThreatSolver};
+    use crate::{Board, Rule};
+
+    /// The cells where `s` would make five now, by playing each on a copy of the board.
+    fn five_cells(board: &Board, s: Stone) -> Vec<usize> {
+        let pos = Position::from_board(board);
+        let geo = board.geometry();
+        board
+            .empty_cells()
+            .into_iter()
+            .filter(|&m| {
+                // Play `s` there, whoever is to move: a pass first if it is not `s`'s turn.
+                let mut b = board.clone();
+                if b.side_to_move() != s {
+                    let Some(&pass) = b.empty_cells().iter().find(|&&p| p != m) else {
+                        return false;
+                    };
+                    if b.play(pass).is_err() || b.is_over() {
+                        return false;
+                    }
+                }
+                b.play(m).is_ok() && b.winner() == Some(s)
+            })
+            .map(|m| geo.index(usize::from(m.x), usize::from(m.y)))
+            .filter(|&q| pos.is_empty_cell(q))
+            .collect()
+    }
+
+    /// Move generation against brute force on random positions of both rules: with a five to
+    /// play, one move that makes it; facing a four, exactly the cells that block it; facing
+    /// an open three, a set of moves outside which every move (that is not a four) loses to
+    /// continuous fours. The static evaluation's decided values agree.
+    #[test]
+    fn candidates_keep_every_move_that_does_not_lose_at_once() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(8);
+        let mut reference = ThreatSolver::new();
+        let mut seen = [0usize; 4];
+        for g in 0..400 {
+            let size = 9 + g % 3;
+            let rule = if g % 2 == 0 {
+                Rule::Freestyle
+            } else {
+                Rule::ExactlyFive
+            };
+            let stones = rng.random_range(5..24);
+            let b = random_board(&mut rng, size, rule, (1, size as u8 - 2), stones);
+            if b.is_over() {
+                continue;
+            }
+            let game = SearchGame::new(Position::from_board(&b));
+            let me = game.pos.side_to_move();
+            let op = me.other();
+            let mut cands = Vec::new();
+            game.candidates(&mut cands);
+            let cells: Vec<usize> = cands.iter().map(|&(_, q)| usize::from(q)).collect();
+            let (mine, theirs) = (five_cells(&b, me), five_cells(&b, op));
+            if !mine.is_empty() {
+                seen[0] += 1;
+                assert_eq!(cells.len(), 1, "\n{b}");
+                assert!(mine.contains(&cells[0]), "\n{b}");
+                assert_eq!(game.static_eval(), WIN_NEXT);
+                continue;
+            }
+            if !theirs.is_empty() {
+                seen[1] += 1;
+                let mut want = theirs.clone();
+                want.sort_unstable();
+                let mut got = cells.clone();
+                got.sort_unstable();
+                assert_eq!(got, want, "\n{b}");
+                if theirs.len() >= 2 {
+                    assert_eq!(game.static_eval(), -LOSS_NEXT);
+                }
+                continue;
+            }
+            if game.pos.pattern_count(op, Pattern::OpenFour) == 0 {
+                seen[2] += 1;
+                assert!(!cells.is_empty() && cells.len() <= game.width, "\n{b}");
+                continue;
+            }
+            seen[3] += 1;
+            let mut pos = game.pos.clone();
+            for q in pos.on_board_cells().collect::<Vec<_>>() {
+                if !pos.is_empty_cell(q) || cells.contains(&q) {
+                    continue;
+                }
+                assert!(pos.threat(me, q) < Threat::Four, "{q}\n{b}");
+                pos.play(q);
+                let loses = reference.vcf(&mut pos, &ThreatLimits::default()).is_some();
+                pos.undo();
+                assert!(loses, "{:?} was left out but holds\n{b}", pos.to_move(q));
+            }
+        }
+        assert!(seen.iter().all(|&n| n >= 10), "{seen:?}");
+    }
+}
