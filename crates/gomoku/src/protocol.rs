@@ -1354,6 +1354,37 @@ done
         assert_eq!(m, Move::new(3, 4));
     }
 
+    /// Dropping the engine sends `END` and gives the brain time to exit by itself.
+    #[cfg(unix)]
+    #[test]
+    fn a_dropped_engine_ends_its_brain() {
+        let mark = std::env::temp_dir().join(format!(
+            "gomoku-ended-brain-{}-{:?}",
+            std::process::id(),
+            Instant::now()
+        ));
+        let _ = std::fs::remove_file(&mark);
+        let script = r#"
+while read -r line; do
+  case "$line" in
+    ABOUT*) echo 'name="ender"' ;;
+    END*) : > "$1"; exit 0 ;;
+  esac
+done
+"#;
+        let args = [
+            "-c".to_string(),
+            script.to_string(),
+            "brain".to_string(),
+            mark.to_string_lossy().into_owned(),
+        ];
+        let e = ExternalEngine::spawn("sh", &args).unwrap();
+        assert_eq!(e.name(), "ender");
+        drop(e);
+        assert!(mark.exists(), "the brain saw END before it was stopped");
+        let _ = std::fs::remove_file(&mark);
+    }
+
     /// A brain that exits, answers garbage or plays an illegal move makes the request fail,
     /// saying which.
     #[cfg(unix)]
