@@ -1271,22 +1271,29 @@ while read -r line; do
 done
 "#;
 
+    /// Runs the shell script `script` as a brain whose `$1` names a file it may leave behind
+    /// (removed first), returned with the engine.
     #[cfg(unix)]
-    #[test]
-    fn a_brain_that_timed_out_is_restarted_and_its_late_answer_never_read() {
+    fn brain_with_mark(script: &str, tag: &str) -> (ExternalEngine, std::path::PathBuf) {
         let mark = std::env::temp_dir().join(format!(
-            "gomoku-slow-brain-{}-{:?}",
+            "gomoku-{tag}-brain-{}-{:?}",
             std::process::id(),
             Instant::now()
         ));
         let _ = std::fs::remove_file(&mark);
         let args = [
             "-c".to_string(),
-            SLOW_BRAIN.to_string(),
+            script.to_string(),
             "brain".to_string(),
             mark.to_string_lossy().into_owned(),
         ];
-        let mut e = ExternalEngine::spawn("sh", &args).unwrap();
+        (ExternalEngine::spawn("sh", &args).unwrap(), mark)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_brain_that_timed_out_is_restarted_and_its_late_answer_never_read() {
+        let (mut e, mark) = brain_with_mark(SLOW_BRAIN, "slow");
         // The name comes from the ABOUT answer, past the MESSAGE before it.
         assert_eq!(e.name(), "slowpoke");
         e.grace = Duration::from_millis(300);
@@ -1358,12 +1365,6 @@ done
     #[cfg(unix)]
     #[test]
     fn a_dropped_engine_ends_its_brain() {
-        let mark = std::env::temp_dir().join(format!(
-            "gomoku-ended-brain-{}-{:?}",
-            std::process::id(),
-            Instant::now()
-        ));
-        let _ = std::fs::remove_file(&mark);
         let script = r#"
 while read -r line; do
   case "$line" in
@@ -1372,13 +1373,7 @@ while read -r line; do
   esac
 done
 "#;
-        let args = [
-            "-c".to_string(),
-            script.to_string(),
-            "brain".to_string(),
-            mark.to_string_lossy().into_owned(),
-        ];
-        let e = ExternalEngine::spawn("sh", &args).unwrap();
+        let (e, mark) = brain_with_mark(script, "ended");
         assert_eq!(e.name(), "ender");
         drop(e);
         assert!(mark.exists(), "the brain saw END before it was stopped");
