@@ -1361,6 +1361,45 @@ done
         assert_eq!(m, Move::new(3, 4));
     }
 
+    /// The engine tells the brain the rule, the board size and the time (again whenever
+    /// they change) and each stone's owner: a brain that answers with what it was told.
+    #[cfg(unix)]
+    #[test]
+    fn the_brain_is_told_the_rule_size_time_and_owners() {
+        // Answers (own stones + 4 x rule, opponent stones + size - 15), or garbage before
+        // it has a size and a time.
+        let mut e = shell_brain(
+            r#"
+S=; R=0; T=
+while read -r line; do
+  case "$line" in
+    ABOUT*) echo 'name="echo"' ;;
+    START*) S=${line#START }; echo OK ;;
+    "INFO rule"*) R=${line#INFO rule } ;;
+    "INFO timeout_turn"*) T=${line#INFO timeout_turn } ;;
+    BOARD*) own=0; opp=0 ;;
+    *,*,1) own=$((own+1)) ;;
+    *,*,2) opp=$((opp+1)) ;;
+    DONE*) if [ -z "$S" ] || [ -z "$T" ]; then echo nothing; else echo "$((own + 4*R)),$((opp + S - 15))"; fi ;;
+  esac
+done
+"#,
+        );
+        let t = Duration::from_secs(3);
+        // White to move: one own stone, two of the opponent's.
+        let mut b = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (9, 9)] {
+            b.play(Move::new(x, y)).unwrap();
+        }
+        assert_eq!(e.choose_move(&b, t).unwrap(), Move::new(1, 2));
+        // Black to move on a larger board under exactly five.
+        let mut b = Board::new(19, Rule::ExactlyFive).unwrap();
+        for (x, y) in [(7, 7), (8, 8)] {
+            b.play(Move::new(x, y)).unwrap();
+        }
+        assert_eq!(e.choose_move(&b, t).unwrap(), Move::new(5, 5));
+    }
+
     /// Dropping the engine sends `END` and gives the brain time to exit by itself.
     #[cfg(unix)]
     #[test]
