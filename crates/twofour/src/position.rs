@@ -489,6 +489,29 @@ impl Keyed for Multiset {
 mod tests {
     use super::*;
 
+    /// A move is legal exactly when the giver holds at least two balls more than the
+    /// receiver (checked on every pair of a position holding every kind of pile), and pile
+    /// indices off the position are refused, not a panic.
+    #[test]
+    fn legal_moves_follow_the_rule() {
+        // Every kind once, and a second two to make the balls total 2N.
+        let mut piles = Pile::ALL.to_vec();
+        piles.push(Pile::TwoFirst);
+        let p = Position::from_piles(piles.clone(), Player::First).unwrap();
+        assert_eq!(p.counts(), [1, 1, 2, 1, 1, 1]);
+        let n = piles.len();
+        for from in 0..=n {
+            for to in 0..=n {
+                let expected = from < n
+                    && to < n
+                    && from != to
+                    && i32::from(piles[from].balls()) - i32::from(piles[to].balls()) >= 2;
+                assert_eq!(p.is_legal(from, to), expected, "{from} -> {to}");
+                assert_eq!(p.move_between(from, to).is_some(), expected);
+            }
+        }
+    }
+
     #[test]
     fn rejects_bad_shapes() {
         assert_eq!(
