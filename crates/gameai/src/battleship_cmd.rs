@@ -159,8 +159,8 @@ struct ShowArgs {
     file: PathBuf,
     #[command(flatten)]
     rules: RuleArgs,
-    /// Write the heatmap as SVG to this file; `-` writes the SVG to standard output instead of
-    /// the terminal heatmap.
+    /// Write the heatmap as SVG to this file (replacing it), after the terminal heatmap; `-`
+    /// writes the SVG to standard output instead of the terminal heatmap.
     #[arg(long, default_value = "heatmap.svg")]
     svg: PathBuf,
     /// Seed of the sampler (used only when exact counting is too costly) and of the default
@@ -461,7 +461,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(
         out,
         "{label}, shooter {shooter_label}: {} games, mean {:.2} shots (± {:.2}), median {}, p90 {}, max {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
-        s.shots.len(),
+        records.len(),
         s.mean(),
         s.sem(),
         s.quantile(0.5),
@@ -478,7 +478,10 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             String::new()
         },
         if s.errors > 0 {
-            format!(", {} games ended by shooter errors", s.errors)
+            format!(
+                ", {} games ended by shooter errors (left out of the shot figures)",
+                s.errors
+            )
         } else {
             String::new()
         }
@@ -487,7 +490,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         writeln!(
             out,
             "{{\"games\":{},\"shooter\":\"{}\",\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
-            s.shots.len(),
+            records.len(),
             kind,
             a.rules.rules,
             rules.feedback,
@@ -549,10 +552,12 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let post = infer::posterior(&view, &config, &mut rng)?;
     let (w, h) = (pos.width, pos.height);
     let svg = heatmap_svg(&view, &post.hit, w, h);
-    if !crate::write_output(&a.svg, svg.as_bytes(), out)? {
-        // The SVG went to standard output: nothing else goes there.
+    if a.svg.as_os_str() == "-" {
+        // The SVG goes to standard output, and nothing else does.
+        crate::write_output(&a.svg, svg.as_bytes(), out)?;
         return Ok(());
     }
+    // The terminal heatmap first: a file that cannot be written does not hide it.
     match post.solutions {
         Some(n) => writeln!(out, "exact: {n} consistent fleets")?,
         None => writeln!(
@@ -620,6 +625,7 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
             )?;
         }
     }
+    crate::write_output(&a.svg, svg.as_bytes(), out)?;
     writeln!(out, "wrote {}", a.svg.display())?;
     Ok(())
 }

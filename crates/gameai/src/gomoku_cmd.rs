@@ -427,7 +427,9 @@ fn play_games(
         .num_threads(args.threads.max(1))
         .build()
         .map_err(|e| CliError(e.to_string()))?;
-    // Each worker keeps its engines for all its games (external brains start once).
+    // Each worker builds its engines once and plays every `workers`-th game with them
+    // (external brains start once a worker).
+    let workers = args.threads.max(1).min(args.games.max(1));
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<GameRecord, CliError>)>();
     // Set once the match has ended early: the games not yet begun are skipped.
     let ended = std::sync::atomic::AtomicBool::new(false);
@@ -435,14 +437,14 @@ fn play_games(
         scope.spawn(|| {
             let tx = tx;
             pool.install(|| {
-                (0..args.games).into_par_iter().for_each_init(
-                    || -> Result<[AnyEngine; 2], CliError> {
+                (0..workers).into_par_iter().for_each(|w| {
+                    let mut engines = (|| -> Result<[AnyEngine; 2], CliError> {
                         Ok([
                             make_engine(&args.engine_a, args.game.memory_mb)?,
                             make_engine(&args.engine_b, args.game.memory_mb)?,
                         ])
-                    },
-                    |engines, g| {
+                    })();
+                    for g in (w..args.games).step_by(workers) {
                         if ended.load(std::sync::atomic::Ordering::Relaxed) {
                             return;
                         }
@@ -457,8 +459,8 @@ fn play_games(
                         if tx.send((g, r)).is_err() {
                             ended.store(true, std::sync::atomic::Ordering::Relaxed);
                         }
-                    },
-                );
+                    }
+                });
             });
         });
         let result = rx.into_iter().try_for_each(|(g, r)| done(g, r?));
@@ -495,7 +497,8 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
         args.game.size,
         args.game.size,
         args.game.rule,
-        openings.len()
+        // Each opening is played twice, once with each engine as Black.
+        openings.len().min(args.games.div_ceil(2))
     )?;
     out.flush()?;
     let bar = ProgressBar::new(args.games as u64);
@@ -504,7 +507,8 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let start = Instant::now();
-    let mut records: Vec<Option<GameRecord>> = vec![None; args.games];
+    let mut records: Vec<Option<GameRecord>> = crate::parallel::results_buffer(args.games as u64)?;
+    records.resize(args.games, None);
     play_games(args, rule, &openings, |g, r| {
         bar.inc(1);
         let (a_colour, b_colour) = if r.a_black { ("X", "O") } else { ("O", "X") };
@@ -794,7 +798,9 @@ mod tests {
         play(&args, &mut input.as_bytes(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("Cannot read \"zz\""), "{text}");
-        assert!(text.contains("already occupied") || text.matches("bestfirst plays").count() >= 3);
+        // The second 4,4 (or the first, if the engine took it) is refused.
+        assert!(text.contains("already occupied"), "{text}");
+        assert!(text.contains("Type a cell as column letter"), "{text}");
         assert!(text.matches("bestfirst plays").count() >= 3, "{text}");
     }
 }

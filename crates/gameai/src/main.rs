@@ -96,6 +96,16 @@ pub fn write_output(
     Ok(true)
 }
 
+/// Checks, before a long run, that the output file `path` (not `-`) can be written, leaving
+/// nothing behind: it is written once the run is over.
+pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
+    if !is_dash(path) {
+        // Opened and dropped: a regular file's temporary copy is removed at once.
+        output::OutputFile::create(path)?;
+    }
+    Ok(())
+}
+
 /// `-` stands for standard input (or output, for an output file), as for most command-line
 /// tools.
 fn is_dash(path: &std::path::Path) -> bool {
@@ -129,13 +139,14 @@ pub fn parse_lines_file<T, E: std::fmt::Display>(
 }
 
 /// The `--records` file of an `eval`: one JSON line per game, `{"game":i,...}` on line `i`.
-struct RecordsFile(output::OutputFile);
+struct RecordsFile(std::path::PathBuf);
 
 impl RecordsFile {
-    /// Opens the file (when a path is given) before the games are played, so that a path
-    /// that cannot be written fails at once, not after a long run; an old file of that name
-    /// is replaced only once the new one is complete. `-` is refused: standard output
-    /// carries the summary.
+    /// Checks that the file (when a path is given) can be written before the games are
+    /// played, so that a bad path fails at once, not after a long run; the file itself is
+    /// written once the games are over (a run stopped before then leaves nothing behind),
+    /// and an old file of that name is replaced only once the new one is complete. `-` is
+    /// refused: standard output carries the summary.
     fn create(path: Option<&std::path::Path>) -> Result<Option<RecordsFile>, CliError> {
         path.map(|path| {
             if is_dash(path) {
@@ -143,20 +154,22 @@ impl RecordsFile {
                     "--records needs a file name: standard output carries the summary".into(),
                 ));
             }
-            output::OutputFile::create(path).map(RecordsFile)
+            check_output(path)?;
+            Ok(RecordsFile(path.to_owned()))
         })
         .transpose()
     }
 
     /// Writes a line per game; `fields` gives the JSON fields after the game's index.
-    fn write<T>(mut self, games: &[T], fields: impl Fn(&T) -> String) -> Result<(), CliError> {
-        self.0.write_with(|w| {
+    fn write<T>(self, games: &[T], fields: impl Fn(&T) -> String) -> Result<(), CliError> {
+        let mut file = output::OutputFile::create(&self.0)?;
+        file.write_with(|w| {
             games
                 .iter()
                 .enumerate()
                 .try_for_each(|(i, game)| writeln!(w, "{{\"game\":{i},{}}}", fields(game)))
         })?;
-        self.0.commit()
+        file.commit()
     }
 }
 

@@ -122,7 +122,10 @@ struct EvalArgs {
     #[command(flatten)]
     seeded: SeededGames,
     /// Play the boards of this JSON-lines file instead (fields width, height, mines, start,
-    /// mineIndices); `-` reads standard input.
+    /// mineIndices); `-` reads standard input. A file does not say how its first clicks were
+    /// drawn, so a first click counts as a guess only when it hits a mine: boards written
+    /// under `--rule none` play the same games, each with one guess fewer when that click is
+    /// safe.
     #[arg(long, conflicts_with_all = ["level", "games", "seed", "rule", "start"])]
     boards: Option<PathBuf>,
     /// End with one JSON line of results.
@@ -288,12 +291,13 @@ fn samples(
     let games = a.games.unwrap_or(default_games);
     let seed = a.seed.unwrap_or(default_seed);
     let solver = Solver::new(SolverConfig::default());
-    let bar = crate::parallel::games_bar(games * a.level.len() as u64);
+    let bar = crate::parallel::games_bar(games.saturating_mul(a.level.len() as u64));
     let mut out = Vec::new();
     for (li, level) in a.level.iter().enumerate() {
         let (x, y) = (3.min(level.width / 2), 3.min(level.height / 2));
         let start = y * level.width + x;
         let level_seed = seed.wrapping_add(li as u64 * 1_000_003);
+        crate::parallel::results_buffer::<Vec<minesweeper::Sample>>(games)?;
         let parts: Vec<_> = (0..games)
             .into_par_iter()
             .map(|i| {
@@ -335,6 +339,7 @@ fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
+    crate::check_output(&a.out)?;
     let data = samples(&a.samples, 300, 1)?;
     if data.is_empty() {
         return Err(CliError("no samples: play more games".into()));
@@ -346,6 +351,15 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
         seed: a.samples.seed.unwrap_or(1),
     };
     let model = minesweeper::train(&data, &config);
+    // A step too large drives the weights to infinity; such a model could not be read back.
+    let text = model.to_text();
+    if PatternModel::parse(&text).is_err() {
+        return Err(CliError(format!(
+            "training diverged (weights are no longer finite numbers): try a --learning-rate \
+             below {:e}",
+            a.learning_rate
+        )));
+    }
     let fit = minesweeper::calibration(&data, |s| {
         f64::from(model.predict(&s.features, s.density, s.local))
     });
@@ -355,7 +369,7 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
         fit.mean_abs_error,
         fit.mean_sq_error,
     );
-    if crate::write_output(&a.out, model.to_text().as_bytes(), out)? {
+    if crate::write_output(&a.out, text.as_bytes(), out)? {
         writeln!(out, "{report}; written to {}", a.out.display())?;
     } else {
         eprintln!("{report}");

@@ -29,6 +29,21 @@ pub fn games_bar(games: u64) -> ProgressBar {
     bar
 }
 
+/// An empty vector with room for the results of `games` games, or an error saying there is
+/// not that much memory (instead of an abort, or a panic on a count beyond any memory).
+pub fn results_buffer<T>(games: u64) -> Result<Vec<T>, CliError> {
+    let mut v = Vec::new();
+    usize::try_from(games)
+        .ok()
+        .and_then(|n| v.try_reserve_exact(n).ok())
+        .ok_or_else(|| {
+            CliError(format!(
+                "cannot hold the results of {games} games in memory: choose fewer"
+            ))
+        })?;
+    Ok(v)
+}
+
 /// Runs `play_one(i)` for every game `i` in `0..games` on `threads` workers (all cores when
 /// `None`), with a progress bar. The results come back in game order, so a summary built from
 /// them does not depend on the number of threads or on scheduling.
@@ -37,20 +52,23 @@ pub fn play_games<T: Send>(
     threads: Option<usize>,
     play_one: impl Fn(u64) -> T + Sync,
 ) -> Result<Vec<T>, CliError> {
+    let mut results = results_buffer(games)?;
     let bar = games_bar(games);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| CliError(format!("cannot start worker threads: {e}")))?;
-    let results = pool.install(|| {
-        (0..games)
+    // The buffer was made for the count, so it fits in `usize`.
+    let len = usize::try_from(games).unwrap_or(0);
+    pool.install(|| {
+        (0..len)
             .into_par_iter()
             .map(|i| {
-                let r = play_one(i);
+                let r = play_one(i as u64);
                 bar.inc(1);
                 r
             })
-            .collect()
+            .collect_into_vec(&mut results);
     });
     bar.finish_and_clear();
     Ok(results)

@@ -39,6 +39,17 @@ fn eval_prints_json_and_does_not_depend_on_threads() {
     // Everything but the timings is identical.
     let strip = |s: &str| s.split(",\"ms_per_shot_mean\"").next().unwrap().to_owned();
     assert_eq!(strip(&ja), strip(&last_json(&b)));
+    // So with the default shooter (exact counts, its endgame search and random tie-breaks,
+    // each game on its own seed), on a smaller board to keep the test quick.
+    let args = |t: &'static str| {
+        let mut a = words("battleship eval --games 4 --seed 5 --board 7x7 --fleet 4,3,2 --json");
+        a.extend(["--threads", t]);
+        a
+    };
+    let (a, b) = (gameai(&args("1")), gameai(&args("2")));
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    assert!(last_json(&a).contains("\"shooter\":\"endgame\""));
+    assert_eq!(strip(&last_json(&a)), strip(&last_json(&b)));
 }
 
 #[test]
@@ -179,11 +190,11 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
         s.starts_with("<svg") && s.trim_end().ends_with("</svg>"),
         "{s}"
     );
-    // Sunk cells where no sinking is announced, and a chain that records nothing.
+    // Sunk cells where no sinking is announced, and a chain asked to record nothing.
     let out = show("ss.\n...\n...\n", "--feedback bare");
     assert_failed(&out, "mark those cells as hits");
     let out = show("...\n.x.\n...\n", "--exact-nodes 0 --sweeps 0");
-    assert!(!out.status.success());
+    assert_failed(&out, "must be at least 1");
     // Options that apply to other shooters only.
     fails_with(&[
         (

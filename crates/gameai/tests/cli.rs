@@ -337,6 +337,23 @@ fn solver_options_are_checked() {
             "expected a positive step size",
         ),
         ("minesweeper train --hidden 0 --out m.txt", "1 to 4096"),
+        (
+            "minesweeper eval --games 100000000000000000",
+            "cannot hold the results of 100000000000000000 games in memory",
+        ),
+        (
+            "battleship eval --games 100000000000000000",
+            "cannot hold the results of 100000000000000000 games in memory",
+        ),
+        (
+            "gomoku match alphabeta bestfirst --games 100000000000000000",
+            "cannot hold the results of 100000000000000000 games in memory",
+        ),
+        // The output is checked before the games are played.
+        (
+            "minesweeper train --games 100000 --out no-such-directory/m.txt",
+            "cannot write no-such-directory/m.txt",
+        ),
         ("minesweeper calibrate --per-position 0", "at least 1"),
         ("twofour --seed 5 games.txt", "cannot be used with"),
     ]);
@@ -354,6 +371,24 @@ fn solver_options_are_checked() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "1\n2\n1\n1\n");
+}
+
+/// A training step so large that the weights leave the finite numbers is reported, and no
+/// model is written (it could not be read back).
+#[test]
+fn training_that_diverges_writes_no_model() {
+    let dir = Scratch::new("diverge");
+    let model = dir.file("m.txt");
+    let mut args = words("minesweeper train --level beginner --games 3 --learning-rate 1e30 --out");
+    args.push(model.to_str().unwrap());
+    let out = gameai(&args, b"");
+    assert_failed(&out, "training diverged");
+    assert!(!model.exists());
+    assert_eq!(
+        std::fs::read_dir(&dir.0).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
 }
 
 #[test]

@@ -177,7 +177,7 @@ fn play_a_game_in_the_terminal() {
     // White against the engine on 9x9; the input runs out, which ends the session.
     let out = gameai(
         &words("gomoku play --engine bestfirst --colour white --size 9 --time-ms 20 --memory-mb 8"),
-        b"e3\nnonsense\n0,0\nundo\nundo\n8,8\n",
+        b"e3\nnonsense\n0,0\nundo\nundo\nundo\n8,8\n",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
@@ -187,6 +187,9 @@ fn play_a_game_in_the_terminal() {
     );
     assert!(stdout.contains("Cannot read \"nonsense\""), "{stdout}");
     assert!(stdout.contains("bestfirst plays"), "{stdout}");
+    // Each undo takes back a pair of moves: after two, only the engine's first stone is
+    // left, and a third has nothing to take back.
+    assert_eq!(stdout.matches("Nothing to undo.").count(), 1, "{stdout}");
     // The board diagram is shown before each of your moves.
     assert!(stdout.matches("Your move").count() >= 5, "{stdout}");
 }
