@@ -331,7 +331,7 @@ fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .map(|board| minesweeper::BoardSpec { board, start })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let text = minesweeper::write_boards(&specs);
+    let text = minesweeper::write_boards(&specs).map_err(|e| CliError(e.to_string()))?;
     if crate::write_output(&a.out, text.as_bytes(), out)? {
         writeln!(out, "wrote {} boards to {}", specs.len(), a.out.display())?;
     }

@@ -2,8 +2,11 @@
 //!
 //! Each line is an object with `width`, `height`, `mines`, `start` (the cell index
 //! `y * width + x` of the first click) and `mineIndices` (an array of cell indices); any other
-//! field is ignored, and so are blank lines. A minimal JSON reader is enough for this and keeps
-//! the crate free of a serialisation framework.
+//! field is ignored (it may hold any JSON value, nested up to 64 deep), and so are blank lines.
+//! A small JSON reader is enough for this and keeps the crate free of a serialisation
+//! framework. It reads JSON's syntax strictly (no `+`, leading zeros or bare points in
+//! numbers; escapes decoded, raw control characters refused) and refuses a key given twice;
+//! the numbers it uses must be written as digits, so that none is a rounded fraction.
 
 use thiserror::Error;
 
@@ -33,7 +36,8 @@ pub struct BoardsError {
 enum Json {
     Null,
     Bool,
-    Number(f64),
+    /// A number as written (its syntax checked), so that nothing is lost to rounding.
+    Number(String),
     String(String),
     Array(Vec<Json>),
     Object(Vec<(String, Json)>),
@@ -53,8 +57,16 @@ impl Reader<'_> {
         }
     }
 
+    /// An error at byte `at` (0-based; a position past the end names the byte after it).
+    fn err_at<T>(&self, at: usize, what: &str) -> Result<T, String> {
+        Err(format!(
+            "invalid JSON at byte {}: {what}",
+            at.min(self.s.len()) + 1
+        ))
+    }
+
     fn err<T>(&self, what: &str) -> Result<T, String> {
-        Err(format!("invalid JSON at byte {}: {what}", self.i + 1))
+        self.err_at(self.i, what)
     }
 
     fn eat(&mut self, c: u8) -> bool {
@@ -76,15 +88,19 @@ impl Reader<'_> {
             None => self.err("unexpected end"),
             Some(b'{') => {
                 self.i += 1;
-                let mut fields = Vec::new();
+                let mut fields: Vec<(String, Json)> = Vec::new();
                 if self.eat(b'}') {
                     return Ok(Json::Object(fields));
                 }
                 loop {
                     self.ws();
+                    let at = self.i;
                     let Json::String(k) = self.string()? else {
                         return self.err("expected a key");
                     };
+                    if fields.iter().any(|(seen, _)| *seen == k) {
+                        return self.err_at(at, &format!("the key {k:?} appears twice"));
+                    }
                     if !self.eat(b':') {
                         return self.err("expected `:`");
                     }
@@ -117,7 +133,8 @@ impl Reader<'_> {
             Some(b't') => self.word("true", Json::Bool),
             Some(b'f') => self.word("false", Json::Bool),
             Some(b'n') => self.word("null", Json::Null),
-            Some(_) => self.number(),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => self.err("expected a value"),
         }
     }
 
@@ -130,21 +147,62 @@ impl Reader<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Json, String> {
+    /// Digits from `self.i`: how many.
+    fn digits(&mut self) -> usize {
         let start = self.i;
-        while self.i < self.s.len()
-            && matches!(
-                self.s[self.i],
-                b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'
-            )
-        {
+        while self.s.get(self.i).is_some_and(u8::is_ascii_digit) {
             self.i += 1;
         }
-        std::str::from_utf8(&self.s[start..self.i])
-            .ok()
-            .and_then(|t| t.parse::<f64>().ok())
-            .map(Json::Number)
-            .map_or_else(|| self.err("bad number"), Ok)
+        self.i - start
+    }
+
+    /// A number in JSON's syntax: `-`? (`0` | a digit 1-9 then digits), then an optional
+    /// fraction (`.` and digits) and exponent (`e` or `E`, a sign, digits).
+    fn number(&mut self) -> Result<Json, String> {
+        let start = self.i;
+        let bad = |r: &Self| r.err_at(start, "not a JSON number");
+        if self.s.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        let leading_zero = self.s.get(self.i) == Some(&b'0');
+        let int = self.digits();
+        if int == 0 || (leading_zero && int > 1) {
+            return bad(self);
+        }
+        if self.s.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return bad(self);
+            }
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return bad(self);
+            }
+        }
+        // Only ASCII was taken.
+        let text = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+        Ok(Json::Number(text))
+    }
+
+    /// Four hexadecimal digits of a `\u` escape, at `self.i`.
+    fn hex4(&mut self) -> Result<u16, String> {
+        let code = self
+            .s
+            .get(self.i..self.i + 4)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|h| u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        match code {
+            Some(c) => {
+                self.i += 4;
+                Ok(c)
+            }
+            None => self.err("expected four hexadecimal digits after `\\u`"),
+        }
     }
 
     fn string(&mut self) -> Result<Json, String> {
@@ -152,22 +210,56 @@ impl Reader<'_> {
             return self.err("expected a string");
         }
         self.i += 1;
-        let mut out = Vec::new();
+        let mut out = String::new();
         loop {
+            let at = self.i;
             match self.s.get(self.i) {
                 None => return self.err("unterminated string"),
                 Some(b'"') => {
                     self.i += 1;
-                    return Ok(Json::String(String::from_utf8_lossy(&out).into_owned()));
+                    return Ok(Json::String(out));
                 }
                 Some(b'\\') => {
-                    // Keys and values we read are plain ASCII; keep escapes as text.
-                    out.extend_from_slice(self.s.get(self.i..self.i + 2).unwrap_or(b"\\"));
+                    let e = self.s.get(self.i + 1).copied();
                     self.i += 2;
+                    out.push(match e {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            // One UTF-16 unit, or a surrogate pair of two escapes.
+                            let mut units = vec![self.hex4()?];
+                            if (0xd800..0xdc00).contains(&units[0])
+                                && self.s[self.i..].starts_with(b"\\u")
+                            {
+                                self.i += 2;
+                                units.push(self.hex4()?);
+                            }
+                            match char::decode_utf16(units).collect::<Vec<_>>().as_slice() {
+                                [Ok(c)] => *c,
+                                _ => return self.err_at(at, "unpaired surrogate in `\\u` escape"),
+                            }
+                        }
+                        None => return self.err("unterminated string"),
+                        _ => return self.err_at(at, "unknown escape in string"),
+                    });
                 }
-                Some(&c) => {
-                    out.push(c);
-                    self.i += 1;
+                Some(&c) if c < 0x20 => {
+                    return self.err("a control character in a string must be escaped");
+                }
+                Some(_) => {
+                    // The line is text: copy one UTF-8 character whole.
+                    let rest = std::str::from_utf8(&self.s[self.i..]).unwrap_or("");
+                    let Some(ch) = rest.chars().next() else {
+                        return self.err("invalid text");
+                    };
+                    out.push(ch);
+                    self.i += ch.len_utf8();
                 }
             }
         }
@@ -195,9 +287,21 @@ fn field<'a>(fields: &'a [(String, Json)], name: &str) -> Result<&'a Json, Strin
         .ok_or_else(|| format!("missing field `{name}`"))
 }
 
+/// The largest count or cell index a board file may hold (far beyond any board).
+const MAX_WHOLE: usize = 1_000_000_000;
+
+/// A non-negative integer, written as digits (a fraction or an exponent is refused: whole or
+/// not would depend on rounding).
 fn whole(v: &Json, name: &str) -> Result<usize, String> {
     match v {
-        Json::Number(n) if n.fract() == 0.0 && *n >= 0.0 && *n <= 1e9 => Ok(*n as usize),
+        Json::Number(t) if t.bytes().all(|b| b.is_ascii_digit()) => t
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n <= MAX_WHOLE)
+            .ok_or_else(|| format!("`{name}` is {t}, larger than {MAX_WHOLE}")),
+        Json::Number(t) => Err(format!(
+            "`{name}` is {t}, expected a non-negative integer written as digits"
+        )),
         _ => Err(format!("`{name}` must be a non-negative integer")),
     }
 }
@@ -215,7 +319,8 @@ fn board_line(line: &str) -> Result<BoardSpec, String> {
     };
     let indices = items
         .iter()
-        .map(|v| whole(v, "mineIndices"))
+        .enumerate()
+        .map(|(k, v)| whole(v, &format!("mineIndices[{k}]")))
         .collect::<Result<Vec<_>, _>>()?;
     if indices.len() != mines {
         return Err(format!(
@@ -266,15 +371,36 @@ pub fn read_boards(text: &str) -> Result<Vec<BoardSpec>, BoardsError> {
 /// use minesweeper::{Board, BoardSpec, read_boards, write_boards};
 ///
 /// let spec = BoardSpec { board: Board::new(3, 2, &[1, 5])?, start: 0 };
-/// let text = write_boards(std::slice::from_ref(&spec));
+/// let text = write_boards(std::slice::from_ref(&spec))?;
 /// assert_eq!(text, "{\"width\":3,\"height\":2,\"mines\":2,\"start\":0,\"mineIndices\":[1,5]}\n");
 /// assert_eq!(read_boards(&text)?, vec![spec]);
+///
+/// // A first click off the board could not be read back.
+/// let off = BoardSpec { board: Board::new(3, 2, &[1])?, start: 6 };
+/// assert_eq!(
+///     write_boards(&[off]).unwrap_err().to_string(),
+///     "line 1: `start` 6 is outside the 3x2 board"
+/// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[must_use]
-pub fn write_boards(specs: &[BoardSpec]) -> String {
+///
+/// # Errors
+/// A board whose `start` is not one of its cells (the line it would have been on, and why):
+/// [`read_boards`] would refuse it.
+pub fn write_boards(specs: &[BoardSpec]) -> Result<String, BoardsError> {
     let mut out = String::new();
-    for s in specs {
+    for (i, s) in specs.iter().enumerate() {
+        if s.start >= s.board.len() {
+            return Err(BoardsError {
+                line: i + 1,
+                message: format!(
+                    "`start` {} is outside the {}x{} board",
+                    s.start,
+                    s.board.width(),
+                    s.board.height()
+                ),
+            });
+        }
         let mines: Vec<String> = (0..s.board.len())
             .filter(|&c| s.board.is_mine(c))
             .map(|c| c.to_string())
@@ -288,7 +414,7 @@ pub fn write_boards(specs: &[BoardSpec]) -> String {
             mines.join(",")
         ));
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -326,8 +452,71 @@ mod tests {
         );
         assert_eq!(
             e("{\"width\":-2}"),
+            "line 1: `width` is -2, expected a non-negative integer written as digits"
+        );
+        assert_eq!(
+            e("{\"width\":\"2\"}"),
             "line 1: `width` must be a non-negative integer"
         );
+        // Whole or not is read from the digits, never from a rounded float.
+        for (value, message) in [
+            (
+                "2.0000000000000001",
+                "expected a non-negative integer written as digits",
+            ),
+            (
+                "1e-400",
+                "expected a non-negative integer written as digits",
+            ),
+            ("1e1", "expected a non-negative integer written as digits"),
+            ("2000000001", "larger than 1000000000"),
+            ("99999999999999999999999", "larger than 1000000000"),
+        ] {
+            let line = format!(
+                "{{\"width\":2,\"height\":2,\"mines\":1,\"start\":0,\"mineIndices\":[{value}]}}"
+            );
+            assert_eq!(
+                e(&line),
+                format!("line 1: `mineIndices[0]` is {value}, {message}")
+            );
+        }
+        // JSON's syntax: no `+`, no leading zero, digits on both sides of a point; a key once.
+        for (json, byte, what) in [
+            ("{\"width\":+3}", 10, "expected a value"),
+            ("{\"width\":03}", 10, "not a JSON number"),
+            ("{\"width\":3.}", 10, "not a JSON number"),
+            ("{\"width\":.5}", 10, "expected a value"),
+            ("{\"width\":1.2.3}", 13, "expected `,` or `}`"),
+            ("{\"width\":-}", 10, "not a JSON number"),
+            ("{\"mineIndices\":[0,]}", 19, "expected a value"),
+            (
+                "{\"width\":2,\"width\":3}",
+                12,
+                "the key \"width\" appears twice",
+            ),
+            (
+                "{\"a\":\"tab\there\"}",
+                10,
+                "a control character in a string must be escaped",
+            ),
+            ("{\"a\":\"\\q\"}", 7, "unknown escape in string"),
+            (
+                "{\"a\":\"\\ud800\"}",
+                7,
+                "unpaired surrogate in `\\u` escape",
+            ),
+            (
+                "{\"a\":\"\\u12\"}",
+                9,
+                "expected four hexadecimal digits after `\\u`",
+            ),
+        ] {
+            assert_eq!(
+                e(json),
+                format!("line 1: invalid JSON at byte {byte}: {what}"),
+                "{json}"
+            );
+        }
         assert!(e("{\"width\":2,").starts_with("line 1: invalid JSON"));
         assert!(e(&"[".repeat(100)).contains("nested too deeply"));
         // An ignored field may nest 63 arrays deep inside the line's object, not 64.
@@ -349,7 +538,7 @@ mod tests {
         assert_eq!(e("[tru"), "line 1: invalid JSON at byte 2: unknown word");
         assert_eq!(
             e("{\"a\\"),
-            "line 1: invalid JSON at byte 6: unterminated string"
+            "line 1: invalid JSON at byte 5: unterminated string"
         );
     }
 
@@ -369,15 +558,18 @@ mod tests {
     }
 
     #[test]
-    fn escapes_are_kept_as_text() {
+    fn escapes_are_decoded() {
         assert_eq!(
-            parse_json(r#""a\"b\\c""#),
-            Ok(Json::String(r#"a\"b\\c"#.to_string()))
+            parse_json(r#""a\"b\\c\/\n\u00e9\ud83d\ude00""#),
+            Ok(Json::String("a\"b\\c/\né😀".to_string()))
         );
-        // An escaped quote does not end a key, so this key is not `width`.
+        // An escaped quote does not end a key, so this key is not `width`...
         assert_eq!(
             read_boards(r#"{"wid\"th":2}"#).unwrap_err().to_string(),
             "line 1: missing field `width`"
         );
+        // ...but an escaped letter is the letter.
+        let line = r#"{"w\u0069dth":2,"height":1,"mines":0,"start":0,"mineIndices":[]}"#;
+        assert_eq!(read_boards(line).unwrap()[0].board.width(), 2);
     }
 }

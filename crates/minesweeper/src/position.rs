@@ -208,8 +208,8 @@ impl Position {
     /// A position of `width` x `height` cells (row by row) with `mines` mines in all.
     ///
     /// Runs cheap structural checks only (sizes, each number against its neighbourhood, the
-    /// mine count against flags and unrevealed cells); a position that passes may still have
-    /// no consistent mine layout.
+    /// mine count against the known mines and the unrevealed cells; flags are a player's notes
+    /// and are not counted); a position that passes may still have no consistent mine layout.
     pub fn new(
         width: usize,
         height: usize,
