@@ -499,6 +499,7 @@ mod tests {
         piles.push(Pile::TwoFirst);
         let p = Position::from_piles(piles.clone(), Player::First).unwrap();
         assert_eq!(p.counts(), [1, 1, 2, 1, 1, 1]);
+        assert_eq!(p.to_multiset().counts(), p.counts());
         let n = piles.len();
         for from in 0..=n {
             for to in 0..=n {
