@@ -4,8 +4,8 @@
 //! engine needs: a bounded transposition table that stores bounds and best moves, best-move-first
 //! ordering, iterative deepening, node/time limits, cancellation from another thread, and a
 //! principal variation. When a limit stops a search, every move played is still taken back, and
-//! the answer is the one from the last finished iteration (or a better root move the unfinished
-//! iteration had already proven).
+//! the answer is the one from the last finished iteration (or a root move the unfinished
+//! iteration had already proven better than that one, which it searches first).
 //!
 //! On top of that, [`Tuning`] selects the classical enhancements, each of which a wide game
 //! such as Gomoku needs to search deep:
@@ -21,8 +21,11 @@
 //! - time management: iterative deepening does not start an iteration that the growth of the
 //!   previous ones predicts cannot finish in the time left.
 //!
-//! All but the reductions leave the value of a fixed-depth search unchanged (tested against
-//! plain negamax).
+//! All but the reductions leave the value of a fixed-depth search unchanged on a tree, or with no
+//! transposition table (tested against plain negamax). With the table, a position reached
+//! again at a shallower ply may be answered by its deeper search, or by one from an earlier
+//! search, so the value can differ from negamax's at that depth (and, since the enhancements
+//! change the order of visits, differ between tunings).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -146,7 +149,12 @@ impl Limits {
 pub struct SearchResult<M> {
     /// The move to play; `None` only when the game is over or has no move.
     pub best_move: Option<M>,
-    /// Its score for the side to move.
+    /// Its score for the side to move, from the last finished iteration. When a limit stopped
+    /// the next iteration after a root move had proven better than the previous best (which
+    /// that iteration searches first), the move is that one and the score its value at the
+    /// unfinished depth, a lower bound if it failed high against an aspiration window. When
+    /// no iteration finished (a limit before the first, or a depth limit of 0), it is
+    /// [`Score::DRAW`] and says nothing.
     pub score: Score,
     /// Depth of the last finished iteration (0 if none finished).
     pub depth: u32,
@@ -201,8 +209,9 @@ impl<M> Default for Entry<M> {
 }
 
 /// The search enhancements of a [`Searcher`] (see the module docs). The default enables
-/// everything that keeps fixed-depth values exact: PVS, killers, history, aspiration windows
-/// and time prediction; late move reductions are off.
+/// everything that keeps fixed-depth values exact (on trees, or without a transposition
+/// table): PVS, killers, history, aspiration windows and time prediction; late move
+/// reductions are off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tuning {
     /// Principal variation search (null-window searches after the first move).
@@ -302,6 +311,8 @@ pub struct Searcher<G: Keyed + Evaluate> {
     hit_horizon: bool,
     /// Deepest ply forcing extensions may reach in the running iteration.
     extension_limit: u32,
+    /// The previous iteration's best move, searched first at the root.
+    root_first: Option<G::Move>,
     /// The best root move of the running iteration, once it beat the first move.
     root_improved: Option<(G::Move, Score)>,
 }
@@ -338,6 +349,7 @@ where
             stopped: false,
             hit_horizon: false,
             extension_limit: 0,
+            root_first: None,
             root_improved: None,
         }
     }
@@ -410,6 +422,10 @@ where
                 break;
             }
             self.root_improved = None;
+            // Searched first, so that a root move that beats the first one (and is kept if
+            // the iteration stops) beats the previous best, with or without the memo and after
+            // an aspiration window failed low.
+            self.root_first = result.best_move.clone();
             let score = self.root(game, depth, result.score);
             if self.stopped {
                 // A root move that beat the previous best at the new depth is better
@@ -633,6 +649,9 @@ where
             }
         }
 
+        if ply == 0 && self.root_first.is_some() {
+            memo_move.clone_from(&self.root_first);
+        }
         let mut moves = std::mem::take(&mut self.move_stack[p]);
         self.stats.merged_moves += generate_moves(game, &mut moves, self.config.merge_moves);
         if moves.is_empty() {

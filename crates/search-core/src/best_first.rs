@@ -267,7 +267,9 @@ impl<G: Evaluate> BestFirst<G> {
         self.headers.len()
     }
 
-    /// Bytes reserved by the arena: never more than the configured bound.
+    /// Bytes reserved by the arena: never more than the configured bound, except that the
+    /// arena always holds the root node (its header, [`BestFirst::node_bytes`] at most),
+    /// however small the bound.
     #[must_use]
     pub fn arena_bytes(&self) -> usize {
         self.headers.capacity() * std::mem::size_of::<Header>()
@@ -685,7 +687,7 @@ mod tests {
     }
 
     #[test]
-    fn a_solved_tree_reports_every_root_move_exactly() {
+    fn a_solved_tree_reports_its_root_moves_and_proven_values() {
         use crate::synthetic::RandomGame;
         use crate::{Game, Outcome, minimax};
         let mut game = RandomGame::bushy(9, 1 << 40, 5, 2);

@@ -108,11 +108,9 @@ proptest! {
                 let mut h = g.clone();
                 h.play(&m);
                 let child = -minimax::negamax(&mut h, depth - 1, &mut Stats::default());
-                // Negamax scores the child one ply deeper: shift proven distances back.
-                prop_assert_eq!(child.0.signum(), exact.0.signum());
-                if !exact.is_proven() {
-                    prop_assert_eq!(child, exact);
-                }
+                // Negamax counts the child's proven distances from the child: one ply more
+                // from the root.
+                prop_assert_eq!(child.from_memo(1), exact);
             }
         }
     }
@@ -177,4 +175,44 @@ fn memo_and_merging_reduce_work() {
         plain.stats()
     );
     assert!(full.stats().memo_hits > 0 && full.stats().merged_moves > 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A search stopped by a node limit answers with the last finished iteration's move, or
+    /// with a root move that the unfinished iteration had proven better than that one: by
+    /// plain negamax at the unfinished depth, it is worth more. Without a memo the previous
+    /// best is not the memo's move, so the searcher must put it first itself.
+    #[test]
+    fn a_stopped_search_never_trades_its_move_down(
+        seed in any::<u64>(),
+        height in 4u32..=9,
+        moves in 2u64..=5,
+        nodes in 300u64..20_000,
+        aspiration in any::<bool>(),
+    ) {
+        let tuning = search_core::Tuning {
+            aspiration: aspiration.then_some(1),
+            ..search_core::Tuning::default()
+        };
+        let config = SearchConfig { memo_bytes: 0, merge_moves: false };
+        let game = Synthetic::bushy(seed, 1 << 40, height, moves);
+        let r = Searcher::with_tuning(config, tuning).search(&mut game.clone(), &Limits::nodes(nodes));
+        if r.stopped && r.depth > 0 {
+            // The same searcher, fresh, stopped at the finished depth instead.
+            let finished = Searcher::with_tuning(config, tuning)
+                .search(&mut game.clone(), &Limits::depth(r.depth));
+            prop_assert_eq!(finished.depth, r.depth);
+            let (chosen, previous) = (r.best_move.unwrap(), finished.best_move.unwrap());
+            if chosen != previous {
+                let value = |m: &u64| {
+                    let mut g = game.clone();
+                    g.play(m);
+                    -minimax::negamax(&mut g, r.depth, &mut Stats::default())
+                };
+                prop_assert!(value(&chosen) > value(&previous), "{chosen} vs {previous}");
+            }
+        }
+    }
 }
