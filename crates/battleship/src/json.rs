@@ -528,6 +528,7 @@ mod tests {
                 "unpaired surrogate in `\\u` escape",
             ),
             (r#""x\ude00""#, 3, "unpaired surrogate in `\\u` escape"),
+            (r#""abcd\ude00""#, 6, "unpaired surrogate in `\\u` escape"),
             (
                 r#""x\ud83d\uzzzz""#,
                 11,
@@ -548,8 +549,9 @@ mod tests {
     /// The nesting limit counts open brackets, not brackets seen: siblings close theirs.
     #[test]
     fn nesting_is_limited_by_depth_not_by_count() {
-        let siblings = format!("[{}]", vec![r#"[], [1], {}, {"a": 1}"#; 20].join(", "));
-        assert!(matches!(parse(&siblings), Ok(Json::Arr(items)) if items.len() == 80));
+        // Forty of each kind of sibling, more than the limit of 32 levels.
+        let siblings = format!("[{}]", vec![r#"[], [1], {}, {"a": 1}"#; 40].join(", "));
+        assert!(matches!(parse(&siblings), Ok(Json::Arr(items)) if items.len() == 160));
         let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         assert!(parse(&nested(32)).is_ok());
         assert_eq!(

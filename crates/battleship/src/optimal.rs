@@ -12,12 +12,15 @@
 //!   expectation.
 //!
 //! The gap between the two is the price of greedy play, measured rather than guessed. Three
-//! exact shortcuts keep the search small without changing its value: a cell that holds a ship
-//! in every consistent fleet is shot at once (it must be shot some time, and shooting it
-//! first only brings its answer earlier); a shot whose lower bound (one shot plus the
-//! ship cells still to hit) cannot beat the best shot found is skipped; and a state whose
-//! fleets all have the same cells left to hit is worth exactly that many shots, under every
-//! strategy, without a search.
+//! exact shortcuts keep the search small without changing its value: where what the answers
+//! tell does not depend on the order of the shots (every feedback rule but `standard`), a
+//! cell that holds a ship in every consistent fleet is shot at once (it must be shot some
+//! time, and shooting it first only brings its answer earlier; under `standard` a sinking
+//! names the cell that completed the ship, so holding a certain hit back can tell more); a
+//! shot whose lower bound (the ship cells still to hit, plus one if it misses: one shot
+//! more than those cells, less its chance to hit) cannot beat the best shot found is
+//! skipped; and a state whose fleets all have the same cells left to hit is worth exactly
+//! that many shots, under every strategy, without a search.
 //!
 //! ```
 //! use battleship::optimal::{ExactLimits, Strategy, exact_mean_shots};
@@ -191,6 +194,17 @@ pub fn shot_values_within(
         return Err(Error::InvalidFleet(format!(
             "{} ship masks given for a fleet of {ships} ships",
             f.len()
+        )));
+    }
+    // Each fleet's ships must be placements of their lengths that do not overlap.
+    let lengths: Vec<u32> = geo.rules().fleet.iter().map(|s| s.length as u32).collect();
+    if let Some(i) = fleets.iter().position(|f| {
+        f.iter().zip(&lengths).any(|(m, &l)| m.count_ones() != l)
+            || f.iter().fold(0u32, |n, m| n + m.count_ones())
+                != f.iter().fold(0u128, |u, &m| u | m).count_ones()
+    }) {
+        return Err(Error::InvalidFleet(format!(
+            "fleet {i} has a ship mask of the wrong size, or ships that overlap"
         )));
     }
     // Each fleet must be one the shots could have met: hit exactly where `hits` says.
@@ -908,7 +922,7 @@ impl Solver {
             let max = count[..self.cells].iter().copied().max().unwrap_or(0);
             let mut cands = self.spare_cells.pop().unwrap_or_default();
             cands.clear();
-            if max as usize == n {
+            if max as usize == n && self.feedback != Feedback::Standard {
                 // A certain hit is taken at once (see the module documentation).
                 cands.extend(count.iter().position(|&k| k == max));
             } else {
@@ -1245,11 +1259,38 @@ mod tests {
         let left = vec![vec![0b0011u128], vec![0b0110]];
         let v = shot_values(&row, left, 0b10, 0b10, &[0, 2, 3], Strategy::Optimal, 1000).unwrap();
         assert_eq!(v, [1.5, 1.5, 2.5]);
-        // Masks that are no ship placements, more of them than placement indices can name.
-        let many: Vec<Vec<u128>> = (1..=70_000u128).map(|i| vec![i, 1 << 20]).collect();
+        // Masks of the wrong size, or ships that overlap, are refused: with more hit cells
+        // than ship cells, the count of cells still to hit would go below zero.
+        let strip =
+            Geometry::new(&rules(7, 1, &[2], Adjacency::Allowed, Feedback::Standard)).unwrap();
+        let wide = vec![vec![0b111u128], vec![0b1111], vec![0b10111]];
         assert!(matches!(
-            shot_values(&geo, many, 0, 0, &[0], Strategy::GreedyFirst, 100),
+            shot_values(&strip, wide, 0b111, 0b111, &[6], Strategy::Optimal, 1000),
             Err(Error::InvalidFleet(_))
+        ));
+        let overlapping = vec![vec![0b111u128, 0b1100_0000], vec![0b111, 0b110]];
+        assert!(matches!(
+            shot_values(&geo, overlapping, 0, 0, &[0], Strategy::Optimal, 1000),
+            Err(Error::InvalidFleet(_))
+        ));
+        // More different ship masks than placement indices can name (three cells of the
+        // first 80 for the first ship, the last two cells for the second).
+        let big = Geometry::new(&rules(
+            16,
+            8,
+            &[3, 2],
+            Adjacency::Allowed,
+            Feedback::Standard,
+        ))
+        .unwrap();
+        let many: Vec<Vec<u128>> = (0..80u32)
+            .flat_map(|a| (a + 1..80).flat_map(move |b| (b + 1..80).map(move |c| (a, b, c))))
+            .take(70_000)
+            .map(|(a, b, c)| vec![1u128 << a | 1 << b | 1 << c, 0b11 << 126])
+            .collect();
+        assert!(matches!(
+            shot_values(&big, many, 0, 0, &[0], Strategy::GreedyFirst, 100),
+            Err(Error::InvalidFleet(m)) if m.contains("65,536")
         ));
     }
 

@@ -65,6 +65,10 @@ fn optimal_equals_brute_force_on_tiny_boards() {
             Adjacency::Allowed,
             Feedback::SunkRevealsCells,
         ),
+        // Two ships that need two hits each, under the feedback where the order of the shots
+        // matters: a certain hit held back can make a later sinking tell more.
+        (5, 1, vec![2, 2], Adjacency::Allowed, Feedback::Standard),
+        (2, 4, vec![2, 2], Adjacency::Allowed, Feedback::Standard),
     ];
     for (w, h, lens, adj, fb) in cases {
         let geo = Geometry::new(&rules(w, h, &lens, adj, fb)).unwrap();
