@@ -152,10 +152,12 @@ fn inconsistent(e: CspError) -> Error {
     }
 }
 
-/// The chain's estimate of the posterior.
+/// The chain's estimate of the posterior. The chain starts from a first consistent fleet,
+/// found by a search of at most 5,000,000 nodes.
 ///
 /// # Errors
-/// [`Error::Inconsistent`] when no fleet fits the observations.
+/// [`Error::Inconsistent`] when no fleet fits the observations; [`Error::Csp`] with
+/// [`CspError::BudgetExceeded`] when the search for a first fleet ran out of nodes.
 pub fn sampled_posterior(
     view: &View,
     config: &PosteriorConfig,
@@ -192,7 +194,9 @@ pub fn sampled_posterior(
 /// The posterior: exact when the count fits `config.exact_nodes`, otherwise estimated.
 ///
 /// # Errors
-/// [`Error::Inconsistent`] when no fleet fits the observations.
+/// [`Error::Inconsistent`] when no fleet fits the observations; otherwise as
+/// [`exact_posterior`] (any error of the count but running out of nodes, which falls back to
+/// the chain) and [`sampled_posterior`].
 pub fn posterior(
     view: &View,
     config: &PosteriorConfig,
