@@ -47,7 +47,9 @@ pub struct McmcConfig {
     pub steps: u64,
     /// Steps run first and not averaged.
     pub burn_in: u64,
-    /// Search nodes allowed to find the first solution.
+    /// Search nodes allowed to find the first solution. When the plain search runs out, a
+    /// search that propagates after every decision gets `search_nodes / 100` decisions (at
+    /// least one) before the chain gives up with [`CspError::BudgetExceeded`].
     pub search_nodes: u64,
 }
 

@@ -200,7 +200,8 @@ impl Family {
     /// so `other` must have been built for the same shape on the same grid, with every start
     /// of this family. Only a value whose shared halo misses its own cells is detected
     /// ([`PlacementCsp::add_var`] refuses it); a halo built for another grid (cut at another
-    /// edge) is not, and makes the halo relation asymmetric.
+    /// edge) is not, and makes the halo relation asymmetric ([`PlacementCsp::check_halos`]
+    /// finds that). A family of another shape is returned unchanged: nothing is shared.
     pub fn share_halo(mut self, other: &Family) -> Family {
         if other.shape == self.shape {
             self.halo.clone_from(&other.halo);
@@ -1252,7 +1253,9 @@ impl PlacementChain {
     ///
     /// # Errors
     /// [`CspError::Inconsistent`] when there is no solution, [`CspError::BudgetExceeded`] when
-    /// the search for a first solution needs more than `budget.max_nodes` nodes.
+    /// the search for a first solution needs more than `budget.max_nodes` nodes, and
+    /// [`CspError::InvalidPlacement`] with more than 64 variables (the chain starts from the
+    /// propagated problem, as [`propagate_placements`] builds it).
     pub fn new(
         csp: &PlacementCsp,
         budget: &Budget,

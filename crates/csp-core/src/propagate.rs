@@ -519,8 +519,9 @@ pub(crate) fn run(csp: &BoolCsp) -> Result<Propagated, CspError> {
 /// is a subset of another's, the larger is reduced to the difference; for two overlapping
 /// constraints, the bounds on the number of trues in their intersection can decide the
 /// intersection or either difference. The global total takes part as a constraint over all
-/// variables. Every value returned is forced (true in all solutions), but not every forced
-/// value is found; [`analyze`](crate::analyze) finds all of them.
+/// variables. Every value returned holds in all solutions (vacuously when there are none,
+/// which propagation does not always notice), but not every forced value is found;
+/// [`analyze`](crate::analyze) finds all of them.
 ///
 /// # Errors
 /// [`CspError::Inconsistent`] if a contradiction is found (the problem has no solution).

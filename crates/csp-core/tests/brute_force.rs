@@ -517,6 +517,25 @@ fn the_budget_counts_nodes_per_component() {
         }
         assert_eq!(count(&csp, &budget).is_ok(), ok);
     }
+    // Two copies side by side: each component stays within the budget, though together
+    // they take twice as many nodes.
+    let mut twins = BoolCsp::new(16);
+    for base in [0, 8] {
+        let v = |i: usize| base + i;
+        twins.exactly(&[v(0), v(1), v(2), v(3), v(4)], 2).unwrap();
+        twins.exactly(&[v(3), v(4), v(5), v(6), v(7)], 2).unwrap();
+    }
+    let a = analyze(&twins, &Budget { max_nodes: nodes }).unwrap();
+    assert_eq!(a.stats.nodes, 2 * nodes);
+    assert!(
+        analyze(
+            &twins,
+            &Budget {
+                max_nodes: nodes - 1
+            }
+        )
+        .is_err()
+    );
 }
 
 /// A variable that two rows force both ways is a contradiction that propagation reports on
