@@ -85,8 +85,8 @@ pub struct ExactValue {
     /// Knowledge states stored in the memo.
     pub states: usize,
     /// The first shots the strategy takes (optimal: every first shot achieving the value,
-    /// except that where some cell is a certain hit only that cell is listed, as the search
-    /// considers no other; greedy: its tied first shots).
+    /// except that where some cell is a certain hit and the feedback is not `standard`, only
+    /// that cell is listed, as the search considers no other; greedy: its tied first shots).
     pub first_shots: Vec<usize>,
 }
 

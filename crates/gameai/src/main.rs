@@ -99,7 +99,10 @@ pub fn write_output(
 /// Checks, before a long run, that the output file `path` (not `-`) can be written, leaving
 /// nothing behind: it is written once the run is over.
 pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
-    if !is_dash(path) {
+    // Something that is not a regular file (a terminal, a pipe) is written directly: opening
+    // it twice could block (a pipe with no reader yet) or end a reader's input early.
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    if !is_dash(path) && !special {
         // Opened and dropped: a regular file's temporary copy is removed at once.
         output::OutputFile::create(path)?;
     }

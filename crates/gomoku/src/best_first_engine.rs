@@ -6,8 +6,9 @@
 //! - **Evaluation.** Every stone scores, in each of the four line directions, by the length of
 //!   the run it belongs to and how many ends of the run are blocked: 8/4/0 for a run of two
 //!   (open, half-open, closed), 24/12/0 for three, 80/40/0 for four, 999 for five or more
-//!   (under exactly five, nothing for six or more, which can never win), 0 for a lone stone. The engine adds up its own stones and subtracts the opponent's at double
-//!   weight, which makes it defend eagerly.
+//!   (under exactly five, nothing for six or more, which can never win), 0 for a lone stone.
+//!   The engine adds up its own stones and subtracts the opponent's at double weight, which
+//!   makes it defend eagerly.
 //! - **Pattern table.** What one stone adds to the score depends only on the eight cells around
 //!   it on a line (four each side), each empty, own, opposing or off the board: 2 bits a cell,
 //!   16 bits a window, so the change is precomputed once for all 65,536 windows
@@ -318,19 +319,22 @@ impl ArenaPosition {
     /// [`ArenaPosition::gain`] by recounting the four whole lines through the empty cell `i`.
     fn gain_by_recount(&self, i: usize, c: u8) -> i32 {
         let other = OWN + OPP - c;
-        let mut line = Vec::with_capacity(self.size);
+        // A line is at most a board side long: no allocation in the search's every move.
+        let mut buffer = [WALL; crate::board::MAX_SIZE];
         let (mut placer_gain, mut other_gain) = (0, 0);
         for d in self.directions() {
             let mut start = i;
             while self.cells[start - d] != WALL {
                 start -= d;
             }
-            line.clear();
+            let mut len = 0;
             let mut j = start;
             while self.cells[j] != WALL {
-                line.push(self.cells[j]);
+                buffer[len] = self.cells[j];
+                len += 1;
                 j += d;
             }
+            let line = &mut buffer[..len];
             let at = (i - start) / d;
             let score = |line: &[u8]| {
                 (
@@ -338,9 +342,9 @@ impl ArenaPosition {
                     line_score(line, other, self.rule),
                 )
             };
-            let before = score(&line);
+            let before = score(line);
             line[at] = c;
-            let after = score(&line);
+            let after = score(line);
             placer_gain += after.0 - before.0;
             other_gain += after.1 - before.1;
         }

@@ -520,7 +520,13 @@ impl<E: Engine> Brain<E> {
     fn info(&mut self, info: Info) {
         match info {
             Info::TimeoutTurn(ms) => self.time.timeout_turn = ms,
-            Info::TimeoutMatch(ms) => self.time.timeout_match = ms,
+            Info::TimeoutMatch(ms) => {
+                // Another match limit: the time left of the old one no longer applies.
+                if ms != self.time.timeout_match {
+                    self.time.time_left = None;
+                }
+                self.time.timeout_match = ms;
+            }
             Info::TimeLeft(ms) => self.time.time_left = Some(ms),
             Info::MaxMemory(bytes) => {
                 self.max_memory = bytes;
@@ -551,6 +557,9 @@ impl<E: Engine> Brain<E> {
     }
 
     fn start(&mut self, n: usize) -> Output {
+        // A new game's clock is not the last one's (a manager sends the time left before
+        // every move of a timed match).
+        self.time.time_left = None;
         match Board::new(n, self.rule) {
             Ok(b) => {
                 self.board = Some(b);
@@ -1242,7 +1251,14 @@ mod tests {
         assert!(say(&mut b, "INFO timeout_turn 2000").is_empty());
         assert!(say(&mut b, "INFO some_new_key 7").is_empty());
         assert_eq!(b.time_control().timeout_turn, 2000);
+        // The time left holds until the next game or another match limit.
+        assert!(say(&mut b, "INFO time_left -50").is_empty());
+        assert_eq!(b.time_control().time_left, Some(0));
+        assert!(say(&mut b, "INFO timeout_match 600000").is_empty());
+        assert_eq!(b.time_control().time_left, None);
+        assert!(say(&mut b, "INFO time_left 4000").is_empty());
         assert_eq!(say(&mut b, "RESTART"), ["OK"]);
+        assert_eq!(b.time_control().time_left, None);
         assert_eq!(b.board().map(|b| b.history().len()), Some(0));
         assert!(say(&mut b, "ABOUT")[0].starts_with("name=\"gameai-first-empty\""));
         assert_eq!(first_word(&say(&mut b, "PLAY 1,1")), "UNKNOWN");
@@ -1281,13 +1297,8 @@ done
             Instant::now()
         ));
         let _ = std::fs::remove_file(&mark);
-        let args = [
-            "-c".to_string(),
-            script.to_string(),
-            "brain".to_string(),
-            mark.to_string_lossy().into_owned(),
-        ];
-        (ExternalEngine::spawn("sh", &args).unwrap(), mark)
+        let e = shell_brain_with(script, &[mark.to_string_lossy().into_owned()]);
+        (e, mark)
     }
 
     #[cfg(unix)]
@@ -1313,8 +1324,15 @@ done
     /// Runs the shell script `script` as a brain.
     #[cfg(unix)]
     fn shell_brain(script: &str) -> ExternalEngine {
-        let args = ["-c".to_string(), script.to_string(), "brain".to_string()];
-        ExternalEngine::spawn("sh", &args).unwrap()
+        shell_brain_with(script, &[])
+    }
+
+    /// Runs the shell script `script` as a brain, with `args` as `$1`, `$2`, ...
+    #[cfg(unix)]
+    fn shell_brain_with(script: &str, args: &[String]) -> ExternalEngine {
+        let mut all = vec!["-c".to_string(), script.to_string(), "brain".to_string()];
+        all.extend_from_slice(args);
+        ExternalEngine::spawn("sh", &all).unwrap()
     }
 
     /// A brain that ends its lines with CR alone, as the protocol allows.
@@ -1366,8 +1384,8 @@ done
     #[cfg(unix)]
     #[test]
     fn the_brain_is_told_the_rule_size_time_and_owners() {
-        // Answers (own stones + 4 x rule, opponent stones + size - 15), or garbage before
-        // it has a size and a time.
+        // Answers (own stones + 4 x rule, opponent stones + size - 15 + seconds a move - 3),
+        // or garbage before it has a size and a time.
         let mut e = shell_brain(
             r#"
 S=; R=0; T=
@@ -1380,7 +1398,7 @@ while read -r line; do
     BOARD*) own=0; opp=0 ;;
     *,*,1) own=$((own+1)) ;;
     *,*,2) opp=$((opp+1)) ;;
-    DONE*) if [ -z "$S" ] || [ -z "$T" ]; then echo nothing; else echo "$((own + 4*R)),$((opp + S - 15))"; fi ;;
+    DONE*) if [ -z "$S" ] || [ -z "$T" ]; then echo nothing; else echo "$((own + 4*R)),$((opp + S - 15 + T/1000 - 3))"; fi ;;
   esac
 done
 "#,
@@ -1392,12 +1410,15 @@ done
             b.play(Move::new(x, y)).unwrap();
         }
         assert_eq!(e.choose_move(&b, t).unwrap(), Move::new(1, 2));
-        // Black to move on a larger board under exactly five.
+        // Black to move on a larger board under exactly five, with a second more a move.
         let mut b = Board::new(19, Rule::ExactlyFive).unwrap();
         for (x, y) in [(7, 7), (8, 8)] {
             b.play(Move::new(x, y)).unwrap();
         }
-        assert_eq!(e.choose_move(&b, t).unwrap(), Move::new(5, 5));
+        assert_eq!(
+            e.choose_move(&b, t + Duration::from_secs(1)).unwrap(),
+            Move::new(5, 6)
+        );
     }
 
     /// Dropping the engine sends `END` and gives the brain time to exit by itself.

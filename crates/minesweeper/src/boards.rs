@@ -2,7 +2,8 @@
 //!
 //! Each line is an object with `width`, `height`, `mines`, `start` (the cell index
 //! `y * width + x` of the first click) and `mineIndices` (an array of cell indices); any other
-//! field is ignored (it may hold any JSON value, nested up to 64 deep), and so are blank lines.
+//! field is ignored (it may hold any JSON value, nested up to 63 levels inside the line's
+//! object), and so are blank lines.
 //! A small JSON reader is enough for this and keeps the crate free of a serialisation
 //! framework. It reads JSON's syntax strictly (no `+`, leading zeros or bare points in
 //! numbers; escapes decoded, raw control characters refused) and refuses a key given twice;
@@ -252,14 +253,24 @@ impl Reader<'_> {
                 Some(&c) if c < 0x20 => {
                     return self.err("a control character in a string must be escaped");
                 }
-                Some(_) => {
-                    // The line is text: copy one UTF-8 character whole.
-                    let rest = std::str::from_utf8(&self.s[self.i..]).unwrap_or("");
-                    let Some(ch) = rest.chars().next() else {
+                Some(&c) => {
+                    // The line is text: copy one UTF-8 character whole, its length read from
+                    // its first byte.
+                    let len = match c {
+                        0x00..=0x7f => 1,
+                        0xc0..=0xdf => 2,
+                        0xe0..=0xef => 3,
+                        _ => 4,
+                    };
+                    let Some(ch) = self
+                        .s
+                        .get(self.i..self.i + len)
+                        .and_then(|b| std::str::from_utf8(b).ok())
+                    else {
                         return self.err("invalid text");
                     };
-                    out.push(ch);
-                    self.i += ch.len_utf8();
+                    out.push_str(ch);
+                    self.i += len;
                 }
             }
         }

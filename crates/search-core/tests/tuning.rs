@@ -128,8 +128,9 @@ fn time_prediction_stops_early_and_never_late() {
             let r = s.search(&mut g, &Limits::time(limit));
             let took = t.elapsed();
             assert!(r.stopped && r.best_move.is_some());
+            // The clock is read every 256 nodes: a little past the limit on a busy machine.
             assert!(
-                took < limit + Duration::from_millis(20),
+                took < limit + Duration::from_millis(50),
                 "{took:?} for {limit:?}"
             );
             assert!(r.depth >= 2);
