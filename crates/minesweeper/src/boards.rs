@@ -553,6 +553,38 @@ mod tests {
         );
     }
 
+    /// Boards are written as they are read, and a first click off the board is refused with
+    /// the line it would have been on.
+    #[test]
+    fn written_boards_read_back() {
+        let specs = vec![
+            BoardSpec {
+                board: Board::new(3, 2, &[1, 5]).unwrap(),
+                start: 0,
+            },
+            BoardSpec {
+                board: Board::new(4, 3, &[]).unwrap(),
+                start: 11,
+            },
+        ];
+        let text = write_boards(&specs).unwrap();
+        assert_eq!(
+            text,
+            "{\"width\":3,\"height\":2,\"mines\":2,\"start\":0,\"mineIndices\":[1,5]}\n\
+             {\"width\":4,\"height\":3,\"mines\":0,\"start\":11,\"mineIndices\":[]}\n"
+        );
+        assert_eq!(read_boards(&text).unwrap(), specs);
+        let mut off = specs;
+        off[1].start = 12;
+        assert_eq!(
+            write_boards(&off).unwrap_err(),
+            BoardsError {
+                line: 2,
+                message: "`start` 12 is outside the 4x3 board".into()
+            }
+        );
+    }
+
     #[test]
     fn start_is_checked_against_the_whole_board() {
         let line = |start: usize| {
@@ -573,6 +605,11 @@ mod tests {
         assert_eq!(
             parse_json(r#""a\"b\\c\/\n\u00e9\ud83d\ude00""#),
             Ok(Json::String("a\"b\\c/\né😀".to_string()))
+        );
+        // Every short escape, a space, and characters of two, three and four bytes.
+        assert_eq!(
+            parse_json(r#""\b\f\r\t é€😀""#),
+            Ok(Json::String("\u{8}\u{c}\r\t é€😀".to_string()))
         );
         // An escaped quote does not end a key, so this key is not `width`...
         assert_eq!(
