@@ -765,6 +765,28 @@ mod tests {
             Some(Outcome::Loss),
             "freestyle: six wins"
         );
+        // An exact five wins under both rules, along every direction and from either end.
+        for rule in [Rule::Freestyle, Rule::ExactlyFive] {
+            for (dx, dy) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
+                for last in [0, 2, 4] {
+                    let cell = |k: i32| Move::new((3 + k * dx) as u8, (7 + k * dy) as u8);
+                    let mut board = Board::new(15, rule).unwrap();
+                    let mut whites = (0u8..).map(|x| Move::new(x, 14));
+                    for k in (0..5).filter(|&k| k != last) {
+                        board.play(cell(k)).unwrap();
+                        board.play(whites.next().unwrap()).unwrap();
+                    }
+                    let mut p = ArenaPosition::from_board(&board);
+                    assert_eq!(p.outcome(), None);
+                    p.play(&cell(last));
+                    assert_eq!(
+                        p.outcome(),
+                        Some(Outcome::Loss),
+                        "{rule:?} {dx},{dy} {last}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
