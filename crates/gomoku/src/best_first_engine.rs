@@ -863,4 +863,48 @@ mod tests {
             assert!(twin.is_legal(e.choose_move(&twin, Duration::from_millis(20)).unwrap()));
         }
     }
+    /// The evaluation is the score for its owner to move and its negation after a move; a
+    /// full board without a five is a draw; the engine is named, forgets its tree for a new
+    /// game, and with reuse off builds every tree afresh.
+    #[test]
+    fn evaluation_draws_and_engine_settings() {
+        let mut board = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [(7, 7), (0, 0), (7, 8), (0, 2)] {
+            board.play(Move::new(x, y)).unwrap();
+        }
+        // Black (to move) has an open two: 2 x 8.
+        let mut p = ArenaPosition::from_board(&board);
+        assert_eq!(p.score(), 16);
+        assert_eq!(p.evaluate(), p.score());
+        p.play(&Move::new(5, 9));
+        assert_eq!(p.evaluate(), -p.score());
+        let full = ArenaPosition::from_board(&crate::board::tests::drawn_board());
+        assert_eq!(full.outcome(), Some(Outcome::Draw));
+
+        let mut e = BestFirstEngine::with_config(BestFirstConfig {
+            memory_bytes: 16 << 20,
+            policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+        });
+        assert_eq!(e.name(), "bestfirst");
+        e.choose_move(&board, Duration::from_millis(30)).unwrap();
+        assert!(e.search.tree_nodes() > 1 && e.last_search().is_some());
+        e.new_game();
+        assert_eq!(e.search.tree_nodes(), 0);
+        assert!(e.last_search().is_none());
+        // With reuse off the tree goes at once, and the next search starts from nothing
+        // however the game went on.
+        e.choose_move(&board, Duration::from_millis(30)).unwrap();
+        e.set_reuse(false);
+        assert_eq!(e.search.tree_nodes(), 0);
+        let m = e.choose_move(&board, Duration::from_millis(30)).unwrap();
+        let reply = e.last_search().unwrap().pv.get(1).copied().unwrap();
+        let mut next = board.clone();
+        next.play(m).unwrap();
+        next.play(reply).unwrap();
+        let zero = |e: &mut BestFirstEngine| {
+            e.choose_move(&next, Duration::ZERO).unwrap();
+            e.last_search().unwrap().tree_nodes
+        };
+        assert_eq!(zero(&mut e), zero(&mut BestFirstEngine::new()));
+    }
 }
