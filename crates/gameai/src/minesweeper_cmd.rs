@@ -297,8 +297,9 @@ fn samples(
         let (x, y) = (3.min(level.width / 2), 3.min(level.height / 2));
         let start = y * level.width + x;
         let level_seed = seed.wrapping_add(li as u64 * 1_000_003);
-        crate::parallel::results_buffer::<Vec<minesweeper::Sample>>(games)?;
-        let parts: Vec<_> = (0..games)
+        // Collected into a buffer made for the count: a count beyond memory is an error.
+        let mut parts = crate::parallel::results_buffer(games)?;
+        (0..usize::try_from(games).unwrap_or(0))
             .into_par_iter()
             .map(|i| {
                 let r = minesweeper::collect_samples(
@@ -306,14 +307,14 @@ fn samples(
                     FirstClick::Zero,
                     start,
                     1,
-                    minesweeper::game_seed(level_seed, i),
+                    minesweeper::game_seed(level_seed, i as u64),
                     a.per_position,
                     &solver,
                 );
                 bar.inc(1);
                 r
             })
-            .collect();
+            .collect_into_vec(&mut parts);
         for p in parts {
             out.extend(p?);
         }
