@@ -313,6 +313,9 @@ pub struct Board {
     history: Vec<Move>,
     winner: Option<Stone>,
     key: u64,
+    /// How many of the first moves have a made-up order ([`Board::with_stones`]): taking
+    /// one of them back judges the position by its stones again.
+    made_up: usize,
 }
 
 impl Board {
@@ -332,6 +335,7 @@ impl Board {
             history: Vec::new(),
             winner: None,
             key: 0,
+            made_up: 0,
         })
     }
 
@@ -429,22 +433,31 @@ impl Board {
             b.play(m)?;
             b.winner = None;
         }
-        // The side that moved last first: its five is the one the last move may have made.
-        let last = b.side_to_move().other();
-        for s in [last, last.other()] {
-            let mine = b.history.iter().skip(s.index()).step_by(2);
-            let five = mine
-                .filter_map(|&m| b.geo.checked_index(m))
-                .any(|i| makes_five(&b.cells, &b.geo, i, s.code(), rule));
-            if five {
-                b.winner = Some(s);
-                break;
-            }
-        }
+        b.made_up = b.history.len();
+        b.winner = b.five_on_board();
         Ok(b)
     }
 
+    /// The colour with a five anywhere on the board, judged by the stones alone; the side
+    /// that moved last first (its five is the one the last move may have made).
+    fn five_on_board(&self) -> Option<Stone> {
+        let last = self.side_to_move().other();
+        [last, last.other()].into_iter().find(|&s| {
+            self.history
+                .iter()
+                .skip(s.index())
+                .step_by(2)
+                .filter_map(|&m| self.geo.checked_index(m))
+                .any(|i| makes_five(&self.cells, &self.geo, i, s.code(), self.rule))
+        })
+    }
+
     /// Takes back the last move; `None` if there is none.
+    ///
+    /// After a game played move by move no five is left on the board (the game ended at the
+    /// first). Taking back a move of a position given by its stones (a Gomocup `BOARD`
+    /// block) may leave one, under exactly five when the stone taken back had made a five
+    /// an overline: the board is then judged by its stones.
     pub fn undo(&mut self) -> Option<Move> {
         let m = self.history.pop()?;
         let i = self.geo.checked_index(m)?;
@@ -453,6 +466,10 @@ impl Board {
         let z = zobrist();
         self.key ^= z.cells[s.index()][self.geo.zobrist_index(i)] ^ z.white_to_move;
         self.winner = None;
+        if self.history.len() < self.made_up {
+            self.made_up = self.history.len();
+            self.winner = self.five_on_board();
+        }
         Some(m)
     }
 
@@ -566,6 +583,53 @@ impl fmt::Display for Board {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Black's (3..=8, 7) played in order with White's stones far apart, Black last: under
+    /// exactly five the order passes through a five that the last stone makes an overline.
+    pub(crate) fn overline_made_up_order() -> Vec<Move> {
+        let whites = [(0, 0), (2, 0), (4, 0), (6, 0), (8, 0)];
+        let mut moves = Vec::new();
+        for k in 0..6u8 {
+            moves.push(Move::new(3 + k, 7));
+            if let Some(&(x, y)) = whites.get(usize::from(k)) {
+                moves.push(Move::new(x, y));
+            }
+        }
+        moves
+    }
+
+    #[test]
+    fn taking_back_a_stone_of_a_made_up_order_judges_the_stones_again() {
+        let moves = overline_made_up_order();
+        let mut b = Board::with_stones(15, Rule::ExactlyFive, &moves).unwrap();
+        assert_eq!(
+            b.winner(),
+            None,
+            "an overline does not win under exactly five"
+        );
+        assert_eq!(b.undo(), Some(Move::new(8, 7)));
+        assert_eq!(
+            b.winner(),
+            Some(Stone::Black),
+            "the five (3..=7, 7) is left"
+        );
+        assert!(b.is_over());
+        // Under freestyle the six wins, and so does the five under it.
+        let mut f = Board::with_stones(15, Rule::Freestyle, &moves).unwrap();
+        assert_eq!(f.winner(), Some(Stone::Black));
+        f.undo();
+        assert_eq!(f.winner(), Some(Stone::Black));
+        // Moves played after the made-up ones are judged as they are played and taken back.
+        let mut g = Board::with_stones(15, Rule::ExactlyFive, &moves[..4]).unwrap();
+        g.play(Move::new(10, 10)).unwrap();
+        g.play(Move::new(11, 11)).unwrap();
+        g.undo();
+        assert_eq!(g.winner(), None);
+        g.undo();
+        g.undo();
+        assert_eq!(g.winner(), None);
+        assert_eq!(g.history(), &moves[..3]);
+    }
 
     /// A game of up to `stones` random moves on the cells `lo..=hi` in both coordinates,
     /// stopped early if it ends. The tests of the position and the engine use it too.

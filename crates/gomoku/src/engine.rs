@@ -60,8 +60,9 @@ pub struct SearchInfo {
 /// The main engine: threat-space search (VCF, then VCT) for forced wins and forced defences
 /// (against the opponent's VCF and, time permitting, VCT),
 /// then iterative-deepening alpha-beta (search-core's [`Searcher`]: transposition table,
-/// principal variation search, killer moves, aspiration windows) over the incremental pattern
-/// evaluation with threat-first move ordering.
+/// principal variation search, aspiration windows, late move reductions, extensions of forcing
+/// moves; see [`AlphaBetaEngine::TUNING`]) over the incremental pattern evaluation with
+/// threat-first move ordering.
 ///
 /// Time control is strict: every phase has its own deadline inside seven eighths of the
 /// budget, the rest being a safety margin for the caller; alpha-beta starts no new iteration

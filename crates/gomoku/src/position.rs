@@ -13,7 +13,7 @@ use crate::board::{EMPTY, Geometry, WALL, makes_five, zobrist};
 use std::sync::OnceLock;
 
 use crate::pattern::{Pattern, slot_shift, table, table_index};
-use crate::{Board, Move, Rule, Stone};
+use crate::{Board, GomokuError, MAX_SIZE, MIN_SIZE, Move, Rule, Stone};
 
 /// What a move on a cell makes for one colour, combining its four lines. Ordered by strength.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -71,9 +71,20 @@ pub struct Position {
 }
 
 impl Position {
-    /// An empty position.
-    #[must_use]
-    pub fn new(geo: Geometry, rule: Rule) -> Position {
+    /// An empty position on the board of `geo`.
+    ///
+    /// # Errors
+    /// [`GomokuError::BadSize`] when `geo` is not the geometry of a board of 5 to 32 cells a
+    /// side (`Geometry::new(size)`, or a board's [`Board::geometry`]).
+    pub fn new(geo: Geometry, rule: Rule) -> Result<Position, GomokuError> {
+        if !(MIN_SIZE..=MAX_SIZE).contains(&geo.size) || geo != Geometry::new(geo.size) {
+            return Err(GomokuError::BadSize(geo.size));
+        }
+        Ok(Position::empty(geo, rule))
+    }
+
+    /// An empty position on a geometry known to be valid.
+    fn empty(geo: Geometry, rule: Rule) -> Position {
         let cells = geo.fresh_cells();
         let n = cells.len();
         let mut p = Position {
@@ -108,12 +119,15 @@ impl Position {
     /// The position of `board` (its moves replayed).
     #[must_use]
     pub fn from_board(board: &Board) -> Position {
-        let mut p = Position::new(board.geometry(), board.rule());
+        let mut p = Position::empty(board.geometry(), board.rule());
         for &m in board.history() {
             if let Some(i) = p.geo.checked_index(m) {
                 p.play(i);
             }
         }
+        // The board's judgement, not the replay's: a position given by its stones has a
+        // made-up order, which may pass through a five that a later stone made an overline.
+        p.winner = board.winner();
         p
     }
 
@@ -598,7 +612,7 @@ mod tests {
     #[test]
     fn an_empty_position_is_counted() {
         for rule in [Rule::Freestyle, Rule::ExactlyFive] {
-            let p = Position::new(Geometry::new(9), rule);
+            let p = Position::new(Geometry::new(9), rule).unwrap();
             for s in [Stone::Black, Stone::White] {
                 assert_eq!(p.pattern_count(s, Pattern::None), 81 * 4);
                 for pat in &Pattern::ALL[1..] {
@@ -652,7 +666,7 @@ mod tests {
     #[test]
     fn accessors_follow_the_game() {
         let geo = Geometry::new(5);
-        let mut p = Position::new(geo, Rule::ExactlyFive);
+        let mut p = Position::new(geo, Rule::ExactlyFive).unwrap();
         assert_eq!(p.rule(), Rule::ExactlyFive);
         assert_eq!((p.stones(), p.last(), p.history()), (0, None, &[][..]));
         let a = geo.index(1, 2);
@@ -672,7 +686,7 @@ mod tests {
         assert_eq!(p.undo(), Some(b));
         assert_eq!((p.stones(), p.last()), (1, Some(a)));
         // Fill the board without a five.
-        let mut p = Position::new(geo, Rule::Freestyle);
+        let mut p = Position::new(geo, Rule::Freestyle).unwrap();
         for &m in crate::board::tests::drawn_board().history() {
             assert!(!p.is_full());
             p.play(geo.checked_index(m).unwrap());
@@ -698,7 +712,7 @@ mod tests {
             let game = random_board(&mut rng, size, rule, (lo, hi), stones);
             // Replayed, to look at every position along the game.
             let mut b = Board::new(size, rule).unwrap();
-            let mut pos = Position::new(b.geometry(), rule);
+            let mut pos = Position::new(b.geometry(), rule).unwrap();
             for &m in game.history() {
                 b.play(m).unwrap();
                 pos.play(b.geometry().index(usize::from(m.x), usize::from(m.y)));
@@ -794,7 +808,7 @@ mod tests {
         });
         assert!(wins > 10, "{wins}");
         // An empty position: every cell is near the (absent) stones.
-        let pos = Position::new(Geometry::new(6), Rule::Freestyle);
+        let pos = Position::new(Geometry::new(6), Rule::Freestyle).unwrap();
         assert_eq!(pos.cells_near_stones(2).count(), 36);
         assert!(!pos.has_neighbour(pos.geometry().index(3, 3)));
     }
@@ -822,6 +836,40 @@ mod tests {
                 .enumerate()
                 .fold(0, |a, (d, &x)| a | (x as usize) << (3 * d));
             assert_eq!(combine_table()[idx], t);
+        }
+    }
+
+    /// A position given by its stones takes the board's judgement: the made-up order passes
+    /// through Black's five (3..=7, 7), which the last stone makes an overline.
+    #[test]
+    fn a_position_from_made_up_stones_is_not_won_by_a_five_it_passed_through() {
+        let moves = crate::board::tests::overline_made_up_order();
+        let b = Board::with_stones(15, Rule::ExactlyFive, &moves).unwrap();
+        assert_eq!(b.winner(), None);
+        let p = Position::from_board(&b);
+        assert_eq!(p.winner(), None);
+        let f = Board::with_stones(15, Rule::Freestyle, &moves).unwrap();
+        assert_eq!(Position::from_board(&f).winner(), Some(Stone::Black));
+    }
+
+    #[test]
+    fn a_position_needs_the_geometry_of_a_board_of_a_valid_size() {
+        for size in [0, 4, 33, 40] {
+            assert_eq!(
+                Position::new(Geometry::new(size), Rule::Freestyle).err(),
+                Some(GomokuError::BadSize(size))
+            );
+        }
+        let odd = Geometry {
+            size: 15,
+            stride: 15,
+        };
+        assert_eq!(
+            Position::new(odd, Rule::Freestyle).err(),
+            Some(GomokuError::BadSize(15))
+        );
+        for size in [5, 15, 32] {
+            assert!(Position::new(Geometry::new(size), Rule::ExactlyFive).is_ok());
         }
     }
 }

@@ -1287,18 +1287,28 @@ while read -r line; do
 done
 "#;
 
-    /// Runs the shell script `script` as a brain whose `$1` names a file it may leave behind
-    /// (removed first), returned with the engine.
+    /// A file a test brain may create, removed when the test ends, even by a failed assertion.
     #[cfg(unix)]
-    fn brain_with_mark(script: &str, tag: &str) -> (ExternalEngine, std::path::PathBuf) {
-        let mark = std::env::temp_dir().join(format!(
-            "gomoku-{tag}-brain-{}-{:?}",
-            std::process::id(),
-            Instant::now()
-        ));
+    struct Mark(std::path::PathBuf);
+
+    #[cfg(unix)]
+    impl Drop for Mark {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    /// Runs the shell script `script` as a brain whose `$1` names a file it may leave behind
+    /// (removed first, and again when the returned mark is dropped), returned with the engine.
+    #[cfg(unix)]
+    fn brain_with_mark(script: &str, tag: &str) -> (ExternalEngine, Mark) {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mark =
+            std::env::temp_dir().join(format!("gomoku-{tag}-brain-{}-{n}", std::process::id()));
         let _ = std::fs::remove_file(&mark);
         let e = shell_brain_with(script, &[mark.to_string_lossy().into_owned()]);
-        (e, mark)
+        (e, Mark(mark))
     }
 
     #[cfg(unix)]
@@ -1318,7 +1328,7 @@ done
         board.play(Move::new(7, 7)).unwrap();
         let m = e.choose_move(&board, Duration::from_secs(3)).unwrap();
         assert_eq!(m, Move::new(1, 0));
-        let _ = std::fs::remove_file(&mark);
+        drop(mark);
     }
 
     /// Runs the shell script `script` as a brain.
@@ -1436,8 +1446,7 @@ done
         let (e, mark) = brain_with_mark(script, "ended");
         assert_eq!(e.name(), "ender");
         drop(e);
-        assert!(mark.exists(), "the brain saw END before it was stopped");
-        let _ = std::fs::remove_file(&mark);
+        assert!(mark.0.exists(), "the brain saw END before it was stopped");
     }
 
     /// A brain that exits, answers garbage or plays an illegal move makes the request fail,

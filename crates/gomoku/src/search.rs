@@ -161,6 +161,15 @@ impl Game for SearchGame {
         Some(usize::from(*mv))
     }
 
+    /// Every position leaves out moves (cells far from the stones, candidates past the
+    /// width, moves that do not answer an open three, at the root those the engine ruled
+    /// out), except where a five decides: the side to move plays its own, or blocks the
+    /// opponent's, every other move losing at once. So the search proves only what forced
+    /// fives prove, not a loss because the few moves it looked at lose.
+    fn is_selective(&self, _moves: &[u16]) -> bool {
+        !self.is_forcing()
+    }
+
     /// A four on the board (either side's) makes the next move forced or winning: such
     /// positions are searched past the horizon instead of evaluated.
     fn is_forcing(&self) -> bool {
@@ -299,5 +308,33 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n >= 10), "{seen:?}");
+    }
+
+    /// Only a five to play or to block makes the moves complete: with a four on the board
+    /// the search may prove what follows, elsewhere it may not.
+    #[test]
+    fn only_positions_decided_by_a_five_are_searched_in_full() {
+        use search_core::Game;
+        let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(3);
+        let (mut quiet, mut forced) = (0, 0);
+        for _ in 0..200 {
+            let board = random_board(&mut rng, 15, Rule::Freestyle, (3, 11), 24);
+            if board.is_over() {
+                continue;
+            }
+            let g = SearchGame::new(Position::from_board(&board));
+            let me = g.pos.side_to_move();
+            let five =
+                !five_cells(&board, me).is_empty() || !five_cells(&board, me.other()).is_empty();
+            let mut moves = Vec::new();
+            g.generate_moves(&mut moves);
+            assert_eq!(g.is_selective(&moves), !five);
+            if five {
+                forced += 1;
+            } else {
+                quiet += 1;
+            }
+        }
+        assert!(quiet > 0 && forced > 0, "{quiet} {forced}");
     }
 }

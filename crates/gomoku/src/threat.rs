@@ -93,6 +93,11 @@ pub struct ThreatSolver {
     stamp: u32,
 }
 
+/// Most failures the VCF memo keeps before it starts again.
+const VCF_MEMO_ENTRIES: usize = 1 << 20;
+/// Most failures the VCT memo keeps before it starts again.
+const VCT_MEMO_ENTRIES: usize = 1 << 18;
+
 impl ThreatSolver {
     /// A solver with empty memos.
     #[must_use]
@@ -100,7 +105,10 @@ impl ThreatSolver {
         ThreatSolver::default()
     }
 
-    /// Forgets the memos (they are valid across searches of one game).
+    /// Forgets the memos. They are valid across searches of one game, and must be forgotten
+    /// for another board size or rule: their keys (the positions' hash keys) say neither.
+    /// They are bounded (2^20 and 2^18 entries, about 45 MB of hash table at most), and
+    /// start again when full.
     pub fn clear(&mut self) {
         self.vcf_fail.clear();
         self.vct_fail.clear();
@@ -127,13 +135,6 @@ impl ThreatSolver {
         self.nodes = 0;
         self.aborted = false;
         self.vcf_depth = limits.vcf_depth;
-        // Bound the memos: they are a cache, not a store.
-        if self.vcf_fail.len() > 1 << 20 {
-            self.vcf_fail.clear();
-        }
-        if self.vct_fail.len() > 1 << 18 {
-            self.vct_fail.clear();
-        }
     }
 
     fn tick(&mut self) -> bool {
@@ -194,6 +195,11 @@ impl ThreatSolver {
     /// fours are kept unverified, the other candidates only if the opponent has no VCT
     /// after them. `None` if there is no threat, no candidate is kept, or the budget ran out:
     /// the caller then has nothing reliable to restrict its search to.
+    ///
+    /// Against a VCF the cells near its line hold every defence (see the module docs).
+    /// A VCT's threats branch with the defender's answers, and only the line found is
+    /// looked near: a defence farther away that is not a counter-threat is not offered.
+    /// The moves returned are each checked; the list may be incomplete.
     pub fn vct_defences(
         &mut self,
         pos: &mut Position,
@@ -391,11 +397,15 @@ impl ThreatSolver {
             }
         }
         if !self.aborted {
-            let memo = if threes {
-                &mut self.vct_fail
+            let (memo, cap) = if threes {
+                (&mut self.vct_fail, VCT_MEMO_ENTRIES)
             } else {
-                &mut self.vcf_fail
+                (&mut self.vcf_fail, VCF_MEMO_ENTRIES)
             };
+            // The memos are a cache, not a store: a full one starts again.
+            if memo.len() >= cap && !memo.contains_key(&key) {
+                memo.clear();
+            }
             let e = memo.entry(key).or_insert(0);
             *e = (*e).max(depth.min(255) as u8);
         }

@@ -87,7 +87,7 @@ proptest! {
         let mut board = Board::new(size, rule).unwrap();
         let moves = play_out(&mut board, &picks, window);
         let mut replay = Board::new(size, rule).unwrap();
-        let mut pos = Position::new(board.geometry(), rule);
+        let mut pos = Position::new(board.geometry(), rule).unwrap();
         for &m in &moves {
             let q = board.geometry().index(usize::from(m.x), usize::from(m.y));
             pos.play(q);

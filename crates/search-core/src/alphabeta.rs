@@ -654,8 +654,11 @@ where
         }
         let mut moves = std::mem::take(&mut self.move_stack[p]);
         self.stats.merged_moves += generate_moves(game, &mut moves, self.config.merge_moves);
+        // Moves left out could change the value: nothing here is proven.
+        let selective = game.is_selective(&moves);
         if moves.is_empty() {
             self.move_stack[p] = moves;
+            self.hit_horizon |= selective;
             return Score::DRAW;
         }
         game.order_moves(&mut moves);
@@ -663,7 +666,7 @@ where
 
         let alpha0 = alpha;
         let horizon_before = self.hit_horizon;
-        self.hit_horizon = false;
+        self.hit_horizon = selective;
         let mut best = -Score::INFINITY;
         let mut best_move = None;
         for (i, mv) in moves.iter().enumerate() {
@@ -960,6 +963,76 @@ mod tests {
             "{s:?}"
         );
         assert!(s.memo_cutoffs > 0 && s.merged_moves > 0, "{s:?}");
+    }
+
+    /// Take one or two from a pile, the last to take wins; `only_ones` generates the taking
+    /// of one alone, and says whether it admits to leaving out the other move.
+    struct Take {
+        left: u32,
+        only_ones: bool,
+        admits: bool,
+    }
+
+    impl Game for Take {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            let most = if self.only_ones { 1 } else { 2 };
+            moves.extend((1..=most).filter(|&k| k <= self.left));
+        }
+        fn play(&mut self, mv: &u32) {
+            self.left -= mv;
+        }
+        fn undo(&mut self, mv: &u32) {
+            self.left += mv;
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            (self.left == 0).then_some(Outcome::Loss)
+        }
+        fn is_selective(&self, _moves: &[u32]) -> bool {
+            self.admits
+        }
+    }
+
+    impl Keyed for Take {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.left
+        }
+    }
+
+    impl Evaluate for Take {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// A pile of 4 is a win (take one), but a search shown only the taking of one finds a
+    /// loss in 4: it may report it, not prove it.
+    #[test]
+    fn a_selective_game_proves_nothing() {
+        let search = |only_ones, admits| {
+            let mut g = Take {
+                left: 4,
+                only_ones,
+                admits,
+            };
+            let mut s = Searcher::<Take>::new(SearchConfig::default());
+            let r = s.search(&mut g, &Limits::depth(12));
+            assert_eq!(g.left, 4);
+            r
+        };
+        let full = search(false, false);
+        assert!(full.exact && full.score == Score::from_outcome(Outcome::Win, 3));
+        // Every line ends within 4 plies: proven there, the deepening stops.
+        assert_eq!(full.depth, 4);
+        // Shown one move, without admitting it: a false proof.
+        let fooled = search(true, false);
+        assert!(fooled.exact && fooled.score == Score::from_outcome(Outcome::Loss, 4));
+        // Admitting it: the same score, unproven, so deepening goes on to the limit.
+        let honest = search(true, true);
+        assert_eq!(honest.score, Score::from_outcome(Outcome::Loss, 4));
+        assert!(!honest.exact);
+        assert_eq!(honest.depth, 12);
     }
 
     #[test]

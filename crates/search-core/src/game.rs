@@ -62,6 +62,8 @@ pub trait Game {
     type Move: Clone + PartialEq + Debug;
 
     /// Appends the legal moves of the side to move to `moves` (which the caller has cleared).
+    /// A heuristic search may be given fewer (the moves worth searching), and then says so
+    /// with [`Game::is_selective`].
     ///
     /// Searches call this only when [`Game::outcome`] is `None`. A non-terminal position that
     /// yields no move is scored as a draw.
@@ -104,6 +106,23 @@ pub trait Game {
     fn history_slot(&self, mv: &Self::Move) -> Option<usize> {
         let _ = mv;
         None
+    }
+
+    /// Whether `moves`, just generated for this position, leave out legal moves that could
+    /// change its value: a selective generator (Gomoku's cut to the best few candidates,
+    /// say). The [`Searcher`] then proves nothing under this position: its results there
+    /// count as reaching the horizon, so they are not stored as holding at every depth and
+    /// do not end iterative deepening as exact. The exact [`Solver`] and [`negamax`] do not
+    /// ask: they solve the game the generated moves describe. Default: never (the moves are
+    /// all the legal ones, or all that matter).
+    ///
+    /// [`Solver`]: crate::Solver
+    /// [`negamax`]: crate::minimax::negamax
+    ///
+    /// [`Searcher`]: crate::Searcher
+    fn is_selective(&self, moves: &[Self::Move]) -> bool {
+        let _ = moves;
+        false
     }
 
     /// Whether the side to move must answer an immediate threat (a check, a four), so that a
