@@ -195,8 +195,8 @@ pub fn sampled_posterior(
 ///
 /// # Errors
 /// [`Error::Inconsistent`] when no fleet fits the observations; otherwise as
-/// [`exact_posterior`] (any error of the count but running out of nodes, which falls back to
-/// the chain) and [`sampled_posterior`].
+/// [`exact_posterior`] (any error of the count but running out of nodes or a count past the
+/// counters' range, which fall back to the chain) and [`sampled_posterior`].
 pub fn posterior(
     view: &View,
     config: &PosteriorConfig,
@@ -209,7 +209,8 @@ pub fn posterior(
                 max_nodes: config.exact_nodes,
             },
         ) {
-            Err(Error::Csp(CspError::BudgetExceeded { .. })) => {}
+            // Too large to count, in nodes or in the counters' range: sample instead.
+            Err(Error::Csp(CspError::BudgetExceeded { .. } | CspError::CountOverflow)) => {}
             r => return r,
         }
     }
@@ -225,7 +226,8 @@ pub fn posterior(
 /// [`Error::TooLarge`] past `max` fleets, when `post` is not exact, or when the enumeration
 /// tries more than [`LIST_STEPS`] placements (a second or two: a guard, which no position of
 /// the classic rules is known to reach); [`Error::Inconsistent`] when the enumeration
-/// disagrees with the exact count.
+/// disagrees with the exact count, which means that `post` is not the exact posterior of
+/// `view`.
 pub fn consistent_fleets(
     view: &View,
     post: &Posterior,
@@ -363,8 +365,10 @@ impl Combine<'_> {
 /// then, under [`Feedback::Standard`], the sinking of each ship still afloat (under
 /// [`Feedback::SunkRevealsCells`], of each of its placements, as the cells tell them apart);
 /// then the plain hit, every hit that sinks nothing. Under [`Feedback::HitNamesShip`] the hit
-/// is split by ship instead (the miss, then the hit of each ship), and under
-/// [`Feedback::Bare`] there are the miss and the hit. Used by the information-gain shooter.
+/// is split by ship instead: the miss, then for each ship (in the fleet's order, sunk ones
+/// included, at probability 0) the hit that names it without sinking it and the hit that sinks
+/// it. Under [`Feedback::Bare`] there are the miss and the hit. Used by the information-gain
+/// and hybrid shooters.
 pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f64> {
     // A cell off the board (nothing there) is a certain miss.
     let m = if cell < 128 { 1u128 << cell } else { 0 };
@@ -374,13 +378,18 @@ pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f6
     match feedback {
         Feedback::Bare => out.push(p_hit),
         Feedback::HitNamesShip => {
+            let known = view.hits() | view.sunk_cells();
             for list in &post.ships {
-                // A fold from +0.0: `sum` of nothing is -0.0.
-                out.push(
-                    list.iter()
-                        .filter(|(c, _)| c & m != 0)
-                        .fold(0.0, |a, (_, p)| a + p),
-                );
+                let (mut hit, mut sunk) = (0.0, 0.0);
+                for (c, p) in list.iter().filter(|(c, _)| c & m != 0) {
+                    if c & !known == m {
+                        sunk += p;
+                    } else {
+                        hit += p;
+                    }
+                }
+                out.push(hit);
+                out.push(sunk);
             }
         }
         Feedback::Standard | Feedback::SunkRevealsCells => {
@@ -459,5 +468,51 @@ mod tests {
             consistent_fleets(&view, &post, n - 1),
             Err(Error::TooLarge(_))
         ));
+    }
+
+    /// A count past the exact counters' range falls back to the chain, as a count past its
+    /// node budget does: 32 single-cell ships on 128 cells under bare feedback, 31 of them
+    /// hit, have 32! x 97 labelled fleets (more than 2^121) within a few dozen nodes.
+    #[test]
+    fn a_count_too_large_for_the_counters_is_sampled() {
+        use crate::shooters::ShooterKind;
+        use rand::SeedableRng;
+        let names: Vec<String> = (0..32).map(|i| format!("ship {i}")).collect();
+        let rules = Rules {
+            width: 16,
+            height: 8,
+            fleet: names.iter().map(|n| crate::ShipSpec::new(n, 1)).collect(),
+            adjacency: crate::Adjacency::Allowed,
+            feedback: Feedback::Bare,
+            salvo: 1,
+        };
+        let geo = Geometry::new(&rules).unwrap();
+        let fleet = seeded_fleet(&geo, Placer::Uniform, 3, 0).unwrap();
+        let ships = fleet.all_cells();
+        let mut game = Game::new(geo, fleet);
+        for c in cells_of(ships).take(31) {
+            game.shoot(c).unwrap();
+        }
+        let view = game.view();
+        assert!(matches!(
+            exact_posterior(view, &Budget::default()),
+            Err(Error::Csp(CspError::CountOverflow))
+        ));
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let config = PosteriorConfig::default();
+        let post = posterior(view, &config, &mut rng).unwrap();
+        assert!(!post.is_exact());
+        // The last ship is on one of the 97 unknown cells, any alike.
+        let unknown: Vec<f64> = cells_of(view.unknown()).map(|c| post.hit[c]).collect();
+        assert_eq!(unknown.len(), 97);
+        // The chain's estimates average each sweep's exact chances given the other ships,
+        // which here are the same for every cell: exactly 1/97.
+        for p in unknown {
+            assert!((p - 1.0 / 97.0).abs() < 1e-12, "{p}");
+        }
+        for kind in [ShooterKind::Posterior, ShooterKind::Endgame] {
+            let d = kind.build().choose(view, &mut rng).unwrap();
+            assert!(view.unknown() >> d.cell & 1 == 1);
+        }
     }
 }

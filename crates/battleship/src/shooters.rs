@@ -43,7 +43,9 @@ pub trait Shooter: fmt::Debug + Send {
     ///
     /// # Errors
     /// [`Error::Shot`] when no cell is left; for the shooters on the posterior,
-    /// [`Error::Inconsistent`] when the observations contradict the rules.
+    /// [`Error::Inconsistent`] when the observations contradict the rules, and
+    /// [`Error::Csp`] when the constraint engine gives up (e.g. no first fleet for the Markov
+    /// chain found within its node budget, on a board packed too tightly).
     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error>;
 }
 
@@ -511,9 +513,10 @@ impl EndgameShooter {
 /// to the end when `then` plays on after it, valued exactly over `fleets` (per-ship cells of
 /// the fleets taken as the equally likely ones left, e.g. [`consistent_fleets`]); ties go to
 /// the likelier hit, then at random. Past `max_states` stored knowledge states the valuation
-/// stops, and the choice is among the candidates valued by then. `None` when no cell can hit
-/// (under salvo rules the rest may be pending this turn) or the budget ran out before two
-/// candidates were valued.
+/// stops, and the choice is among the candidates valued by then, leaving out a group of
+/// equally likely cells that it valued only in part (so that their indices do not decide
+/// which are compared). `None` when no cell can hit (under salvo rules the rest may be
+/// pending this turn) or the budget ran out with fewer than two candidates left to compare.
 ///
 /// # Errors
 /// [`Error::Inconsistent`] without fleets.
@@ -547,18 +550,42 @@ pub fn improvement_step(
         then,
         max_states,
     )?;
-    if !complete && values.len() < 2 {
+    let valued = if complete {
+        values.len()
+    } else {
+        whole_groups(&order, values.len(), &post.hit)
+    };
+    if !complete && valued < 2 {
         return Ok(None);
     }
-    order.truncate(values.len());
+    order.truncate(valued);
+    let values = &values[..valued];
     // Least expected shots; ties to the likelier hit, then at random.
     let low = values.iter().copied().fold(f64::INFINITY, f64::min);
     let tied = order
         .iter()
-        .zip(&values)
+        .zip(values)
         .filter(|&(_, &v)| v <= low + 1e-9)
         .fold(0u128, |m, (&c, _)| m | 1u128 << c);
     argmax(tied, |c| post.hit[c], rng).map(Some)
+}
+
+/// How many of the first `valued` cells of `order` (sorted likeliest first under `p`) to
+/// compare when the valuation stopped there: all of them, unless the cell after them is as
+/// likely as the last (within [`tolerance`]), and then those before that group of equally
+/// likely cells. Equally likely cells are valued in index order (only those drawn at
+/// [`likeliest`]'s cut are shuffled), so the valued part of a group cut short would be its
+/// lowest cells, and a placer could learn which cells are never compared.
+fn whole_groups(order: &[usize], valued: usize, p: &[f64]) -> usize {
+    let Some(&next) = order.get(valued) else {
+        return valued;
+    };
+    let q = p[next];
+    let mut n = valued;
+    while n > 0 && (p[order[n - 1]] - q).abs() <= tolerance(q) {
+        n -= 1;
+    }
+    n
 }
 
 /// The entropy (bits) of a distribution given by probabilities.
@@ -570,7 +597,9 @@ pub fn entropy(p: &[f64]) -> f64 {
 }
 
 /// Information gain: the shot whose answer is the least predictable (largest entropy), i.e.
-/// the largest expected reduction of the posterior's entropy.
+/// the largest expected reduction of the posterior's entropy. Ties go to the likelier hit,
+/// then at random: once every answer is certain (all entropies 0) it fires the certain hits,
+/// not cells it knows to be water.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InfoGainShooter {
     /// How the posterior is computed.
@@ -582,8 +611,22 @@ impl Shooter for InfoGainShooter {
         "info-gain"
     }
     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
-        best_on_posterior(view, &self.config, rng, |post, c| {
-            entropy(&answer_distribution(view, post, c))
+        let post = seeded_posterior(view, &self.config, rng)?;
+        let unknown = view.unknown();
+        let info: Vec<(usize, f64)> = cells_of(unknown)
+            .map(|c| (c, entropy(&answer_distribution(view, &post, c))))
+            .collect();
+        let top = info
+            .iter()
+            .map(|&(_, h)| h)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let most = info
+            .iter()
+            .filter(|&&(_, h)| h >= top - tolerance(top))
+            .fold(0u128, |m, &(c, _)| m | 1u128 << c);
+        Ok(Decision {
+            cell: argmax(most, |c| post.hit[c], rng)?,
+            estimated: !post.is_exact(),
         })
     }
 }
@@ -684,50 +727,58 @@ pub fn chain_fleets(
     Ok(out)
 }
 
-/// The answer class of a shot at `cell` against a drawn fleet: 0 miss, 1 a hit that reveals
-/// nothing more, `2 + k` a hit that sinks (or, under [`crate::Feedback::HitNamesShip`],
-/// names) ship `k`.
-fn answer_class(view: &View, fleet: &[u128], cell: usize, known: u128) -> usize {
+/// The answer to a shot at `cell` from a drawn fleet (`known`: the cells already hit), as the
+/// feedback rule gives it: a miss, a hit (naming its ship under
+/// [`crate::Feedback::HitNamesShip`]), or the sinking of a ship (with its cells under
+/// [`crate::Feedback::SunkRevealsCells`]); under [`crate::Feedback::Bare`] every hit alike.
+fn answer_to(view: &View, fleet: &[u128], cell: usize, known: u128) -> crate::Shot {
+    use crate::{Feedback, Shot};
     let m = 1u128 << cell;
     let Some(k) = fleet.iter().position(|c| c & m != 0) else {
-        return 0;
+        return Shot::Miss;
     };
-    match view.geometry().rules().feedback {
-        crate::Feedback::Bare => 1,
-        crate::Feedback::HitNamesShip => 2 + k,
-        crate::Feedback::Standard | crate::Feedback::SunkRevealsCells => {
-            if fleet[k] & !known == m {
-                2 + k
-            } else {
-                1
-            }
-        }
+    let feedback = view.geometry().rules().feedback;
+    match feedback {
+        Feedback::Bare => Shot::Hit { ship: None },
+        _ if fleet[k] & !known == m => Shot::Sunk {
+            ship: k,
+            cells: (feedback == Feedback::SunkRevealsCells).then_some(fleet[k]),
+        },
+        Feedback::HitNamesShip => Shot::Hit { ship: Some(k) },
+        _ => Shot::Hit { ship: None },
     }
 }
 
 /// Expected hits of the best second shot after a shot at `cell`, per drawn fleet: for every
-/// answer class, the largest number of drawn fleets (of that class) covering one unknown cell,
-/// summed over classes and divided by the number of fleets.
+/// answer the shot can get, the largest number of drawn fleets (of those giving it) covering
+/// one unknown cell, summed over answers and divided by the number of fleets.
 pub fn second_shot_value(view: &View, fleets: &[Vec<u128>], cell: usize) -> f64 {
     if fleets.is_empty() {
         return 0.0;
     }
     let known = view.hits() | view.sunk_cells();
     let open = view.unknown() & !(1u128 << cell);
-    let classes = 2 + view.geometry().rules().fleet.len();
     let cells = view.geometry().rules().cells();
-    let mut counts = vec![0u32; classes * cells];
+    // Per answer, how many fleets giving it cover each cell; answers are few (a handful, or
+    // under sunk-reveals-cells one per revealed placement), so a list beats hashing.
+    let mut counts: Vec<(crate::Shot, Vec<u32>)> = Vec::new();
     for f in fleets {
-        let a = answer_class(view, f, cell, known);
+        let answer = answer_to(view, f, cell, known);
+        let at = match counts.iter().position(|(a, _)| *a == answer) {
+            Some(at) => at,
+            None => {
+                counts.push((answer, vec![0; cells]));
+                counts.len() - 1
+            }
+        };
         let union = f.iter().fold(0u128, |u, c| u | c) & open;
-        let row = &mut counts[a * cells..(a + 1) * cells];
         for d in cells_of(union) {
-            row[d] += 1;
+            counts[at].1[d] += 1;
         }
     }
     let total: u32 = counts
-        .chunks(cells)
-        .map(|row| row.iter().copied().max().unwrap_or(0))
+        .iter()
+        .map(|(_, row)| row.iter().copied().max().unwrap_or(0))
         .sum();
     f64::from(total) / fleets.len() as f64
 }
@@ -979,6 +1030,109 @@ mod tests {
     }
 
     #[test]
+    fn a_valuation_cut_short_compares_only_whole_groups_of_equally_likely_cells() {
+        let p = [0.5, 0.4, 0.4, 0.4, 0.2, 0.2, 0.0];
+        let order = [0, 1, 2, 3, 4, 5];
+        // Stopped inside the group of 0.4: only the cell before it.
+        assert_eq!(whole_groups(&order, 2, &p), 1);
+        assert_eq!(whole_groups(&order, 3, &p), 1);
+        // Stopped between groups, or with every candidate valued: all of them.
+        assert_eq!(whole_groups(&order, 4, &p), 4);
+        assert_eq!(whole_groups(&order, 1, &p), 1);
+        assert_eq!(whole_groups(&order, 6, &p), 6);
+        // Inside the first group: none.
+        let flat = [0.3; 4];
+        assert_eq!(whole_groups(&[0, 1, 2, 3], 2, &flat), 0);
+        // Equal within the relative tolerance counts as equal.
+        let near = [0.4, 0.4 * (1.0 + 1e-14), 0.1];
+        assert_eq!(whole_groups(&[0, 1, 2], 1, &near), 0);
+    }
+
+    #[test]
+    fn second_shot_value_tells_apart_every_answer_the_rules_give() {
+        let fleets = vec![
+            vec![m(&[0, 1, 2]), m(&[3, 4])],
+            vec![m(&[6, 7, 8]), m(&[4, 5])],
+            vec![m(&[0, 3, 6]), m(&[7, 8])],
+        ];
+        // (The fleets are taken as given; they need not fit the views.) With cell 3 hit, a
+        // shot at 4 sinks B in the first fleet and hits it in the second: under
+        // hit-names-ship both name B, and only the sinking tells them apart.
+        let named = View::from_masks(small(Feedback::HitNamesShip), 0, m(&[3]), 0).unwrap();
+        assert!((second_shot_value(&named, &fleets, 4) - 1.0).abs() < 1e-12);
+        // With cells 3 and 5 hit, a shot at 4 sinks B in the first two fleets, on (3, 4) or
+        // on (4, 5): only revealed cells tell them apart.
+        let fleets = &fleets[..2];
+        let hits = m(&[3, 5]);
+        let standard = View::from_masks(small(Feedback::Standard), 0, hits, 0).unwrap();
+        let revealed = View::from_masks(small(Feedback::SunkRevealsCells), 0, hits, 0).unwrap();
+        assert!((second_shot_value(&standard, fleets, 4) - 0.5).abs() < 1e-12);
+        assert!((second_shot_value(&revealed, fleets, 4) - 1.0).abs() < 1e-12);
+    }
+
+    /// Once every answer is certain, information gain has nothing to choose by: it fires the
+    /// certain hit, not the cell it knows to be water (a 4x1 board, one ship of 2, cell 1 hit
+    /// and cell 0 missed: the ship is on cells 1 and 2).
+    #[test]
+    fn information_gain_fires_certain_hits_once_nothing_is_left_to_learn() {
+        use rand::SeedableRng;
+        for feedback in Feedback::ALL {
+            let rules = Rules {
+                width: 4,
+                height: 1,
+                fleet: vec![ShipSpec::new("A", 2)],
+                feedback,
+                ..Rules::standard()
+            };
+            let geo = Geometry::new(&rules).unwrap();
+            let view = View::from_masks(geo, m(&[0]), m(&[1]), 0).unwrap();
+            for seed in 0..20 {
+                let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+                let d = ShooterKind::InfoGain
+                    .build()
+                    .choose(&view, &mut rng)
+                    .unwrap();
+                assert_eq!(d.cell, 2, "{feedback:?}, seed {seed}");
+            }
+        }
+    }
+
+    /// The valuation may stop inside a group of equally likely cells whose valued part holds
+    /// the best value of all: the choice is then among the whole groups before it. On a 4x3
+    /// board with ships of 3 and 2, misses at cells 1 and 4, and room for 6 stored states,
+    /// three cells are valued, and the third, left out, is the best.
+    #[test]
+    fn the_best_value_may_lie_in_the_group_left_out() {
+        use crate::optimal::Strategy;
+        use rand::SeedableRng;
+        let rules = Rules {
+            width: 4,
+            height: 3,
+            fleet: vec![ShipSpec::new("A", 3), ShipSpec::new("B", 2)],
+            ..Rules::standard()
+        };
+        let geo = Geometry::new(&rules).unwrap();
+        let misses = m(&[1, 4]);
+        let view = View::from_masks(geo.clone(), misses, 0, 0).unwrap();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let post = posterior(&view, &PosteriorConfig::default(), &mut rng).unwrap();
+        let fleets = consistent_fleets(&view, &post, 1000).unwrap();
+        let mut order: Vec<usize> = (0..12).filter(|&c| post.hit[c] > 0.0).collect();
+        order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
+        let then = Strategy::GreedyFirst;
+        let (v, complete) =
+            optimal::shot_values_within(&geo, fleets.clone(), misses, 0, &order, then, 6).unwrap();
+        assert!(!complete);
+        assert_eq!((v.len(), whole_groups(&order, v.len(), &post.hit)), (3, 2));
+        assert!(v[2] < v[0] && v[0] < v[1], "{v:?}");
+        for seed in 0..8 {
+            let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let cell = improvement_step(&view, &post, fleets.clone(), 12, then, 6, &mut r);
+            assert_eq!(cell.unwrap(), Some(order[0]));
+        }
+    }
+
+    #[test]
     fn improvement_step_over_every_cell_plays_an_optimal_first_shot() {
         use crate::optimal::{ExactLimits, Strategy, exact_mean_shots};
         use rand::SeedableRng;
@@ -1031,26 +1185,54 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(post.hit[one], best);
-        // With room for some candidates only, it takes the best of those.
-        let mut order: Vec<usize> = (0..all).filter(|&c| post.hit[c] > 0.0).collect();
-        order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
+        // With room for some candidates only, it takes the best of those, from whole groups
+        // of equally likely cells (on the empty board all nine are alike; after a miss they
+        // form groups by the board's symmetries).
         let then = Strategy::GreedyFirst;
-        let mut tried = 0;
-        for budget in [10, 30, 100, 300] {
-            let (v, complete) =
-                optimal::shot_values_within(&geo, fleets.clone(), 0, 0, &order, then, budget)
-                    .unwrap();
-            let cell = improvement_step(&view, &post, fleets.clone(), all, then, budget, &mut rng)
+        let (mut tried, mut declined) = (0, 0);
+        for miss in 0..all {
+            let view = View::from_masks(geo.clone(), m(&[miss]), 0, 0).unwrap();
+            let post = posterior(&view, &PosteriorConfig::default(), &mut rng).unwrap();
+            let fleets = consistent_fleets(&view, &post, 10_000).unwrap();
+            let mut order: Vec<usize> = (0..all).filter(|&c| post.hit[c] > 0.0).collect();
+            order.sort_by(|&a, &b| post.hit[b].total_cmp(&post.hit[a]));
+            for budget in 1..80 {
+                let (v, complete) = optimal::shot_values_within(
+                    &geo,
+                    fleets.clone(),
+                    m(&[miss]),
+                    0,
+                    &order,
+                    then,
+                    budget,
+                )
                 .unwrap();
-            if complete || v.len() < 2 {
-                continue;
+                let cell =
+                    improvement_step(&view, &post, fleets.clone(), all, then, budget, &mut rng)
+                        .unwrap();
+                if complete {
+                    continue;
+                }
+                let n = whole_groups(&order, v.len(), &post.hit);
+                if n < 2 {
+                    assert_eq!(cell, None, "miss {miss}, budget {budget}");
+                    declined += 1;
+                    continue;
+                }
+                tried += 1;
+                let low = v[..n].iter().copied().fold(f64::INFINITY, f64::min);
+                let at = order.iter().position(|&c| Some(c) == cell).unwrap();
+                assert!(
+                    at < n && v[at] <= low + 1e-9,
+                    "miss {miss}, budget {budget}"
+                );
             }
-            tried += 1;
-            let low = v.iter().copied().fold(f64::INFINITY, f64::min);
-            let at = order.iter().position(|&c| Some(c) == cell).unwrap();
-            assert!(at < v.len() && v[at] <= low + 1e-9, "budget {budget}");
         }
-        assert!(tried > 0);
+        // Both cases met: stopped between groups, and inside the first.
+        assert!(tried > 0 && declined > 0, "{tried} {declined}");
+        let view = View::from_masks(geo.clone(), m(&[0]), 0, 0).unwrap();
+        let post = posterior(&view, &PosteriorConfig::default(), &mut rng).unwrap();
+        let fleets = consistent_fleets(&view, &post, 10_000).unwrap();
         // Over its state budget it declines; without fleets it is an error.
         let tiny = improvement_step(&view, &post, fleets, all, Strategy::Optimal, 1, &mut rng);
         assert_eq!(tiny.unwrap(), None);

@@ -179,8 +179,9 @@ fn answer(view: &View, fleet: &Fleet, cell: usize) -> Shot {
 }
 
 /// `answer_distribution` against the answers of the consistent fleets, in its order: miss,
-/// then per the rules a hit; a hit per ship; or each sinking that can follow (per ship
-/// afloat, or per ship afloat and placement) and a hit that sinks nothing.
+/// then per the rules a hit; per ship a hit naming it and its sinking; or each sinking that
+/// can follow (per ship afloat, or per ship afloat and placement) and a hit that sinks
+/// nothing.
 fn check_answers(view: &View, post: &Posterior, consistent: &[&Fleet], cell: usize) {
     let n = consistent.len() as f64;
     let answers: Vec<Shot> = consistent.iter().map(|f| answer(view, f, cell)).collect();
@@ -193,8 +194,12 @@ fn check_answers(view: &View, post: &Posterior, consistent: &[&Fleet], cell: usi
         Feedback::Bare => want.push(share(&|a| *a != Shot::Miss)),
         Feedback::HitNamesShip => {
             for i in 0..ships {
-                let on = |a: &Shot| matches!(*a, Shot::Hit { ship: Some(k) } | Shot::Sunk { ship: k, .. } if k == i);
-                want.push(share(&on));
+                want.push(share(
+                    &|a| matches!(*a, Shot::Hit { ship: Some(k) } if k == i),
+                ));
+                want.push(share(
+                    &|a| matches!(*a, Shot::Sunk { ship, .. } if ship == i),
+                ));
             }
         }
         Feedback::Standard => {
