@@ -2,7 +2,8 @@
 //! arbitrary UTF-8.
 //!
 //! None may panic; boards that read must write back to text that reads to the same boards,
-//! a model that reads must write back to text that reads to the same model, and a first click
+//! a model that reads must write back to text that reads to the same model and give
+//! probabilities in [0, 1] on a position, and a first click
 //! that parses (the input's first line a level, the second a start) lies on the board.
 #![no_main]
 
@@ -32,5 +33,13 @@ fuzz_target!(|data: &[u8]| {
             minesweeper::PatternModel::parse(&text).expect("written models read"),
             model
         );
+        // Whatever its weights, a model that reads gives probabilities.
+        let position = minesweeper::text::read("4x3x3\nHH1H\nH21H\nHHHH\n").expect("a position");
+        let p = model
+            .probabilities(&position)
+            .expect("a consistent position");
+        for x in p.mine.iter().flatten() {
+            assert!((0.0..=1.0).contains(x), "{x}");
+        }
     }
 });

@@ -36,8 +36,12 @@ fuzz_target!(|data: &[u8]| {
     if frontier > MAX_FRONTIER {
         return;
     }
+    // One guess deep in the opening too, and a small endgame budget: every part of the
+    // solver runs, none for long.
     let solver = Solver::new(SolverConfig {
         budget: csp_core::Budget { max_nodes: 200_000 },
+        opening_depth: 1,
+        endgame_work: 20_000,
         ..SolverConfig::default()
     });
     let shaped = |p: &Probabilities| {

@@ -291,12 +291,8 @@ impl Board {
     /// [`Board::new`] on an existing grid.
     pub fn new_in(grid: Arc<Grid>, mines: &[usize]) -> Result<Board, BoardError> {
         let cells = grid.len();
-        if mines.len() >= cells {
-            return Err(BoardError::TooManyMines {
-                mines: mines.len(),
-                cells,
-            });
-        }
+        // Cells first, so that a list naming a cell off the board or twice says so (such a
+        // list is also too long before it is wrong in any other way).
         let mut mask = vec![false; cells];
         for &cell in mines {
             match mask.get_mut(cell) {
@@ -304,6 +300,12 @@ impl Board {
                 Some(true) => return Err(BoardError::DuplicateMine { cell }),
                 Some(m) => *m = true,
             }
+        }
+        if mines.len() >= cells {
+            return Err(BoardError::TooManyMines {
+                mines: mines.len(),
+                cells,
+            });
         }
         Ok(Board::from_mask(grid, mask))
     }
@@ -553,6 +555,15 @@ mod tests {
         assert_eq!(
             Board::new(2, 2, &[0, 1, 2, 3]).unwrap_err().to_string(),
             "4 mines leave no safe cell on a board of 4 cells"
+        );
+        // A list that is both too long and wrong says what is wrong with it.
+        assert_eq!(
+            Board::new(1, 1, &[5]).unwrap_err().to_string(),
+            "mine at cell 5 is outside the board (1 cells)"
+        );
+        assert_eq!(
+            Board::new(2, 2, &[0, 0, 0, 0]).unwrap_err().to_string(),
+            "mine at cell 0 is listed twice"
         );
         let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(1);
         assert_eq!(

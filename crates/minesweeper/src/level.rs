@@ -86,9 +86,10 @@ impl Level {
         })
     }
 
-    /// The number of cells, `width * height`.
+    /// The number of cells, `width * height` (saturating at `usize::MAX` for a level built
+    /// by hand past the sizes [`Level::new`] accepts).
     pub fn cells(&self) -> usize {
-        self.width * self.height
+        self.width.saturating_mul(self.height)
     }
 
     /// The mine density, `mines / cells`.
@@ -125,6 +126,11 @@ impl Level {
                 height: h,
             });
         }
+        // A level built by hand may be larger than any board.
+        check_size(w, h).map_err(|source| LevelError::Invalid {
+            text: self.to_string(),
+            source,
+        })?;
         Ok(y * w + x)
     }
 
@@ -246,6 +252,33 @@ mod tests {
         assert!((Level::INTERMEDIATE.density() - 0.15625).abs() < 1e-15);
         // The most mines a level may have leaves one safe cell.
         assert_eq!(Level::new(3, 2, 5).map(|l| l.density()), Ok(5.0 / 6.0));
+    }
+
+    #[test]
+    fn levels_built_by_hand_past_the_sizes_neither_overflow_nor_panic() {
+        let huge = Level {
+            width: 1 << 40,
+            height: 1 << 40,
+            mines: 0,
+        };
+        assert_eq!(huge.cells(), usize::MAX);
+        assert!(huge.density() == 0.0);
+        assert!(matches!(
+            huge.start_cell(&format!("0,{}", (1u64 << 40) - 1)),
+            Err(LevelError::Invalid {
+                source: BoardError::TooLarge { .. },
+                ..
+            })
+        ));
+        let empty = Level {
+            width: 0,
+            height: 3,
+            mines: 0,
+        };
+        assert!(matches!(
+            empty.start_cell("corner"),
+            Err(LevelError::StartOutside { .. })
+        ));
     }
 
     #[test]

@@ -266,7 +266,7 @@ fn decided_or(
 /// What the solver guesses with when exact counting exceeds its budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Fallback {
-    /// The trained pattern model ([`PatternModel::builtin`]): the cheapest.
+    /// The trained pattern model ([`PatternModel::builtin`]).
     PatternModel,
     /// The simple local estimate ([`local_estimates`]).
     Local,
@@ -509,9 +509,18 @@ impl PatternModel {
                 return Err(bad(i, &format!("expected `{name}`")));
             }
             let v = words
-                .map(|w| w.parse::<f32>().ok().filter(|x| x.is_finite()))
+                .map(|w| {
+                    w.parse::<f32>()
+                        .ok()
+                        .filter(|x| x.is_finite() && x.abs() <= MAX_WEIGHT)
+                })
                 .collect::<Option<Vec<f32>>>()
-                .ok_or_else(|| bad(i, "expected finite numbers"))?;
+                .ok_or_else(|| {
+                    bad(
+                        i,
+                        &format!("expected finite numbers of magnitude at most {MAX_WEIGHT:e}"),
+                    )
+                })?;
             if v.len() != want {
                 return Err(bad(i, &format!("expected {want} numbers, got {}", v.len())));
             }
@@ -529,6 +538,11 @@ impl PatternModel {
         Ok(m)
     }
 }
+
+/// The largest weight magnitude [`PatternModel::parse`] accepts. Within it every activation
+/// stays finite (at most 1024 hidden units of 27 inputs each: below 3e16), so a model read
+/// from a file always gives probabilities; trained weights are far smaller.
+const MAX_WEIGHT: f32 = 1e6;
 
 fn sigmoid(z: f32) -> f32 {
     1.0 / (1.0 + (-z).exp())
@@ -774,6 +788,25 @@ mod tests {
         assert_eq!(PatternModel::builtin(), &m);
     }
 
+    /// The largest model with the largest weights a file may hold still gives probabilities.
+    #[test]
+    fn the_largest_weights_keep_every_activation_finite() {
+        let mut m = PatternModel::zeros(1024);
+        let sign = |k: usize| if k.is_multiple_of(2) { MAX_WEIGHT } else { -MAX_WEIGHT };
+        for v in [&mut m.embed, &mut m.density, &mut m.local, &mut m.bias] {
+            v.fill(MAX_WEIGHT);
+        }
+        for (k, w) in m.out.iter_mut().enumerate() {
+            *w = sign(k);
+        }
+        m.out_bias = -MAX_WEIGHT;
+        let m = PatternModel::parse(&m.to_text()).unwrap();
+        for features in [[0u8; NEIGHBOURHOOD], [12u8; NEIGHBOURHOOD]] {
+            let p = m.predict(&features, 1.0, 1.0);
+            assert!((0.0..=1.0).contains(&p), "{p}");
+        }
+    }
+
     #[test]
     fn malformed_model_files_are_errors() {
         assert_eq!(PatternModel::parse(""), Err(ModelError::Header));
@@ -800,6 +833,14 @@ mod tests {
             PatternModel::parse(&nan),
             Err(ModelError::Line { line: 3, .. })
         ));
+        // Weights so large that sums of them overflow would give no probability at all.
+        let huge = good.replacen("embed 0 0", "embed 3e38 0", 1);
+        assert_eq!(
+            PatternModel::parse(&huge).unwrap_err().to_string(),
+            PatternModel::parse(&nan).unwrap_err().to_string()
+        );
+        let big = good.replacen("embed 0 0", "embed 1e6 -1e6", 1);
+        assert!(PatternModel::parse(&big).is_ok());
         let shape = good.replacen("hidden 2", "hidden 0", 1);
         assert!(matches!(
             PatternModel::parse(&shape),

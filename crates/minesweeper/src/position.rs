@@ -104,7 +104,7 @@ pub enum Inconsistency {
 /// Why [`Position::new`] rejects its input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
-    /// An invalid board size.
+    /// An invalid board: its size, or a mine total that leaves no safe cell.
     #[error(transparent)]
     Size(#[from] BoardError),
     /// The cell vector does not have `width * height` entries.

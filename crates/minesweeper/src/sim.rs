@@ -70,8 +70,8 @@ pub fn play_from(mut game: Game, solver: &Solver) -> GameRecord {
                     if !game.is_revealed(c) && game.state() == GameState::Playing {
                         // A cell already opened by an earlier flood fill is skipped above; any
                         // other refusal would be a bug, which ends the game as a loss.
-                        if open(&mut game, c).is_err() {
-                            rec.error = Some(SolveError::NothingToDo);
+                        if let Err(error) = open(&mut game, c) {
+                            rec.error = Some(SolveError::MoveRefused { cell: c, error });
                             return rec;
                         }
                     }
@@ -80,8 +80,8 @@ pub fn play_from(mut game: Game, solver: &Solver) -> GameRecord {
             Ok(Decision::Guess { cell, exact, .. }) => {
                 rec.guesses += 1;
                 rec.approximate_guesses += u32::from(!exact);
-                if open(&mut game, cell).is_err() {
-                    rec.error = Some(SolveError::NothingToDo);
+                if let Err(error) = open(&mut game, cell) {
+                    rec.error = Some(SolveError::MoveRefused { cell, error });
                     return rec;
                 }
             }

@@ -58,6 +58,14 @@ pub enum SolveError {
     /// Nothing is left to reveal.
     #[error("no hidden cell is left to reveal")]
     NothingToDo,
+    /// The game refused a move the solver chose (a position out of step with its game).
+    #[error("the game refused the solver's move at cell {cell}: {error}")]
+    MoveRefused {
+        /// The cell chosen.
+        cell: usize,
+        /// Why the game refused it.
+        error: crate::game::GameError,
+    },
     /// A game's first click is off its board.
     #[error("the first click, cell {cell}, is off the board of {cells} cells")]
     StartOffBoard {
@@ -83,13 +91,17 @@ impl From<CspError> for SolveError {
 /// The solver's options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SolverConfig {
-    /// Score guesses by a one-step look-ahead (otherwise: the safest cell).
+    /// Score guesses by a one-step look-ahead (otherwise: the safest cell, among those left
+    /// by the endgame search and the pocket rules, which still apply).
     pub lookahead: bool,
     /// A cell is a look-ahead candidate when its mine probability is at most
     /// `best + tolerance` (absolute; 0 to 1), or, with the look-ahead and the risk bonus on,
     /// when its probability less its 50/50 influence is (see [`SolverConfig::risk_weight`]).
     pub tolerance: f64,
-    /// At most this many candidates are looked at (the safest first).
+    /// At most this many candidates next to revealed numbers are looked at (the safest
+    /// first), and at most this many away from them; with the risk bonus on, riskier cells
+    /// whose 50/50 influence brings them within the tolerance join them (see
+    /// [`SolverConfig::tolerance`]).
     pub max_candidates: usize,
     /// Search budget of the constraint engine, per component.
     pub budget: Budget,
@@ -161,7 +173,9 @@ impl Default for SolverConfig {
 /// What the solver decided.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
-    /// These cells are safe in every layout: reveal them all.
+    /// These cells are safe in every layout: reveal them all, in any order, skipping those
+    /// an earlier one has already opened (a zero opens its neighbours) and stopping when
+    /// the game is won, which it may be before the last.
     Safe(Vec<usize>),
     /// No cell is certainly safe: reveal this one, which is a mine with the given probability.
     Guess {
@@ -657,7 +671,8 @@ impl Solver {
     fn depth(&self, pos: &Position) -> u8 {
         let cells = pos.cells();
         let revealed = cells.iter().filter(|c| c.is_revealed()).count();
-        let opening = if revealed <= self.config.opening_cells
+        let opening = if self.config.opening_cells > 0
+            && revealed <= self.config.opening_cells
             && cells.len() <= self.config.opening_board_cells
         {
             self.config.opening_depth
@@ -1581,6 +1596,10 @@ mod tests {
             ..no_opening
         };
         assert_eq!(guess(deep), (15, 0));
+        // An opening of no cells is none, even before the first click.
+        let hidden = text::read(&format!("9x9x10\n{}", "HHHHHHHHH\n".repeat(9))).unwrap();
+        assert_eq!(Solver::new(default.clone()).depth(&hidden), 2);
+        assert_eq!(Solver::new(no_opening).depth(&hidden), 1);
     }
 
     #[test]
