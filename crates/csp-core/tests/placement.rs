@@ -476,7 +476,7 @@ fn budget_is_enforced() {
 }
 
 /// The empty standard 10x10 board: 30,093,975,536 labelled fleets of 5, 4, 3, 3, 2.
-/// Several seconds in release mode: `cargo test -p csp-core --release -- --ignored`.
+/// About 20 s in release mode: `cargo test -p csp-core --release -- --ignored`.
 #[test]
 #[ignore]
 fn standard_board_fixture() {
