@@ -1,17 +1,17 @@
 //! Minesweeper: exact mine probabilities on recorded expert positions.
 //!
-//! The positions are recorded once, deterministically: seeded expert games (first click safe,
-//! at cell 0) are played by the default solver, and the positions where it had to guess, plus
-//! some mid-game positions, are kept when their frontier (hidden cells next to a revealed
-//! number) has at least [`MIN_FRONTIER`] cells.
+//! The positions are read from `benches/data/minesweeper-expert.txt`, recorded once by the
+//! `record-positions` tool (`cargo run --release -p benches --bin record-positions`): where the
+//! default solver had to guess in seeded expert games (first click safe, at cell 0), plus
+//! some mid-game positions, each with a frontier (hidden cells next to a revealed number) of
+//! at least 15 cells. Being recorded, they stay the same when the solver changes.
 //!
 //! - `minesweeper/expert-probabilities`: one iteration builds the solver's constraint problem
 //!   of every recorded position and analyses it, either with `naive` (`analyze_naive`:
 //!   backtracking over every frontier cell) or `components` (`analyze`: propagation, components,
-//!   boxes). The naive analysis is exponential in the whole frontier, so a position is only
-//!   recorded when it finishes within [`NAIVE_BUDGET`] nodes (positions where it does not are
-//!   skipped and counted on stderr): both functions run on exactly the same positions, and the
-//!   ratio is measured on inputs the naive algorithm can handle at all.
+//!   boxes). The naive analysis is exponential in the whole frontier, so only positions it
+//!   finishes within [`NAIVE_BUDGET`] nodes were recorded: both functions run on exactly the
+//!   same positions, and the ratio is measured on inputs the naive algorithm can handle at all.
 //! - `minesweeper/median-solve`: `analyze` alone (problem prebuilt) on each single position, to
 //!   read off the median exact solve time on expert positions. Ids are
 //!   `pNN-<kind>-f<frontier>`, numbered by increasing frontier size.
@@ -20,125 +20,51 @@
 //!   `naive` walk (`C(n, i + 1) = C(n, i) * (n - i) / (i + 1)`, one long multiplication and
 //!   division a step) and by `BigUint::binomial`.
 
+use benches::{NAIVE_BUDGET, frontier};
 use criterion::{Criterion, criterion_group, criterion_main};
-use csp_core::{BoolCsp, Budget, CspError};
-use minesweeper::{
-    Decision, FirstClick, Game, GameState, Level, Position, Solver, constraint_problem,
-    seeded_board,
-};
+use csp_core::{BoolCsp, Budget};
+use minesweeper::{Position, constraint_problem};
 use std::time::Duration;
 
-const SEED: u64 = 2024;
-/// Positions where the solver guessed, and mid-game positions (solver certain), to record.
-const GUESSES: usize = 20;
-const MID_GAME: usize = 10;
-/// A mid-game candidate every this many decisions.
-const MID_GAME_EVERY: u32 = 12;
-const MIN_FRONTIER: usize = 15;
-/// Games to play at most while recording.
-const MAX_GAMES: u64 = 1000;
-/// Search nodes allowed to the naive analysis of one position when recording it.
-const NAIVE_BUDGET: Budget = Budget {
-    max_nodes: 5_000_000,
-};
+/// The recorded positions: per position a line `guess` or `mid`, the position in the text
+/// format, and a blank line.
+const RECORDED: &str = include_str!("../data/minesweeper-expert.txt");
+/// How many positions the file holds.
+const POSITIONS: usize = 30;
 
 struct Recorded {
     view: Position,
     csp: BoolCsp,
     frontier: usize,
-    kind: &'static str,
+    kind: String,
 }
 
-/// Hidden cells in some constraint, i.e. next to a revealed number.
-fn frontier(csp: &BoolCsp) -> usize {
-    let mut seen = vec![false; csp.num_vars()];
-    for c in csp.constraints() {
-        for &v in &c.vars {
-            seen[v] = true;
-        }
-    }
-    seen.iter().filter(|&&b| b).count()
-}
-
-fn record() -> Vec<Recorded> {
-    let solver = Solver::default();
-    let (mut guesses, mut mid) = (Vec::new(), Vec::new());
-    let mut skipped = 0;
-    let mut games = 0;
-    'games: for i in 0..MAX_GAMES {
-        games += 1;
-        let board =
-            seeded_board(&Level::EXPERT, FirstClick::Safe, 0, SEED, i).expect("expert board");
-        let mut game = Game::new(board);
-        game.reveal(0).expect("first click");
-        let mut decisions = 0u32;
-        while game.state() == GameState::Playing {
-            let view = game.view();
-            let decision = solver.decide(&view).expect("solver decides");
-            decisions += 1;
-            let kind = match decision {
-                Decision::Guess { .. } if guesses.len() < GUESSES => Some("guess"),
-                Decision::Safe(_)
-                    if mid.len() < MID_GAME && decisions.is_multiple_of(MID_GAME_EVERY) =>
-                {
-                    Some("mid")
-                }
-                _ => None,
-            };
-            if let Some(kind) = kind {
-                let (csp, _) = constraint_problem(&view).expect("consistent position");
-                let f = frontier(&csp);
-                if f >= MIN_FRONTIER {
-                    match csp_core::analyze_naive(&csp, &NAIVE_BUDGET) {
-                        Ok(_) => {
-                            let r = Recorded {
-                                view: view.clone(),
-                                csp,
-                                frontier: f,
-                                kind,
-                            };
-                            if kind == "guess" {
-                                guesses.push(r);
-                            } else {
-                                mid.push(r);
-                            }
-                        }
-                        Err(CspError::BudgetExceeded { .. }) => skipped += 1,
-                        Err(e) => panic!("naive analysis: {e}"),
-                    }
-                }
+fn recorded() -> Vec<Recorded> {
+    let all: Vec<Recorded> = RECORDED
+        .split("\n\n")
+        .filter(|b| !b.trim().is_empty())
+        .map(|block| {
+            let (kind, text) = block
+                .split_once('\n')
+                .expect("a kind line, then a position");
+            let view = minesweeper::text::read(text).expect("a recorded position");
+            let (csp, _) = constraint_problem(&view).expect("consistent position");
+            Recorded {
+                frontier: frontier(&csp),
+                view,
+                csp,
+                kind: kind.trim().to_owned(),
             }
-            if guesses.len() == GUESSES && mid.len() == MID_GAME {
-                break 'games;
-            }
-            match decision {
-                Decision::Safe(cells) => {
-                    for c in cells {
-                        if !game.is_revealed(c) && game.state() == GameState::Playing {
-                            game.reveal(c).expect("safe reveal");
-                        }
-                    }
-                }
-                Decision::Guess { cell, .. } => {
-                    game.reveal(cell).expect("guess reveal");
-                }
-            }
-        }
-    }
-    let mut all: Vec<Recorded> = guesses.into_iter().chain(mid).collect();
-    all.sort_by_key(|r| r.frontier);
+        })
+        .collect();
+    assert_eq!(all.len(), POSITIONS, "recorded positions");
     let fronts: Vec<usize> = all.iter().map(|r| r.frontier).collect();
-    eprintln!(
-        "minesweeper: {} expert positions from {games} games (frontier sizes {fronts:?}); \
-         {skipped} candidates skipped: naive analysis over {} nodes",
-        all.len(),
-        NAIVE_BUDGET.max_nodes
-    );
+    eprintln!("minesweeper: {POSITIONS} recorded expert positions (frontier sizes {fronts:?})");
     all
 }
 
 fn minesweeper(c: &mut Criterion) {
-    let positions = record();
+    let positions = recorded();
     let budget = Budget::default();
 
     let mut group = c.benchmark_group("minesweeper/expert-probabilities");

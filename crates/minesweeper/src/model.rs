@@ -792,7 +792,13 @@ mod tests {
     #[test]
     fn the_largest_weights_keep_every_activation_finite() {
         let mut m = PatternModel::zeros(1024);
-        let sign = |k: usize| if k.is_multiple_of(2) { MAX_WEIGHT } else { -MAX_WEIGHT };
+        let sign = |k: usize| {
+            if k.is_multiple_of(2) {
+                MAX_WEIGHT
+            } else {
+                -MAX_WEIGHT
+            }
+        };
         for v in [&mut m.embed, &mut m.density, &mut m.local, &mut m.bias] {
             v.fill(MAX_WEIGHT);
         }
