@@ -1,12 +1,17 @@
 //! The text position reader on arbitrary UTF-8.
 //!
 //! Reading must never panic; a position that reads must write back to text that reads to an
-//! equal position. Small positions are also turned into views and analysed exactly (with a
-//! small budget): that must return a posterior or an error, never panic.
+//! equal position. Positions are also turned into views under both adjacency rules and
+//! analysed exactly (with a small budget), and small ones by the posterior the command line
+//! shows (exact, else a short Markov chain): each must return probabilities in [0, 1] or an
+//! error, never panic.
 #![no_main]
 
-use battleship::{Rules, ShipSpec, text};
+use battleship::infer::PosteriorConfig;
+use battleship::{Adjacency, Rules, ShipSpec, text};
 use libfuzzer_sys::fuzz_target;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(input) = std::str::from_utf8(data) else {
@@ -17,15 +22,32 @@ fuzz_target!(|data: &[u8]| {
     };
     let again = text::read(&text::write(&pos)).expect("written positions read");
     assert_eq!(again, pos);
-    let rules = Rules {
-        fleet: vec![ShipSpec::new("A", 3), ShipSpec::new("B", 2)],
-        ..Rules::standard()
-    };
-    if let Ok(view) = pos.view(&rules) {
+    for adjacency in [Adjacency::Allowed, Adjacency::NoTouch] {
+        let rules = Rules {
+            fleet: vec![ShipSpec::new("A", 3), ShipSpec::new("B", 2)],
+            adjacency,
+            ..Rules::standard()
+        };
+        let Ok(view) = pos.view(&rules) else {
+            continue;
+        };
         if let Ok(post) =
             battleship::infer::exact_posterior(&view, &csp_core::Budget { max_nodes: 20_000 })
         {
             assert!(post.hit.iter().all(|p| (0.0..=1.0 + 1e-9).contains(p)));
+        }
+        // What `gameai battleship show` computes: exact, else the chain (a short one here),
+        // on small boards so that each input stays quick.
+        if pos.width * pos.height <= 64 {
+            let config = PosteriorConfig {
+                exact_nodes: 2000,
+                burn_in: 5,
+                sweeps: 20,
+            };
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            if let Ok(post) = battleship::infer::posterior(&view, &config, &mut rng) {
+                assert!(post.hit.iter().all(|p| (0.0..=1.0 + 1e-9).contains(p)));
+            }
         }
     }
 });
