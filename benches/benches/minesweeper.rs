@@ -40,14 +40,23 @@ struct Recorded {
 }
 
 fn recorded() -> Vec<Recorded> {
-    let all: Vec<Recorded> = RECORDED
-        .split("\n\n")
-        .filter(|b| !b.trim().is_empty())
+    // Blocks of lines between blank lines (read by lines, so that a checkout with CRLF line
+    // ends reads the same).
+    let mut blocks: Vec<Vec<&str>> = vec![Vec::new()];
+    for line in RECORDED.lines() {
+        if line.trim().is_empty() {
+            blocks.push(Vec::new());
+        } else if let Some(block) = blocks.last_mut() {
+            block.push(line);
+        }
+    }
+    let all: Vec<Recorded> = blocks
+        .into_iter()
+        .filter(|b| !b.is_empty())
         .map(|block| {
-            let (kind, text) = block
-                .split_once('\n')
-                .expect("a kind line, then a position");
-            let view = minesweeper::text::read(text).expect("a recorded position");
+            let (kind, rows) = block.split_first().expect("a kind line, then a position");
+            let text = rows.join("\n");
+            let view = minesweeper::text::read(&text).expect("a recorded position");
             let (csp, _) = constraint_problem(&view).expect("consistent position");
             Recorded {
                 frontier: frontier(&csp),

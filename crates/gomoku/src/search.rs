@@ -214,7 +214,7 @@ mod tests {
     use super::*;
     use crate::board::tests::random_board;
     use crate::threat::{ThreatLimits, ThreatSolver};
-    use crate::{Board, Rule};
+    use crate::{Board, Move, Rule};
 
     /// The cells where `s` would make five now, by playing each on a copy of the board.
     fn five_cells(board: &Board, s: Stone) -> Vec<usize> {
@@ -336,5 +336,135 @@ mod tests {
             }
         }
         assert!(quiet > 0 && forced > 0, "{quiet} {forced}");
+    }
+
+    /// In a quiet position the candidates are the `width` best cells near the stones by
+    /// their ordering score, best first; the score is the threat a cell makes for the side to
+    /// move plus the block it makes against the opponent, plus the cell's pattern weight.
+    #[test]
+    fn quiet_candidates_are_the_best_scored_cells_near_the_stones() {
+        let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(4);
+        let mut cut = 0;
+        for g in 0..200 {
+            let rule = if g % 2 == 0 {
+                Rule::Freestyle
+            } else {
+                Rule::ExactlyFive
+            };
+            let b = random_board(&mut rng, 15, rule, (3, 11), 4 + g % 20);
+            let mut game = SearchGame::new(Position::from_board(&b));
+            let pos = &game.pos;
+            let me = pos.side_to_move();
+            let op = me.other();
+            if b.is_over()
+                || pos.five_cells(me) > 0
+                || pos.five_cells(op) > 0
+                || pos.pattern_count(op, Pattern::OpenFour) > 0
+            {
+                continue;
+            }
+            let mut near: Vec<(i32, u16)> = pos
+                .on_board_cells()
+                .filter(|&q| pos.is_empty_cell(q) && pos.has_neighbour(q))
+                .map(|q| {
+                    let score = ATTACK[pos.threat(me, q) as usize]
+                        + DEFENCE[pos.threat(op, q) as usize]
+                        + pos.cell_weight(q);
+                    assert_eq!(game.move_score(me, q), score);
+                    (score, q as u16)
+                })
+                .collect();
+            near.sort_unstable_by_key(|&(score, _)| std::cmp::Reverse(score));
+            game.width = 12;
+            let mut got = Vec::new();
+            game.candidates(&mut got);
+            assert_eq!(got.len(), near.len().min(12));
+            assert!(got.windows(2).all(|w| w[0].0 >= w[1].0), "best first");
+            // The same scores as the best 12 (cells tied at the cut may differ).
+            let scores = |v: &[(i32, u16)]| v.iter().map(|&(s, _)| s).collect::<Vec<_>>();
+            assert_eq!(scores(&got), scores(&near[..got.len()]));
+            let mut cells: Vec<u16> = got.iter().map(|&(_, q)| q).collect();
+            for &(score, q) in &got {
+                let q = usize::from(q);
+                assert!(pos.is_empty_cell(q) && pos.has_neighbour(q), "cell {q}");
+                assert_eq!(score, game.move_score(me, q));
+            }
+            cells.sort_unstable();
+            cells.dedup();
+            assert_eq!(cells.len(), got.len(), "no cell twice");
+            cut += usize::from(near.len() > 12);
+        }
+        assert!(cut > 0);
+    }
+
+    /// The empty board's only candidate is its centre; moves given for the root are the
+    /// root's moves at that number of stones only; a move's history slot is its cell.
+    #[test]
+    fn the_centre_first_root_moves_and_history_slots() {
+        use search_core::Game;
+        for size in [9, 15, 20] {
+            let b = Board::new(size, Rule::Freestyle).unwrap();
+            let mut game = SearchGame::new(Position::from_board(&b));
+            let mut moves = Vec::new();
+            game.generate_moves(&mut moves);
+            let c = size / 2;
+            assert_eq!(moves, vec![game.pos.geometry().index(c, c) as u16]);
+            assert_eq!(game.history_slot(&moves[0]), Some(usize::from(moves[0])));
+            game.root_moves = Some((0, vec![3, 5]));
+            moves.clear();
+            game.generate_moves(&mut moves);
+            assert_eq!(moves, vec![3, 5]);
+            game.root_moves = Some((1, vec![3, 5]));
+            moves.clear();
+            game.generate_moves(&mut moves);
+            assert_eq!(moves.len(), 1);
+        }
+    }
+
+    /// A finished game is lost for the side to move (its opponent just made five), a full
+    /// board without a five is drawn, anything else goes on; the evaluation is the static one,
+    /// whose decided values come first.
+    #[test]
+    fn outcomes_and_the_static_evaluation() {
+        use search_core::{Evaluate, Game};
+        let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(6);
+        let mut seen = [0usize; 3];
+        for g in 0..300 {
+            let size = 5 + g % 3;
+            let b = random_board(&mut rng, size, Rule::Freestyle, (0, size as u8 - 1), 25);
+            let game = SearchGame::new(Position::from_board(&b));
+            let want = if b.winner().is_some() {
+                seen[0] += 1;
+                Some(Outcome::Loss)
+            } else if b.is_full() {
+                seen[1] += 1;
+                Some(Outcome::Draw)
+            } else {
+                seen[2] += 1;
+                None
+            };
+            assert_eq!(game.outcome(), want, "\n{b}");
+            if want.is_none() {
+                assert_eq!(game.evaluate(), game.static_eval());
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+        // An open three to make an open four of, and no four against: won soon.
+        let mut b = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [(5, 7), (0, 0), (6, 7), (0, 2), (7, 7), (0, 4)] {
+            b.play(Move::new(x, y)).unwrap();
+        }
+        let game = SearchGame::new(Position::from_board(&b));
+        assert_eq!(game.static_eval(), WIN_SOON);
+        // A quiet position: the side to move's patterns count six fifths.
+        let mut b = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (6, 7), (9, 9)] {
+            b.play(Move::new(x, y)).unwrap();
+        }
+        let game = SearchGame::new(Position::from_board(&b));
+        let (me, op) = (game.pos.side_to_move(), game.pos.side_to_move().other());
+        let want = game.pos.pattern_score(me) * 6 / 5 - game.pos.pattern_score(op);
+        assert_eq!(game.static_eval(), want);
+        assert!(game.pos.pattern_score(me) > 0 && game.pos.pattern_score(op) > 0);
     }
 }
