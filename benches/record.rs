@@ -1,17 +1,22 @@
-//! Records the expert positions of the `minesweeper` benchmark into
-//! `benches/data/minesweeper-expert.txt`, which the benchmark reads, so that its inputs stay
-//! the same when the solver changes:
+//! Records the inputs of the `minesweeper` and `battleship` benchmarks into `benches/data`,
+//! which the benchmarks read, so that their inputs stay the same when the players that made
+//! them change:
 //!
 //! ```sh
-//! cargo run --release -p benches --bin record-positions > benches/data/minesweeper-expert.txt
+//! cargo run --release -p benches --bin record-positions minesweeper > benches/data/minesweeper-expert.txt
+//! cargo run --release -p benches --bin record-positions battleship > benches/data/battleship-games.txt
 //! ```
 //!
-//! Seeded expert games (first click safe, at cell 0) are played by the default solver, and
-//! the positions where it had to guess, plus some mid-game positions, are kept when their
-//! frontier (hidden cells next to a revealed number) has at least [`MIN_FRONTIER`] cells and
-//! the naive analysis finishes within [`NAIVE_BUDGET`] nodes (both analyses must run on the
-//! same positions). Each position is written as a line `guess` or `mid`, the position in the
-//! text format, and a blank line, in order of increasing frontier.
+//! Minesweeper: seeded expert games (first click safe, at cell 0) are played by the default
+//! solver, and the positions where it had to guess, plus some mid-game positions, are kept
+//! when their frontier (hidden cells next to a revealed number) has at least
+//! [`MIN_FRONTIER`] cells and the naive analysis finishes within [`NAIVE_BUDGET`] nodes
+//! (both analyses must run on the same positions). Each position is written as a line
+//! `guess` or `mid`, the position in the text format, and a blank line, in order of
+//! increasing frontier.
+//!
+//! Battleship: seeded standard games, whole, as fleets and the cells shot (see
+//! `battleship_games`); the benchmark takes its positions along them.
 
 use benches::{NAIVE_BUDGET, frontier};
 use csp_core::CspError;
@@ -112,8 +117,43 @@ fn record() -> Vec<Recorded> {
     all
 }
 
+/// The Battleship benchmark's games: seeded standard games (uniform fleets) played to the
+/// end by the hunt/target-with-parity shooter, each written as its fleet (a JSON line, as
+/// `--fleets` files have them) and a line of the cells shot, in order. The benchmark replays
+/// them and takes its positions along the way.
+fn battleship_games() {
+    use battleship::{Game, Geometry, Placer, Rules, ShooterKind, game_seed, seeded_fleet};
+    use rand::SeedableRng;
+    const SEED: u64 = 2024;
+    const GAMES: u64 = 6;
+    let geo = Geometry::new(&Rules::standard()).expect("standard rules");
+    for g in 0..GAMES {
+        let fleet = seeded_fleet(&geo, Placer::Uniform, SEED, g).expect("fleet");
+        println!("{}", fleet.to_json(&geo));
+        let mut game = Game::new(geo.clone(), fleet);
+        let mut shooter = ShooterKind::HuntTargetParity.build();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(game_seed(SEED + 1, g));
+        let mut shots = Vec::new();
+        while !game.is_over() {
+            let d = shooter.choose(game.view(), &mut rng).expect("decision");
+            game.shoot(d.cell).expect("shot");
+            shots.push(d.cell.to_string());
+        }
+        println!("{}", shots.join(" "));
+    }
+}
+
 fn main() {
-    for r in record() {
-        print!("{}\n{}\n", r.kind, minesweeper::text::write(&r.view));
+    match std::env::args().nth(1).as_deref() {
+        Some("minesweeper") => {
+            for r in record() {
+                print!("{}\n{}\n", r.kind, minesweeper::text::write(&r.view));
+            }
+        }
+        Some("battleship") => battleship_games(),
+        _ => {
+            eprintln!("usage: record-positions minesweeper|battleship > FILE");
+            std::process::exit(2);
+        }
     }
 }

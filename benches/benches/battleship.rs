@@ -1,10 +1,12 @@
 //! Battleship: the article's sampler, the density method and the exact/uniform posterior on
 //! the same positions, and exact counting (naive vs optimised).
 //!
-//! The positions are recorded once, deterministically: seeded standard games (uniform
-//! fleets) played by the hunt/target-with-parity shooter, keeping the position after every
-//! [`EVERY`] shots from shot [`FIRST`] on, as long as the exact posterior needs at most
-//! [`EXACT_NODES`] search nodes (so that `exact` runs on every recorded position).
+//! The positions are taken along recorded games, `benches/data/battleship-games.txt` (seeded
+//! standard games with uniform fleets, played to the end by the hunt/target-with-parity
+//! shooter; written by `cargo run --release -p benches --bin record-positions battleship`):
+//! the position after every [`EVERY`] shots from shot [`FIRST`] on, as long as the exact
+//! posterior needs at most [`EXACT_NODES`] search nodes (so that `exact` runs on every
+//! position). Being recorded, they stay the same when the shooter changes.
 //!
 //! - `battleship/position-map`: one iteration computes a hit map of every recorded position
 //!   with `article` (2000 layouts of the article's biased sequential sampler), `density`
@@ -18,16 +20,16 @@ use std::time::Duration;
 
 use battleship::infer::{PosteriorConfig, exact_posterior, sampled_posterior};
 use battleship::shooters::{ArticleSampler, density};
-use battleship::{
-    Game, Geometry, Placer, Rules, ShipSpec, ShooterKind, View, cells_of, game_seed, seeded_fleet,
-};
+use battleship::{Game, Geometry, Rules, ShipSpec, View, cells_of, read_fleet};
 use criterion::{Criterion, criterion_group, criterion_main};
 use csp_core::Budget;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-const SEED: u64 = 2024;
-const GAMES: u64 = 6;
+/// The recorded games: per game its fleet (a JSON line) and a line of the cells shot.
+const GAMES: &str = include_str!("../data/battleship-games.txt");
+/// How many games the file holds.
+const GAME_COUNT: usize = 6;
 const FIRST: u32 = 10;
 const EVERY: u32 = 6;
 const EXACT_NODES: u64 = 2_000_000;
@@ -37,14 +39,18 @@ fn record() -> Vec<View> {
     let budget = Budget {
         max_nodes: EXACT_NODES,
     };
+    let lines: Vec<&str> = GAMES.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(
+        lines.len(),
+        2 * GAME_COUNT,
+        "a fleet line and a shots line a game"
+    );
     let mut out = Vec::new();
     let mut skipped = 0;
-    for g in 0..GAMES {
-        let fleet = seeded_fleet(&geo, Placer::Uniform, SEED, g).expect("fleet");
+    for game_lines in lines.chunks(2) {
+        let fleet = read_fleet(&geo, game_lines[0]).expect("a recorded fleet");
         let mut game = Game::new(geo.clone(), fleet);
-        let mut shooter = ShooterKind::HuntTargetParity.build();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(game_seed(SEED + 1, g));
-        while !game.is_over() {
+        for cell in game_lines[1].split_whitespace() {
             let v = game.view();
             if v.shots() >= FIRST && (v.shots() - FIRST).is_multiple_of(EVERY) {
                 if exact_posterior(v, &budget).is_ok() {
@@ -53,12 +59,13 @@ fn record() -> Vec<View> {
                     skipped += 1;
                 }
             }
-            let d = shooter.choose(v, &mut rng).expect("decision");
-            game.shoot(d.cell).expect("shot");
+            game.shoot(cell.parse().expect("a cell"))
+                .expect("a recorded shot");
         }
+        assert!(game.is_over(), "a recorded game is played to the end");
     }
     eprintln!(
-        "battleship: {} positions recorded from {GAMES} games, {skipped} skipped (exact over {EXACT_NODES} nodes)",
+        "battleship: {} positions from {GAME_COUNT} recorded games, {skipped} skipped (exact over {EXACT_NODES} nodes)",
         out.len()
     );
     out

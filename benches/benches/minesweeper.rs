@@ -1,10 +1,11 @@
 //! Minesweeper: exact mine probabilities on recorded expert positions.
 //!
 //! The positions are read from `benches/data/minesweeper-expert.txt`, recorded once by the
-//! `record-positions` tool (`cargo run --release -p benches --bin record-positions`): where the
-//! default solver had to guess in seeded expert games (first click safe, at cell 0), plus
-//! some mid-game positions, each with a frontier (hidden cells next to a revealed number) of
-//! at least 15 cells. Being recorded, they stay the same when the solver changes.
+//! `record-positions` tool (`cargo run --release -p benches --bin record-positions
+//! minesweeper`): where the default solver had to guess in seeded expert games (first click
+//! safe, at cell 0), plus some mid-game positions, each with a frontier (hidden cells next to
+//! a revealed number) of at least 15 cells. Being recorded, they stay the same when the
+//! solver changes.
 //!
 //! - `minesweeper/expert-probabilities`: one iteration builds the solver's constraint problem
 //!   of every recorded position and analyses it, either with `naive` (`analyze_naive`:
