@@ -1060,6 +1060,14 @@ mod tests {
         // hit-names-ship both name B, and only the sinking tells them apart.
         let named = View::from_masks(small(Feedback::HitNamesShip), 0, m(&[3]), 0).unwrap();
         assert!((second_shot_value(&named, &fleets, 4) - 1.0).abs() < 1e-12);
+        // A first shot at 0 hits A in one fleet and B in the other: only the name tells.
+        let apart = vec![
+            vec![m(&[0, 1, 2]), m(&[4, 5])],
+            vec![m(&[6, 7, 8]), m(&[0, 3])],
+        ];
+        let fresh = |f| View::new(small(f));
+        assert!((second_shot_value(&fresh(Feedback::HitNamesShip), &apart, 0) - 1.0).abs() < 1e-12);
+        assert!((second_shot_value(&fresh(Feedback::Standard), &apart, 0) - 0.5).abs() < 1e-12);
         // With cells 3 and 5 hit, a shot at 4 sinks B in the first two fleets, on (3, 4) or
         // on (4, 5): only revealed cells tell them apart.
         let fleets = &fleets[..2];
