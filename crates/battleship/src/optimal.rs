@@ -313,7 +313,7 @@ fn place(
 
 /// The answer to a shot at `cell` against `fleet` (per-ship cells) after `hits`, as the
 /// rules give it, and whether it ends the game.
-fn answer(
+pub(crate) fn answer(
     fleet: impl Iterator<Item = u128> + Clone,
     hits: u128,
     cell: usize,

@@ -728,25 +728,10 @@ pub fn chain_fleets(
 }
 
 /// The answer to a shot at `cell` from a drawn fleet (`known`: the cells already hit), as the
-/// feedback rule gives it: a miss, a hit (naming its ship under
-/// [`crate::Feedback::HitNamesShip`]), or the sinking of a ship (with its cells under
-/// [`crate::Feedback::SunkRevealsCells`]); under [`crate::Feedback::Bare`] every hit alike.
+/// feedback rule gives it: the exact search's own [`optimal::answer`].
 fn answer_to(view: &View, fleet: &[u128], cell: usize, known: u128) -> crate::Shot {
-    use crate::{Feedback, Shot};
-    let m = 1u128 << cell;
-    let Some(k) = fleet.iter().position(|c| c & m != 0) else {
-        return Shot::Miss;
-    };
     let feedback = view.geometry().rules().feedback;
-    match feedback {
-        Feedback::Bare => Shot::Hit { ship: None },
-        _ if fleet[k] & !known == m => Shot::Sunk {
-            ship: k,
-            cells: (feedback == Feedback::SunkRevealsCells).then_some(fleet[k]),
-        },
-        Feedback::HitNamesShip => Shot::Hit { ship: Some(k) },
-        _ => Shot::Hit { ship: None },
-    }
+    optimal::answer(fleet.iter().copied(), known, cell, feedback).0
 }
 
 /// Expected hits of the best second shot after a shot at `cell`, per drawn fleet: for every
