@@ -430,6 +430,12 @@ impl Game for ArenaPosition {
         }
     }
 
+    /// The candidates leave out the empty cells far from every stone, which can matter (a
+    /// distant block that is also a threat), so the search proves only wins through them.
+    fn is_selective(&self, moves: &[Move]) -> bool {
+        moves.len() < self.size * self.size - self.stones
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         if self.won {
             // The player who just moved made five.
@@ -809,6 +815,21 @@ mod tests {
         assert!(m == Move::new(6, 7) || m == Move::new(11, 7));
         let r = e.last_search().unwrap();
         assert!(r.exact, "a win in one is proven");
+        // The other side of it: White, to move, cannot stop the open four, but the search
+        // looked at the cells near the stones alone and so does not claim the loss as proven.
+        let mut lost = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [(7, 7), (0, 0), (8, 7), (0, 2), (9, 7), (0, 4), (10, 7)] {
+            lost.play(Move::new(x, y)).unwrap();
+        }
+        let mut e = BestFirstEngine::new();
+        e.choose_move(&lost, Duration::from_millis(100)).unwrap();
+        let r = e.last_search().unwrap();
+        assert_eq!(r.score.proven_outcome(), Some(Outcome::Loss));
+        assert!(!r.exact && !r.stopped, "{r:?}");
+        let p = ArenaPosition::from_board(&lost);
+        let mut moves = Vec::new();
+        p.generate_moves(&mut moves);
+        assert!(p.is_selective(&moves));
 
         // A quiet position: think, then continue along the tree.
         let mut board = Board::new(15, Rule::Freestyle).unwrap();

@@ -21,14 +21,21 @@
 //!
 //! Each node's score is its negamax value for its own side to move, with proven results counted
 //! in plies from that node ([`Score`]). Leaves score by [`Evaluate::evaluate`] or by their
-//! outcome; an interior node takes the best of its negated children. A node is *exact* when its
-//! outcome is the game's (a finished game, a child proven lost for its mover, or all children
-//! exact); exact nodes are never selected again, and when the root is exact the search stops.
-//! Stopping at the first proven win is what makes best-first search a good solver, at a price:
-//! the distance of a proven win is that of the win found, which may not be the quickest one
-//! (it is never claimed quicker than it is). A node keeps at most 32,767 children, the first
-//! in the game's move order; in a game with more moves in one position the others are never
-//! searched, and an exact draw or loss there holds only among the moves kept.
+//! outcome; an interior node takes the best of its negated children. A node is *closed* when
+//! growing the tree cannot change its outcome (a finished game, a child closed and lost for its
+//! mover, or all children closed); closed nodes are never selected again, and when the root is
+//! closed the search stops. Stopping at the first proven win is what makes best-first search a
+//! good solver, at a price: the distance of a proven win is that of the win found, which may
+//! not be the quickest one (it is never claimed quicker than it is).
+//!
+//! A closed node is also *exact* (its outcome is the game's) unless its value rests on moves
+//! left out: where [`Game::is_selective`] says the generated moves are not all that matter, or
+//! where a position has more than 16,383 moves (a node keeps the first 16,383 in the game's
+//! move order), only a win found among the moves kept is proven; a draw or a loss there holds
+//! among those moves alone. A search whose root is closed but not exact stops with
+//! [`BestFirstResult::exact`] false.
+//!
+//! [`Game::is_selective`]: crate::Game::is_selective
 //!
 //! # Selection policies
 //!
@@ -67,11 +74,11 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::{Evaluate, Limits, Score, Stats};
+use crate::{Evaluate, Limits, Outcome, Score, Stats};
 
 /// Which child a [`BestFirst`] search descends into on its way to the next leaf.
 ///
-/// Whatever the policy, exact children are skipped and the values backed up are plain negamax
+/// Whatever the policy, closed children are skipped and the values backed up are plain negamax
 /// values, so on a tree small enough to expand completely every policy finds the same,
 /// minimax-optimal answer; policies differ only in what they look at first.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -140,7 +147,9 @@ pub struct BestFirstResult<M> {
     /// The line of best children from the root, starting with `best_move`.
     pub pv: Vec<M>,
     /// Whether the outcome of `score` (win, draw or loss) is the game's: every line that
-    /// matters reached its end. A proven win's distance is that of the win found.
+    /// matters reached its end, none through moves the game left out
+    /// ([`Game::is_selective`](crate::Game::is_selective)). A proven win's distance is that
+    /// of the win found.
     pub exact: bool,
     /// Whether a node, time or stop limit ended the search.
     pub stopped: bool,
@@ -158,12 +167,16 @@ pub struct BestFirstResult<M> {
     pub elapsed: Duration,
 }
 
-/// Set in [`Header::best`] when the node's value is exact.
-const EXACT: u16 = 0x8000;
+/// Set in [`Header::best`] when the node's outcome can no longer change.
+const CLOSED: u16 = 0x8000;
+/// Set in [`Header::best`] of a closed node whose outcome rests on moves left out.
+const UNPROVEN: u16 = 0x4000;
 /// [`Header::best`] value of a node without a best child.
-const NO_BEST: u16 = 0x7fff;
+const NO_BEST: u16 = 0x3fff;
+/// Set in [`Header::children`] when the node's children leave out moves that could matter.
+const SELECTIVE: u16 = 0x8000;
 /// Children kept per node (the game's first ones in its move order).
-const MAX_CHILDREN: usize = 0x7fff;
+const MAX_CHILDREN: usize = 0x3fff;
 
 /// Everything but the move of a node: 16 bytes.
 #[derive(Debug, Clone, Copy)]
@@ -174,32 +187,48 @@ struct Header {
     visits: u32,
     /// Negamax value for this node's side to move (proven results counted from this node).
     score: i32,
-    /// Number of children; 0 for a leaf.
+    /// Number of children in the low 14 bits (0 for a leaf), [`SELECTIVE`] in the top bit.
     children: u16,
-    /// Offset of the best child in the low 15 bits, [`EXACT`] in the top bit.
+    /// Offset of the best child in the low 14 bits, [`CLOSED`] and [`UNPROVEN`] above.
     best: u16,
 }
 
 impl Header {
-    fn leaf(score: Score, exact: bool) -> Header {
+    /// A leaf; a closed one is exact unless `proven` is false.
+    fn leaf(score: Score, closed: bool, proven: bool) -> Header {
+        let flags = match (closed, proven) {
+            (false, _) => 0,
+            (true, true) => CLOSED,
+            (true, false) => CLOSED | UNPROVEN,
+        };
         Header {
             first_child: 0,
             visits: 0,
             score: score.0,
             children: 0,
-            best: NO_BEST | if exact { EXACT } else { 0 },
+            best: NO_BEST | flags,
         }
     }
+    fn closed(&self) -> bool {
+        self.best & CLOSED != 0
+    }
+    /// Closed, with the game's outcome.
     fn exact(&self) -> bool {
-        self.best & EXACT != 0
+        self.best & (CLOSED | UNPROVEN) == CLOSED
+    }
+    fn count(&self) -> usize {
+        usize::from(self.children & !SELECTIVE)
+    }
+    fn selective(&self) -> bool {
+        self.children & SELECTIVE != 0
     }
     fn best_offset(&self) -> Option<u32> {
-        let b = self.best & !EXACT;
+        let b = self.best & NO_BEST;
         (b != NO_BEST).then_some(u32::from(b))
     }
-    /// Neither expanded nor exact: the only kind of node a search expands.
+    /// Neither expanded nor closed: the only kind of node a search expands.
     fn open_leaf(&self) -> bool {
-        self.children == 0 && !self.exact()
+        self.count() == 0 && !self.closed()
     }
 }
 
@@ -320,7 +349,7 @@ impl<G: Evaluate> BestFirst<G> {
 
     fn child_range(&self, h: &Header) -> std::ops::Range<usize> {
         let first = h.first_child as usize;
-        first..first + usize::from(h.children)
+        first..first + h.count()
     }
 
     /// Searches `game` from scratch until the root is exact, a limit is reached or the arena
@@ -354,8 +383,8 @@ impl<G: Evaluate> BestFirst<G> {
         };
         if self.headers.is_empty() {
             let root = match game.outcome() {
-                Some(o) => Header::leaf(Score::from_outcome(o, 0), true),
-                None => Header::leaf(Score::heuristic(game.evaluate()), false),
+                Some(o) => Header::leaf(Score::from_outcome(o, 0), true, true),
+                None => Header::leaf(Score::heuristic(game.evaluate()), false, false),
             };
             if self.headers.capacity() == 0 {
                 self.headers.reserve_exact(1);
@@ -364,7 +393,7 @@ impl<G: Evaluate> BestFirst<G> {
             result.stats.nodes += 1;
         }
         loop {
-            if self.headers[0].exact() {
+            if self.headers[0].closed() {
                 break;
             }
             // Always expand the root once, so that there is a move to give.
@@ -403,7 +432,7 @@ impl<G: Evaluate> BestFirst<G> {
         let mut node = 0usize;
         loop {
             let h = self.headers[node];
-            if h.children == 0 {
+            if h.count() == 0 {
                 break;
             }
             self.headers[node].visits = h.visits.saturating_add(1);
@@ -414,7 +443,7 @@ impl<G: Evaluate> BestFirst<G> {
                     node = c;
                 }
                 None => {
-                    // Every child is exact but the node was not marked so: cannot happen with
+                    // Every child is closed but the node was not marked so: cannot happen with
                     // consistent backups; repair the node and stop this walk.
                     self.unwind(game);
                     self.backup(&[]);
@@ -433,6 +462,7 @@ impl<G: Evaluate> BestFirst<G> {
         moves.clear();
         game.generate_moves(&mut moves);
         game.order_moves(&mut moves);
+        let selective = game.is_selective(&moves) || moves.len() > MAX_CHILDREN;
         moves.truncate(MAX_CHILDREN);
         let first = self.headers.len();
         if first + moves.len() > self.capacity {
@@ -442,17 +472,18 @@ impl<G: Evaluate> BestFirst<G> {
         }
         self.reserve(moves.len());
         if moves.is_empty() {
-            // No move and no outcome: a draw by the convention of this crate.
-            self.headers[node] = Header::leaf(Score::DRAW, true);
+            // No move and no outcome: a draw by the convention of this crate (unproven when
+            // the game admits to leaving moves out).
+            self.headers[node] = Header::leaf(Score::DRAW, true, !selective);
         } else {
             for mv in &moves {
                 game.play(mv);
                 let child = match game.outcome() {
                     Some(o) => {
                         result.stats.terminals += 1;
-                        Header::leaf(Score::from_outcome(o, 0), true)
+                        Header::leaf(Score::from_outcome(o, 0), true, true)
                     }
-                    None => Header::leaf(Score::heuristic(game.evaluate()), false),
+                    None => Header::leaf(Score::heuristic(game.evaluate()), false, false),
                 };
                 game.undo(mv);
                 self.headers.push(child);
@@ -461,7 +492,7 @@ impl<G: Evaluate> BestFirst<G> {
             result.stats.nodes += moves.len() as u64;
             let h = &mut self.headers[node];
             h.first_child = first as u32;
-            h.children = moves.len() as u16;
+            h.children = moves.len() as u16 | if selective { SELECTIVE } else { 0 };
         }
         self.scratch = moves;
         result.expansions += 1;
@@ -502,14 +533,14 @@ impl<G: Evaluate> BestFirst<G> {
         }
     }
 
-    /// The child of `h` to descend into, by the policy; `None` when all children are exact.
+    /// The child of `h` to descend into, by the policy; `None` when all children are closed.
     fn select_child(&self, h: &Header) -> Option<usize> {
         let range = self.child_range(h);
         let mut best: Option<(usize, f64)> = None;
         let parent_visits = f64::from(h.visits.max(1));
         for c in range {
             let ch = self.headers[c];
-            if ch.exact() {
+            if ch.closed() {
                 continue;
             }
             let v = f64::from(up(ch.score).0);
@@ -531,7 +562,7 @@ impl<G: Evaluate> BestFirst<G> {
         best.map(|(c, _)| c)
     }
 
-    /// Recomputes value, best child and exactness of the nodes of `path` from the bottom up,
+    /// Recomputes value, best child and closure of the nodes of `path` from the bottom up,
     /// stopping as soon as a node does not change. An empty path repairs the root.
     fn backup(&mut self, path: &[u32]) {
         let nodes: Vec<u32> = if path.is_empty() {
@@ -542,12 +573,12 @@ impl<G: Evaluate> BestFirst<G> {
         for &n in nodes.iter().rev() {
             let n = n as usize;
             let h = self.headers[n];
-            if h.children == 0 {
+            if h.count() == 0 {
                 continue;
             }
             let mut best = -Score::INFINITY;
             let mut best_offset = 0usize;
-            let mut all_exact = true;
+            let (mut all_closed, mut all_exact, mut proven_win) = (true, true, false);
             for (k, c) in self.child_range(&h).enumerate() {
                 let ch = self.headers[c];
                 let v = up(ch.score);
@@ -555,11 +586,21 @@ impl<G: Evaluate> BestFirst<G> {
                     best = v;
                     best_offset = k;
                 }
+                all_closed &= ch.closed();
                 all_exact &= ch.exact();
+                proven_win |= ch.exact() && v.proven_outcome() == Some(Outcome::Win);
             }
             let best_child = self.headers[h.first_child as usize + best_offset];
-            let exact = all_exact || (best_child.exact() && best.proven_outcome().is_some());
-            let new_best = best_offset as u16 | if exact { EXACT } else { 0 };
+            let closed = all_closed || (best_child.closed() && best.proven_outcome().is_some());
+            // A win needs one winning move; any other outcome needs every move, so none may
+            // have been left out.
+            let exact = proven_win || (all_exact && !h.selective());
+            let new_best = best_offset as u16
+                | match (closed, exact) {
+                    (false, _) => 0,
+                    (true, true) => CLOSED,
+                    (true, false) => CLOSED | UNPROVEN,
+                };
             let changed = h.score != best.0 || h.best != new_best;
             self.headers[n].score = best.0;
             self.headers[n].best = new_best;
@@ -575,7 +616,7 @@ impl<G: Evaluate> BestFirst<G> {
         result.exact = root.exact();
         result.tree_nodes = self.headers.len();
         let mut h = root;
-        while let Some(b) = h.best_offset().filter(|_| h.children > 0) {
+        while let Some(b) = h.best_offset().filter(|_| h.count() > 0) {
             let c = h.first_child as usize + b as usize;
             result.pv.push(self.moves[c - 1].clone());
             h = self.headers[c];
@@ -615,12 +656,12 @@ impl<G: Evaluate> BestFirst<G> {
         // The children blocks of the subtree, in arena order. Blocks were appended in
         // expansion order, so moving each one down to a write cursor never overwrites a block
         // still to be moved.
-        let mut blocks: Vec<(u32, u16)> = Vec::new();
+        let mut blocks: Vec<(u32, usize)> = Vec::new();
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
             let h = self.headers[n];
-            if h.children > 0 {
-                blocks.push((h.first_child, h.children));
+            if h.count() > 0 {
+                blocks.push((h.first_child, h.count()));
                 stack.extend(self.child_range(&h));
             }
         }
@@ -629,7 +670,7 @@ impl<G: Evaluate> BestFirst<G> {
         let mut cursor = 1usize;
         let mut remap: Vec<(u32, u32)> = Vec::with_capacity(blocks.len());
         for &(first, len) in &blocks {
-            let (first, len) = (first as usize, usize::from(len));
+            let first = first as usize;
             remap.push((first as u32, cursor as u32));
             for k in 0..len {
                 self.headers[cursor + k] = self.headers[first + k];
@@ -643,12 +684,12 @@ impl<G: Evaluate> BestFirst<G> {
             let i = remap.partition_point(|&(o, _)| o < old);
             remap.get(i).map_or(0, |&(_, n)| n)
         };
-        if new_root.children > 0 {
+        if new_root.count() > 0 {
             new_root.first_child = new_index(new_root.first_child);
         }
         self.headers[0] = new_root;
         for i in 1..self.headers.len() {
-            if self.headers[i].children > 0 {
+            if self.headers[i].count() > 0 {
                 self.headers[i].first_child = new_index(self.headers[i].first_child);
             }
         }
@@ -665,6 +706,7 @@ enum Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Game;
 
     #[test]
     fn header_is_sixteen_bytes() {
@@ -688,8 +730,8 @@ mod tests {
 
     #[test]
     fn a_solved_tree_reports_its_root_moves_and_proven_values() {
+        use crate::minimax;
         use crate::synthetic::RandomGame;
-        use crate::{Game, Outcome, minimax};
         let mut game = RandomGame::bushy(9, 1 << 40, 5, 2);
         let config = BestFirstConfig {
             memory_bytes: 1 << 20,
@@ -725,9 +767,151 @@ mod tests {
         assert_eq!(root, minimax::solve(&mut game));
     }
 
+    /// The random game with one position in eight (by id; never the root) cut to its first
+    /// move, saying so or not.
+    struct Cut {
+        game: crate::synthetic::RandomGame,
+        admits: bool,
+    }
+
+    impl Cut {
+        fn cut_here(&self) -> bool {
+            let path = self.game.path();
+            path.len() > 1 && path.last().is_some_and(|id| id % 8 == 0)
+        }
+    }
+
+    impl Game for Cut {
+        type Move = <crate::synthetic::RandomGame as Game>::Move;
+        fn generate_moves(&self, moves: &mut Vec<Self::Move>) {
+            self.game.generate_moves(moves);
+            if self.cut_here() {
+                moves.truncate(1);
+            }
+        }
+        fn play(&mut self, mv: &Self::Move) {
+            self.game.play(mv);
+        }
+        fn undo(&mut self, mv: &Self::Move) {
+            self.game.undo(mv);
+        }
+        fn outcome(&self) -> Option<crate::Outcome> {
+            self.game.outcome()
+        }
+        fn is_selective(&self, moves: &[Self::Move]) -> bool {
+            let mut all = Vec::new();
+            self.game.generate_moves(&mut all);
+            self.admits && moves.len() < all.len()
+        }
+    }
+
+    impl Evaluate for Cut {
+        fn evaluate(&self) -> i32 {
+            self.game.evaluate()
+        }
+    }
+
+    /// Proofs through a cut position are claimed only for wins, and those hold in the whole
+    /// game; a game that hides its cuts gets false proofs, which is what the flag is for.
+    #[test]
+    fn moves_left_out_prove_only_wins() {
+        use crate::minimax;
+        use crate::synthetic::RandomGame;
+        let (mut exact, mut unproven, mut fooled) = (0, 0, 0);
+        for seed in 0..200 {
+            let game = RandomGame::bushy(seed, 1 << 40, 4, 3);
+            let value = minimax::solve(&mut game.clone());
+            for admits in [true, false] {
+                let mut cut = Cut {
+                    game: game.clone(),
+                    admits,
+                };
+                let mut bf = BestFirst::new(BestFirstConfig::default());
+                let r = bf.search(&mut cut, &Limits::default());
+                // The tree is small enough to close whatever is kept.
+                assert!(!r.stopped && !r.arena_full);
+                assert!(bf.headers[0].closed());
+                let found = r.score.proven_outcome().unwrap_or(Outcome::Draw);
+                if !admits {
+                    fooled += usize::from(r.exact && found != value);
+                    continue;
+                }
+                if r.exact {
+                    exact += 1;
+                    assert_eq!(found, value, "seed {seed}");
+                } else {
+                    unproven += 1;
+                }
+                // So does every root move reported exact.
+                for (mv, score, _, child_exact) in bf.root_children() {
+                    if child_exact {
+                        let mut g = game.clone();
+                        g.play(&mv);
+                        let v = minimax::solve(&mut g).flip();
+                        assert_eq!(score.proven_outcome().unwrap_or(Outcome::Draw), v);
+                    }
+                }
+            }
+        }
+        assert!(
+            exact > 5 && unproven > 5 && fooled > 5,
+            "{exact} {unproven} {fooled}"
+        );
+    }
+
+    /// A root with `n` moves, all lost at once but the last, which wins at once.
+    struct Wide {
+        n: u32,
+        played: Option<u32>,
+    }
+
+    impl Game for Wide {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            moves.extend(0..self.n);
+        }
+        fn play(&mut self, mv: &u32) {
+            self.played = Some(*mv);
+        }
+        fn undo(&mut self, _mv: &u32) {
+            self.played = None;
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            // Seen from the side to move after the root's move.
+            self.played.map(|m| {
+                if m + 1 == self.n {
+                    Outcome::Loss
+                } else {
+                    Outcome::Win
+                }
+            })
+        }
+    }
+
+    impl Evaluate for Wide {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    #[test]
+    fn a_node_cut_to_its_first_moves_proves_only_wins() {
+        for (n, exact, win) in [(MAX_CHILDREN as u32, true, true), (20_000, false, false)] {
+            let mut game = Wide { n, played: None };
+            let mut bf = BestFirst::new(BestFirstConfig::default());
+            let r = bf.search(&mut game, &Limits::default());
+            assert_eq!(bf.root_children().len(), MAX_CHILDREN.min(n as usize));
+            // The kept moves decide the root either way; only with every move kept is a
+            // loss the game's.
+            assert!(bf.headers[0].closed() && !r.stopped);
+            assert_eq!(r.exact, exact, "{n}");
+            let outcome = if win { Outcome::Win } else { Outcome::Loss };
+            assert_eq!(r.score.proven_outcome(), Some(outcome), "{n}");
+        }
+    }
+
     #[test]
     fn an_expansion_that_exactly_fills_the_arena_is_made() {
-        use crate::Game;
         use crate::synthetic::RandomGame;
         type Bf = BestFirst<RandomGame>;
         let mut game = RandomGame::bushy(9, 1 << 40, 30, 2);
@@ -779,7 +963,7 @@ mod tests {
             best: NO_BEST,
         });
         for &(score, visits, exact) in kids {
-            let mut h = Header::leaf(Score(score), exact);
+            let mut h = Header::leaf(Score(score), exact, true);
             h.visits = visits;
             bf.headers.push(h);
         }
