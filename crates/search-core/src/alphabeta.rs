@@ -18,14 +18,17 @@
 //! - aspiration windows: each iteration first searches a window around the previous score and
 //!   widens only if the value falls outside;
 //! - late move reductions (off by default: they trade exactness for depth);
+//! - forcing extensions (off by default): positions that must answer a threat are searched
+//!   beyond the horizon instead of evaluated there;
 //! - time management: iterative deepening does not start an iteration that the growth of the
 //!   previous ones predicts cannot finish in the time left.
 //!
-//! All but the reductions leave the value of a fixed-depth search unchanged on a tree, or with no
-//! transposition table (tested against plain negamax). With the table, a position reached
-//! again at a shallower ply may be answered by its deeper search, or by one from an earlier
-//! search, so the value can differ from negamax's at that depth (and, since the enhancements
-//! change the order of visits, differ between tunings).
+//! All but the reductions and forcing extensions (which search some lines deeper, so they
+//! change what a fixed depth means) leave the value of a fixed-depth search unchanged on a
+//! tree, or with no transposition table (tested against plain negamax). With the table, a
+//! position reached again at a shallower ply may be answered by its deeper search, or by one
+//! from an earlier search, so the value can differ from negamax's at that depth (and, since
+//! the enhancements change the order of visits, differ between tunings).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -152,9 +155,10 @@ pub struct SearchResult<M> {
     /// Its score for the side to move, from the last finished iteration. When a limit stopped
     /// the next iteration after a root move had proven better than the previous best (which
     /// that iteration searches first), the move is that one and the score its value at the
-    /// unfinished depth, a lower bound if it failed high against an aspiration window. When
-    /// no iteration finished (a limit before the first, or a depth limit of 0), it is
-    /// [`Score::DRAW`] and says nothing.
+    /// unfinished depth, a lower bound if it failed high against an aspiration window (in
+    /// the first iteration, a root move that beat the first one searched). When no
+    /// iteration finished and no such move was found (a limit before the first, or a depth
+    /// limit of 0), it is [`Score::DRAW`] and says nothing.
     pub score: Score,
     /// Depth of the last finished iteration (0 if none finished).
     pub depth: u32,
@@ -615,7 +619,10 @@ where
             return Score::from_outcome(o, ply);
         }
         if depth == 0 {
-            if ply < self.extension_limit && game.is_forcing() {
+            // With extensions off, never: a reduced line reaches its horizon before the
+            // iteration's depth, where the ply test alone would extend it.
+            if self.tuning.forcing_extensions > 0 && ply < self.extension_limit && game.is_forcing()
+            {
                 depth = 1;
             } else {
                 self.hit_horizon = true;

@@ -5,7 +5,7 @@
 //! symmetric positions; benchmarks compare the levels on the same inputs.
 //!
 //! With only three values, alpha-beta is very effective: a move that wins ends the search of its
-//! position, and a window of (draw, win) only asks "can the side to move avoid losing?". The memo
+//! position, and a window of (draw, win) only asks "can the side to move win?". The memo
 //! stores the bounds such narrow searches prove, not just exact values.
 
 use crate::game::generate_moves;

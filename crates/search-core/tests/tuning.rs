@@ -110,6 +110,68 @@ proptest! {
     }
 }
 
+/// The synthetic game with no forcing position.
+#[derive(Clone)]
+struct Calm(Synthetic);
+
+impl Game for Calm {
+    type Move = u64;
+    fn generate_moves(&self, moves: &mut Vec<u64>) {
+        self.0.generate_moves(moves);
+    }
+    fn play(&mut self, mv: &u64) {
+        self.0.play(mv);
+    }
+    fn undo(&mut self, mv: &u64) {
+        self.0.undo(mv);
+    }
+    fn outcome(&self) -> Option<search_core::Outcome> {
+        self.0.outcome()
+    }
+    fn move_class(&self, mv: &u64) -> Option<u64> {
+        self.0.move_class(mv)
+    }
+    fn order_moves(&self, moves: &mut [u64]) {
+        self.0.order_moves(moves);
+    }
+    fn history_slot(&self, mv: &u64) -> Option<usize> {
+        self.0.history_slot(mv)
+    }
+}
+
+impl search_core::Keyed for Calm {
+    type Key = u64;
+    fn key(&self) -> u64 {
+        self.0.key()
+    }
+    fn symmetric_keys(&self, keys: &mut Vec<u64>) {
+        self.0.symmetric_keys(keys);
+    }
+}
+
+impl Evaluate for Calm {
+    fn evaluate(&self) -> i32 {
+        self.0.evaluate()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// With extensions off, forcing positions are evaluated like any other, also at the
+    /// early horizon of a reduced line.
+    #[test]
+    fn no_extensions_means_none_under_reductions(seed in any::<u64>(), depth in 2u32..=6) {
+        let tuning = Tuning { late_move_reductions: Some((1, 2)), forcing_extensions: 0, ..Tuning::default() };
+        let g = Synthetic::bushy(seed, 1 << 40, 12, 3);
+        let config = SearchConfig { memo_bytes: 0, merge_moves: false };
+        let forcing = Searcher::with_tuning(config, tuning).search(&mut g.clone(), &Limits::depth(depth));
+        let calm = Searcher::with_tuning(config, tuning).search(&mut Calm(g), &Limits::depth(depth));
+        prop_assert_eq!(forcing.score, calm.score);
+        prop_assert_eq!(forcing.stats.nodes, calm.stats.nodes);
+    }
+}
+
 /// Time prediction: an iteration that cannot finish is not started, so the search ends
 /// before the limit (not at it), and never after it; without prediction it runs to the limit.
 #[test]
