@@ -335,29 +335,70 @@ struct Dfs<'a, F> {
 }
 
 impl<F: FnMut(&[u32], usize, &BigUint) -> bool> Dfs<'_, F> {
-    fn go(&mut self, k: usize, m: usize) -> Result<(), CspError> {
+    /// Tries every consistent number of trues in each box, box after box. A loop over an
+    /// explicit level rather than recursion, so that a component of many boxes (a long chain
+    /// of constraints, cheap to enumerate) does not overflow the stack.
+    fn run(&mut self) -> Result<(), CspError> {
         let comp = self.comp;
-        if k == comp.boxes.len() {
-            if !(self.visit)(&self.js, m, &self.weights[k]) {
-                self.stop = true;
-            }
-            return Ok(());
-        }
-        let s = comp.boxes.get(k).len() as u32;
-        let (mut lo, mut hi) = (0, s);
-        for &r in comp.box_rows.get(k) {
-            let rem = self.rem[r];
-            let others = self.cap[r] - s;
-            lo = lo.max(rem.saturating_sub(others));
-            hi = hi.min(rem);
-        }
-        if lo > hi {
-            return Ok(());
-        }
-        for &r in comp.box_rows.get(k) {
-            self.cap[r] -= s;
-        }
-        for j in lo..=hi {
+        let nb = comp.boxes.len();
+        // The largest count level `k` may take, and the trues of the boxes before `k`.
+        let mut hi_at = vec![0u32; nb];
+        let mut m_at = vec![0usize; nb + 1];
+        let mut k = 0usize;
+        // Whether level `k` is entered afresh, or resumed after the level below it is done.
+        let mut entering = true;
+        loop {
+            let j = if entering {
+                if k == nb {
+                    if !(self.visit)(&self.js, m_at[k], &self.weights[k]) {
+                        self.stop = true;
+                    }
+                    if k == 0 {
+                        return Ok(());
+                    }
+                    k -= 1;
+                    entering = false;
+                    continue;
+                }
+                let s = comp.boxes.get(k).len() as u32;
+                let (mut lo, mut hi) = (0, s);
+                for &r in comp.box_rows.get(k) {
+                    let rem = self.rem[r];
+                    let others = self.cap[r] - s;
+                    lo = lo.max(rem.saturating_sub(others));
+                    hi = hi.min(rem);
+                }
+                if lo > hi {
+                    if k == 0 {
+                        return Ok(());
+                    }
+                    k -= 1;
+                    entering = false;
+                    continue;
+                }
+                for &r in comp.box_rows.get(k) {
+                    self.cap[r] -= s;
+                }
+                hi_at[k] = hi;
+                lo
+            } else {
+                let j = self.js[k];
+                for &r in comp.box_rows.get(k) {
+                    self.rem[r] += j;
+                }
+                if self.stop || j == hi_at[k] {
+                    let s = comp.boxes.get(k).len() as u32;
+                    for &r in comp.box_rows.get(k) {
+                        self.cap[r] += s;
+                    }
+                    if k == 0 {
+                        return Ok(());
+                    }
+                    k -= 1;
+                    continue;
+                }
+                j + 1
+            };
             self.nodes += 1;
             if self.nodes > self.max_nodes {
                 return Err(CspError::BudgetExceeded {
@@ -376,18 +417,10 @@ impl<F: FnMut(&[u32], usize, &BigUint) -> bool> Dfs<'_, F> {
             } else {
                 head[k].mul_into(b, &mut tail[0]);
             }
-            self.go(k + 1, m + j as usize)?;
-            for &r in comp.box_rows.get(k) {
-                self.rem[r] += j;
-            }
-            if self.stop {
-                break;
-            }
+            m_at[k + 1] = m_at[k] + j as usize;
+            k += 1;
+            entering = true;
         }
-        for &r in comp.box_rows.get(k) {
-            self.cap[r] += s;
-        }
-        Ok(())
     }
 }
 
@@ -414,7 +447,7 @@ impl Component {
             visit,
             stop: false,
         };
-        dfs.go(0, 0)?;
+        dfs.run()?;
         Ok(dfs.nodes)
     }
 

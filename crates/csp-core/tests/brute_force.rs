@@ -271,6 +271,37 @@ fn empty_problem() {
     assert_eq!(a.components, 0);
 }
 
+/// A long chain of "exactly one of x_i, x_i+1" is one component of thousands of boxes that
+/// propagation leaves open, yet cheap to enumerate (two solutions): the enumeration must not
+/// need stack in proportion to it. Run on a thread with a small stack.
+#[test]
+fn a_long_chain_needs_no_deep_stack() {
+    let n = 3000;
+    let analysed = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let mut csp = BoolCsp::new(n);
+            for i in 0..n - 1 {
+                csp.exactly(&[i, i + 1], 1).unwrap();
+            }
+            let a = analyze(&csp, &Budget::default()).unwrap();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            let s = Sampler::new(&csp, &Budget::default())
+                .unwrap()
+                .sample(&mut rng)
+                .unwrap();
+            (a, s)
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let (a, s) = analysed;
+    assert_eq!(a.solutions, BigUint::from(2u64));
+    assert_eq!(a.components, 1);
+    assert!(a.probabilities.iter().all(|&p| p == 0.5));
+    assert!(s.windows(2).all(|w| w[0] != w[1]));
+}
+
 #[test]
 fn propagation_subset_rule() {
     // {0,1} has 1, {0,1,2} has 2 => 2 is true; {2,3} has 1 => 3 is false.

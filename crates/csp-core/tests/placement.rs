@@ -215,6 +215,26 @@ fn errors_are_reported() {
     assert_eq!((f.block(0), f.block(200)), (0b111, 0));
 }
 
+/// Single cells on a 3x1 board: two without a halo around one with a halo. The halo relation
+/// is asymmetric, so the count depends on the order of the variables; the two interchangeable
+/// variables' credits then do not share out evenly, which is reported, not rounded.
+#[test]
+fn an_asymmetric_halo_relation_that_shows_is_an_error() {
+    let grid = Grid::new(3, 1).unwrap();
+    let mut p = PlacementCsp::new(3).unwrap();
+    p.add_var(vec![grid.translates(&[(0, 0)]).unwrap()])
+        .unwrap();
+    p.add_var(vec![grid.translates_no_touch(&[(0, 0)]).unwrap()])
+        .unwrap();
+    p.add_var(vec![grid.translates(&[(0, 0)]).unwrap()])
+        .unwrap();
+    assert!(p.check_halos().is_err());
+    match analyze_placements(&p, &Budget::default()) {
+        Err(CspError::InvalidPlacement(m)) => assert!(m.contains("not symmetric"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn no_variables_and_no_solution_is_inconsistent_everywhere() {
     // Nothing can cover the required element 1.
