@@ -446,16 +446,6 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
     let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
-    if let Some(file) = records_file {
-        file.write(&records, |r| {
-            format!(
-                "\"shots\":{},\"estimated\":{},\"error\":{}",
-                r.shots,
-                r.estimated,
-                r.error.is_some()
-            )
-        })?;
-    }
     let s = Summary::new(&records);
     let shooter_label = tuned.label();
     writeln!(
@@ -514,6 +504,17 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             s.estimated as f64 / s.decisions.max(1) as f64,
             s.errors
         )?;
+    }
+    // After the summary, so that a file that cannot be written costs the records alone.
+    if let Some(file) = records_file {
+        file.write(&records, |r| {
+            format!(
+                "\"shots\":{},\"estimated\":{},\"error\":{}",
+                r.shots,
+                r.estimated,
+                r.error.is_some()
+            )
+        })?;
     }
     Ok(())
 }

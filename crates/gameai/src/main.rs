@@ -101,7 +101,7 @@ pub fn write_output(
 pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
     // Something that is not a regular file (a terminal, a pipe) is written directly: opening
     // it twice could block (a pipe with no reader yet) or end a reader's input early.
-    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
     if !is_dash(path) && !special {
         // Opened and dropped: a regular file's temporary copy is removed at once.
         output::OutputFile::create(path)?;

@@ -91,7 +91,7 @@ struct SampleArgs {
 struct TrainArgs {
     #[command(flatten)]
     samples: SampleArgs,
-    /// Hidden units (1 to 4096).
+    /// Hidden units (1 to 1024).
     #[arg(long, default_value_t = TrainConfig::default().hidden,
           value_parser = hidden_units)]
     hidden: usize,
@@ -212,8 +212,11 @@ struct SolverArgs {
 /// Parses `--hidden`: enough units to learn, few enough to allocate.
 fn hidden_units(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
-        Ok(n) if (1..=4096).contains(&n) => Ok(n),
-        Ok(_) => Err("expected 1 to 4096 hidden units".into()),
+        Ok(n) if (1..=minesweeper::MAX_HIDDEN).contains(&n) => Ok(n),
+        Ok(_) => Err(format!(
+            "expected 1 to {} hidden units",
+            minesweeper::MAX_HIDDEN
+        )),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -326,12 +329,13 @@ fn samples(
 fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
     let g = &a.games;
     let start = start_cell(&g.start, &g.level)?;
-    let specs = (0..g.games)
-        .map(|i| {
-            seeded_board(&g.level, g.rule, start, g.seed, i)
-                .map(|board| minesweeper::BoardSpec { board, start })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // Refuses counts whose boards cannot be held, as `eval` does, instead of growing until
+    // the system stops the program.
+    let mut specs = crate::parallel::results_buffer(g.games)?;
+    for i in 0..g.games {
+        let board = seeded_board(&g.level, g.rule, start, g.seed, i)?;
+        specs.push(minesweeper::BoardSpec { board, start });
+    }
     let text = minesweeper::write_boards(&specs).map_err(|e| CliError(e.to_string()))?;
     if crate::write_output(&a.out, text.as_bytes(), out)? {
         writeln!(out, "wrote {} boards to {}", specs.len(), a.out.display())?;
@@ -373,7 +377,8 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
     if crate::write_output(&a.out, text.as_bytes(), out)? {
         writeln!(out, "{report}; written to {}", a.out.display())?;
     } else {
-        eprintln!("{report}");
+        // A report nobody reads (standard error closed) is no reason to fail the run.
+        let _ = writeln!(std::io::stderr(), "{report}");
     }
     Ok(())
 }
@@ -559,14 +564,6 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     for r in &records {
         s.add(r);
     }
-    if let Some(file) = records_file {
-        file.write(&records, |r| {
-            format!(
-                "\"won\":{},\"guesses\":{},\"decisions\":{}",
-                r.won, r.guesses, r.decisions
-            )
-        })?;
-    }
     let (lo, hi) = s.ci95();
     writeln!(
         out,
@@ -620,6 +617,15 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             s.errors,
             s.approximate
         )?;
+    }
+    // After the summary, so that a file that cannot be written costs the records alone.
+    if let Some(file) = records_file {
+        file.write(&records, |r| {
+            format!(
+                "\"won\":{},\"guesses\":{},\"decisions\":{}",
+                r.won, r.guesses, r.decisions
+            )
+        })?;
     }
     Ok(())
 }

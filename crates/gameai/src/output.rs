@@ -24,12 +24,40 @@ pub struct OutputFile {
     shown: PathBuf,
 }
 
+/// The file `path` names, symbolic links followed (also a link to a file not made yet, which
+/// is then made where the link points).
+fn resolve(path: &Path) -> PathBuf {
+    if let Ok(target) = std::fs::canonicalize(path) {
+        return target;
+    }
+    let mut at = path.to_owned();
+    // A bounded walk: a loop of links ends in an error when the file is opened.
+    for _ in 0..40 {
+        match std::fs::read_link(&at) {
+            Ok(next) => {
+                at = at
+                    .parent()
+                    .map_or_else(|| next.clone(), |dir| dir.join(&next))
+            }
+            Err(_) => break,
+        }
+    }
+    at
+}
+
 impl OutputFile {
     /// Opens the output, so that a path that cannot be written fails before any work.
     pub fn create(path: &Path) -> Result<OutputFile, CliError> {
         let error = |e: std::io::Error| CliError(format!("cannot write {}: {e}", path.display()));
-        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-        let direct = std::fs::metadata(&target).is_ok_and(|m| !m.is_file());
+        let target = resolve(path);
+        let meta = std::fs::metadata(&target);
+        if meta.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
+            return Err(CliError(format!(
+                "cannot write {}: it is a directory",
+                path.display()
+            )));
+        }
+        let direct = meta.is_ok_and(|m| !m.is_file());
         let (file, partial) = if direct {
             (File::create(&target).map_err(error)?, None)
         } else {
@@ -157,9 +185,34 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        // A link to a file not made yet (relative, as `ln -s` makes them): the file is made
+        // where it points, and the link stays.
+        let dangling = dir.join("dangling.txt");
+        std::os::unix::fs::symlink("later.txt", &dangling).unwrap();
+        replace(&dangling, b"made");
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("later.txt")).unwrap(),
+            "made"
+        );
         replace(Path::new("/dev/null"), b"nothing");
         let null = std::fs::metadata("/dev/null").unwrap().file_type();
         assert!(std::os::unix::fs::FileTypeExt::is_char_device(&null));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_directory_is_refused_at_once() {
+        let dir = scratch("directory");
+        let err = OutputFile::create(&dir).err().unwrap();
+        assert!(err.0.ends_with("it is a directory"), "{}", err.0);
+        assert!(crate::check_output(&dir).is_err());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

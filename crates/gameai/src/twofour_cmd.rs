@@ -61,7 +61,9 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     if args.stats {
-        eprintln!(
+        // A report nobody reads (standard error closed) is no reason to fail the run.
+        let _ = writeln!(
+            std::io::stderr(),
             "{} games of {} piles, level {}, {:.3} s; memo {} entries in {} bytes; {}",
             problem.games.len(),
             problem.piles,

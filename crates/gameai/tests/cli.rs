@@ -336,9 +336,14 @@ fn solver_options_are_checked() {
             "minesweeper train --learning-rate nan --out m.txt",
             "expected a positive step size",
         ),
-        ("minesweeper train --hidden 0 --out m.txt", "1 to 4096"),
+        ("minesweeper train --hidden 0 --out m.txt", "1 to 1024"),
+        ("minesweeper train --hidden 1025 --out m.txt", "1 to 1024"),
         (
             "minesweeper eval --games 100000000000000000",
+            "cannot hold the results of 100000000000000000 games in memory",
+        ),
+        (
+            "minesweeper boards --games 100000000000000000 --out b.jsonl",
             "cannot hold the results of 100000000000000000 games in memory",
         ),
         (

@@ -485,8 +485,8 @@ impl PatternModel {
             {
                 h.parse::<usize>()
                     .ok()
-                    .filter(|&h| (1..=1024).contains(&h))
-                    .ok_or_else(|| bad(i, "hidden units must be 1 to 1024"))?
+                    .filter(|&h| (1..=MAX_HIDDEN).contains(&h))
+                    .ok_or_else(|| bad(i, &format!("hidden units must be 1 to {MAX_HIDDEN}")))?
             }
             _ => {
                 return Err(bad(
@@ -540,9 +540,13 @@ impl PatternModel {
 }
 
 /// The largest weight magnitude [`PatternModel::parse`] accepts. Within it every activation
-/// stays finite (at most 1024 hidden units of 27 inputs each: below 3e16), so a model read
-/// from a file always gives probabilities; trained weights are far smaller.
+/// stays finite (at most [`MAX_HIDDEN`] hidden units of 27 inputs each: below 3e16), so a
+/// model read from a file always gives probabilities; trained weights are far smaller.
 const MAX_WEIGHT: f32 = 1e6;
+
+/// The most hidden units a model may have: [`PatternModel::parse`] reads no more, and
+/// [`train`] trains no more.
+pub const MAX_HIDDEN: usize = 1024;
 
 fn sigmoid(z: f32) -> f32 {
     1.0 / (1.0 + (-z).exp())
@@ -611,7 +615,7 @@ pub fn collect_samples(
 /// Training options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainConfig {
-    /// Hidden units.
+    /// Hidden units, 1 to [`MAX_HIDDEN`] (others are taken as the nearest of the two).
     pub hidden: usize,
     /// Passes over the samples.
     pub epochs: usize,
@@ -639,7 +643,7 @@ impl Default for TrainConfig {
 /// The same samples and options give the same model.
 #[must_use]
 pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
-    let hidden = config.hidden.max(1);
+    let hidden = config.hidden.clamp(1, MAX_HIDDEN);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
     let mut m = PatternModel::zeros(hidden);
     let scale = 1.0 / (NEIGHBOURHOOD as f32).sqrt();
@@ -663,7 +667,7 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
     let sym = symmetries();
     let mut order: Vec<usize> = (0..samples.len()).collect();
     let mut h = vec![0.0f32; hidden];
-    let steps = (config.epochs * samples.len()).max(1) as f32;
+    let steps = config.epochs.saturating_mul(samples.len()).max(1) as f32;
     let mut step = 0.0f32;
     let mut features = [0u8; NEIGHBOURHOOD];
     for _ in 0..config.epochs {
@@ -1226,6 +1230,17 @@ mod tests {
             },
         );
         assert_eq!(m.hidden_units(), 16);
+        // Out-of-range sizes are taken as the nearest the format holds, and read back.
+        for (asked, got) in [(0, 1), (MAX_HIDDEN + 1, MAX_HIDDEN)] {
+            let config = TrainConfig {
+                hidden: asked,
+                epochs: 0,
+                ..TrainConfig::default()
+            };
+            let big = train(&[s(0.3)], &config);
+            assert_eq!(big.hidden_units(), got);
+            assert_eq!(PatternModel::parse(&big.to_text()).unwrap(), big);
+        }
         // The output starts at the mean target, 0.4.
         assert!(
             (m.out_bias - (0.4f32 / 0.6).ln()).abs() < 1e-6,
