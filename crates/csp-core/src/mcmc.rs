@@ -406,19 +406,54 @@ struct Decisions<'a> {
 
 impl Decisions<'_> {
     /// A solution extending `forced` (what propagation proves under the decisions made), or
-    /// `None` when there is none.
+    /// `None` when there is none. Depth first, false before true, over an explicit stack of
+    /// decisions (a long run of them must not exhaust the thread's stack).
     fn descend(&mut self, forced: Vec<Option<bool>>) -> Result<Option<Vec<bool>>, CspError> {
-        let Some(v) =
-            (0..forced.len()).find(|&v| forced[v].is_none() && !self.of_var[v].is_empty())
-        else {
-            return Ok(self.fill_free(&forced));
-        };
-        for value in [false, true] {
+        /// A decided level: what propagation proved there, the variable branched on, and
+        /// how many of its two values were tried.
+        struct Level {
+            forced: Vec<Option<bool>>,
+            var: usize,
+            tried: u8,
+        }
+        let mut levels: Vec<Level> = Vec::new();
+        // A state to look at: a new level, or a leaf to complete.
+        let mut arrived = Some(forced);
+        loop {
+            if let Some(forced) = arrived.take() {
+                let branch =
+                    (0..forced.len()).find(|&v| forced[v].is_none() && !self.of_var[v].is_empty());
+                match branch {
+                    Some(var) => levels.push(Level {
+                        forced,
+                        var,
+                        tried: 0,
+                    }),
+                    None => {
+                        if let Some(solution) = self.fill_free(&forced) {
+                            return Ok(Some(solution));
+                        }
+                        // A dead leaf: its parent's decision is undone below.
+                        self.made.pop();
+                    }
+                }
+            }
+            let Some(level) = levels.last_mut() else {
+                return Ok(None);
+            };
+            if level.tried == 2 {
+                levels.pop();
+                self.made.pop();
+                continue;
+            }
+            let value = level.tried == 1;
+            level.tried += 1;
+            let v = level.var;
             self.spent += 1;
             if self.spent > self.max_decisions {
                 return Err(CspError::BudgetExceeded {
                     max_nodes: self.max_decisions,
-                    component_vars: forced.iter().filter(|f| f.is_none()).count(),
+                    component_vars: level.forced.iter().filter(|f| f.is_none()).count(),
                 });
             }
             let mut with = self.csp.clone();
@@ -426,22 +461,15 @@ impl Decisions<'_> {
                 with.fix(w, b)?;
             }
             with.fix(v, value)?;
-            let propagated = propagate(&with);
-            drop(with); // not kept down the recursion
-            match propagated {
+            match propagate(&with) {
                 Ok(f) => {
                     self.made.push((v, value));
-                    let found = self.descend(f)?;
-                    self.made.pop();
-                    if found.is_some() {
-                        return Ok(found);
-                    }
+                    arrived = Some(f);
                 }
                 Err(CspError::Inconsistent) => {}
                 Err(e) => return Err(e),
             }
         }
-        Ok(None)
     }
 
     /// Every constrained variable decided: the free ones take what the total leaves.
@@ -539,6 +567,29 @@ mod tests {
             .filter(|&v| forced[v].is_none())
             .collect();
         (of_var, movable)
+    }
+
+    /// Independent pairs "exactly one of a, b": each decision settles one pair alone, so a
+    /// solution takes one decision per pair, on a small stack.
+    #[test]
+    fn many_decisions_need_no_deep_stack() {
+        let pairs = 2000;
+        let found = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || {
+                let mut csp = BoolCsp::new(2 * pairs);
+                for i in 0..pairs {
+                    csp.exactly(&[2 * i, 2 * i + 1], 1).unwrap();
+                }
+                let forced = propagate(&csp).unwrap();
+                let (of_var, _) = incidence(&csp, &forced);
+                let s = solution_by_propagation(&csp, &forced, &of_var, u64::MAX).unwrap();
+                csp.is_satisfied_by(&s)
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(found);
     }
 
     #[test]
