@@ -200,7 +200,8 @@ impl View {
     /// Records the answer to a shot at `cell`.
     ///
     /// The answer must be one the rules can give: a named hit only under
-    /// [`Feedback::HitNamesShip`], a sinking only where sinkings are announced (not under
+    /// [`Feedback::HitNamesShip`] and on a ship not yet sunk (a hit that names no ship is
+    /// accepted under every rule: a position read from text does not say), a sinking only where sinkings are announced (not under
     /// [`Feedback::Bare`]) and once per ship, revealed cells only under
     /// [`Feedback::SunkRevealsCells`], and then a placement of that ship through `cell` on
     /// hit cells, clear of the ships revealed before it (and of their neighbours under
@@ -257,6 +258,12 @@ impl View {
             Shot::Hit { ship: Some(k) } => {
                 ship_exists(k)?;
                 if feedback == Feedback::HitNamesShip {
+                    if self.sunk[k].is_some() {
+                        return Err(Error::Shot(format!(
+                            "a hit on {}, which was already sunk",
+                            rules.fleet[k].name
+                        )));
+                    }
                     Ok(())
                 } else {
                     Err(Error::Shot(format!(
@@ -522,6 +529,13 @@ mod tests {
         assert_eq!(v, View::new(geo(Feedback::HitNamesShip)));
         v.record(0, Shot::Hit { ship: Some(1) }).unwrap();
         assert_eq!((v.named(1), v.named(0), v.named(2)), (1, 0, 0));
+        // Once ship 1 is sunk, no later hit names it.
+        v.record(1, sunk(1)).unwrap();
+        let before = v.clone();
+        let e = v.record(2, Shot::Hit { ship: Some(1) }).unwrap_err();
+        assert!(e.to_string().contains("already sunk"), "{e}");
+        assert_eq!(v, before);
+        v.record(2, Shot::Hit { ship: Some(0) }).unwrap();
 
         // Revealed cells must all have been hit, but for the sinking cell, and are all
         // named, that cell included.

@@ -26,7 +26,7 @@
 //! use battleship::optimal::{ExactLimits, Strategy, exact_mean_shots};
 //! use battleship::{Geometry, Rules};
 //!
-//! // One ship of length 2 on a 1x4 strip: shoot cell 1 or 2 first; 8/3 shots on average.
+//! // One ship of length 2 on a 4x1 strip: shoot cell 1 or 2 first; 8/3 shots on average.
 //! let geo = Geometry::new(&Rules::with_lengths(4, 1, &[2]))?;
 //! let best = exact_mean_shots(&geo, Strategy::Optimal, &ExactLimits::default())?;
 //! assert!((best.mean_shots - 8.0 / 3.0).abs() < 1e-12);

@@ -189,10 +189,12 @@ impl Rules {
 
     /// Checks the rules: a board of 1 to [`MAX_CELLS`] cells, 1 to [`MAX_SHIPS`] ships with
     /// distinct non-empty names and lengths that fit on the board, a salvo of one shot up to
-    /// one per cell, and a fleet that can be placed at all.
+    /// one per cell, and ships whose cells add up to no more than the board's. Whether the
+    /// fleet can really be placed (under no-touch, say) is [`Geometry::new`]'s question.
     ///
     /// # Errors
-    /// [`Error::Rules`] describing the first problem found.
+    /// [`Error::Rules`] describing the first problem found; [`Error::FleetDoesNotFit`] when
+    /// the ships have more cells than the board.
     pub fn validate(&self) -> Result<(), Error> {
         if self.width == 0 || self.height == 0 {
             return Err(Error::Rules(format!(
@@ -269,7 +271,10 @@ impl Geometry {
     /// Validates `rules` and precomputes the geometry.
     ///
     /// # Errors
-    /// As [`Rules::validate`], and [`Error::FleetDoesNotFit`] when no fleet can be placed.
+    /// As [`Rules::validate`], and [`Error::FleetDoesNotFit`] when a search for one fleet
+    /// proves that none can be placed. The search has a budget (2,000,000 nodes): a fleet it
+    /// can neither place nor rule out within it (many ships of one length crowded under
+    /// no-touch, say) is accepted, and drawing one then fails with [`Error::DrawFailed`].
     pub fn new(rules: &Rules) -> Result<Arc<Geometry>, Error> {
         rules.validate()?;
         let grid = csp_core::Grid::new(rules.width, rules.height)?;

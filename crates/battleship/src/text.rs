@@ -34,7 +34,8 @@ impl TextPosition {
     /// # Errors
     /// When the rules do not fit the position's board ([`Error::Rules`],
     /// [`Error::FleetDoesNotFit`]), or the position has sunk cells under rules that never
-    /// announce a sinking ([`Feedback::Bare`](crate::Feedback::Bare); [`Error::Rules`]).
+    /// announce a sinking ([`Feedback::Bare`](crate::Feedback::Bare); [`Error::Rules`]), or
+    /// its masks overlap (a position built by hand; [`Error::Shot`]).
     pub fn view(&self, rules: &Rules) -> Result<View, Error> {
         if self.sunk != 0 && !rules.feedback.reports_sunk() {
             return Err(Error::Rules(format!(
@@ -124,17 +125,29 @@ pub fn read(input: &str) -> Result<TextPosition, Error> {
     Ok(p)
 }
 
-/// Writes a position (inverse of [`read`]).
+/// Writes a position (inverse of [`read`]). Cells past the 128 that the masks hold (in a
+/// position built by hand) are written as unknown.
 pub fn write(p: &TextPosition) -> String {
-    let mut s = String::with_capacity((p.width + 1) * p.height);
+    let mut s = String::with_capacity(
+        p.width
+            .saturating_add(1)
+            .saturating_mul(p.height)
+            .min(1 << 16),
+    );
+    let bit = |mask: u128, b: usize| {
+        u32::try_from(b)
+            .ok()
+            .and_then(|b| mask.checked_shr(b))
+            .is_some_and(|m| m & 1 == 1)
+    };
     for y in 0..p.height {
         for x in 0..p.width {
-            let b = y * p.width + x;
-            s.push(if p.misses >> b & 1 == 1 {
+            let b = y.saturating_mul(p.width).saturating_add(x);
+            s.push(if bit(p.misses, b) {
                 'o'
-            } else if p.hits >> b & 1 == 1 {
+            } else if bit(p.hits, b) {
                 'x'
-            } else if p.sunk >> b & 1 == 1 {
+            } else if bit(p.sunk, b) {
                 's'
             } else {
                 '.'

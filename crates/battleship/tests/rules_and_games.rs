@@ -369,6 +369,17 @@ fn text_positions_round_trip_and_report_errors() {
     assert_eq!(p.hits, 1 << 4);
     assert_eq!(p.sunk, 1 << 5);
     assert_eq!(text::read(&text::write(&p)).unwrap(), p);
+    // Built by hand past the 128 cells the masks hold: those cells are written unknown.
+    let big = text::TextPosition {
+        width: 20,
+        height: 10,
+        misses: u128::MAX,
+        hits: 0,
+        sunk: 0,
+    };
+    let written = text::write(&big);
+    assert_eq!(written.matches('o').count(), 128);
+    assert_eq!(written.matches('.').count(), 200 - 128);
     let e = msg(text::read("...\n..\n").unwrap_err());
     assert_eq!(e, "line 2: row has 2 cells, the first row has 3");
     let e = msg(text::read("..\n.q\n").unwrap_err());

@@ -351,7 +351,8 @@ pub struct Shares {
 /// A board's [`Shares`] of the bounds on any player's win rate over random boards drawn
 /// under `rule` (first click on `start`), with coin flips of up to `max_cells` cells. (A
 /// first view that exact counting cannot handle within the default budget counts as having
-/// a safe cell.)
+/// a safe cell; a `start` off the board counts as no first click at all, and so protects no
+/// cell.)
 ///
 /// ```
 /// use minesweeper::{Board, FirstClick, board_bound};

@@ -2,8 +2,8 @@
 //!
 //! Two hidden cells side by side whose outer neighbours (the three cells beyond each end) are
 //! all mines or off the board can never be told apart by any number: if exactly one of them
-//! is a mine, the game ends with a coin flip. The same holds for a 2x2 block with mines on
-//! its two diagonals and all four outer corners mined or off the board. When such a pattern
+//! is a mine, the game ends with a coin flip. The same holds for a 2x2 block with two mines on
+//! one of its diagonals (safe cells on the other) and all four outer corners mined or off the board. When such a pattern
 //! is still *possible* (its outer cells are hidden, not revealed), the layouts in which it
 //! forms are layouts in which clicking one of its cells now settles what would later be a
 //! coin flip. A guess candidate in such a pattern is therefore worth more than its safety

@@ -38,14 +38,14 @@ pub fn play(board: Board, start: usize, first_click_is_guess: bool, solver: &Sol
     let first_click_is_guess = first_click_is_guess || board.is_mine(start);
     let cells = board.len();
     let mut game = Game::new(board);
-    let mut rec = if game.reveal(start).is_err() {
-        GameRecord {
+    if game.reveal(start).is_err() {
+        // No click was made: no guess either.
+        return GameRecord {
             error: Some(SolveError::StartOffBoard { cell: start, cells }),
             ..GameRecord::default()
-        }
-    } else {
-        play_from(game, solver)
-    };
+        };
+    }
+    let mut rec = play_from(game, solver);
     rec.guesses += u32::from(first_click_is_guess);
     rec
 }
@@ -115,7 +115,8 @@ pub fn game_seed(seed: u64, index: u64) -> u64 {
 /// click at `start`.
 ///
 /// # Errors
-/// When the level cannot hold its mines under the rule.
+/// When the level cannot hold its mines under the rule, `start` is off its board, or a
+/// hand-built level has no valid size.
 pub fn seeded_board(
     level: &Level,
     rule: FirstClick,
@@ -176,10 +177,11 @@ mod tests {
         game.reveal(1).unwrap();
         let r = play_from(game, &Solver::default());
         assert!(r.won && r.error.is_none(), "{r:?}");
+        // Off the board: no click, so no guess, even under a rule where the first is one.
         let r = play(
             Board::new(4, 4, &[0]).unwrap(),
             100,
-            false,
+            true,
             &Solver::default(),
         );
         assert_eq!(
@@ -189,6 +191,7 @@ mod tests {
                 cells: 16
             })
         );
+        assert_eq!(r.guesses, 0);
     }
 
     #[test]

@@ -417,7 +417,8 @@ impl Solver {
     /// once for both, where [`Solver::probabilities`] and [`Solver::decide`] make one each.
     ///
     /// # Errors
-    /// When the position is inconsistent.
+    /// When the position is inconsistent, or the counting engine fails otherwise
+    /// ([`SolveError::Engine`]).
     ///
     /// ```
     /// use minesweeper::{Decision, Solver, SolverConfig, text};

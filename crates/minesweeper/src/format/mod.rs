@@ -94,7 +94,8 @@ pub enum TextError {
     /// The first line is not `WxHxM`.
     #[error("bad header `{0}`: expected `WxHxM` (width, height, mines) such as `30x16x99`")]
     BadHeader(String),
-    /// A width or height out of 1 to 255.
+    /// A width or height out of 1 to 255 (one too large to be a number at all makes the
+    /// header a [`TextError::BadHeader`]).
     #[error("board size {width}x{height} is not allowed: width and height must be 1 to 255")]
     BadSize {
         /// The width given.
