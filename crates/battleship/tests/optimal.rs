@@ -50,6 +50,97 @@ fn brute_optimal(geo: &Arc<Geometry>, fleets: &[Fleet], history: &mut Vec<(usize
     best
 }
 
+/// Greedy play's expected number of shots after `history`, by plain recursion: the cells
+/// that most consistent fleets have a ship on, each equally likely (`first`: the lowest of
+/// them alone).
+fn brute_greedy(
+    geo: &Arc<Geometry>,
+    fleets: &[Fleet],
+    history: &mut Vec<(usize, Shot)>,
+    first: bool,
+) -> f64 {
+    let consistent: Vec<&Fleet> = fleets.iter().filter(|f| replay(geo, f, history)).collect();
+    let cells = geo.rules().cells();
+    let shot: Vec<usize> = history.iter().map(|h| h.0).collect();
+    let count = |c: usize| {
+        consistent
+            .iter()
+            .filter(|f| f.all_cells() >> c & 1 == 1)
+            .count()
+    };
+    let open: Vec<usize> = (0..cells).filter(|c| !shot.contains(c)).collect();
+    let max = open.iter().map(|&c| count(c)).max().unwrap_or(0);
+    let mut tied: Vec<usize> = open.into_iter().filter(|&c| count(c) == max).collect();
+    if first {
+        tied.truncate(1);
+    }
+    let mut sum = 0.0;
+    for &c in &tied {
+        let mut classes: Vec<(Shot, bool, usize)> = Vec::new();
+        for f in &consistent {
+            let mut g = Game::new(geo.clone(), (*f).clone());
+            for &(h, _) in history.iter() {
+                g.shoot(h).unwrap();
+            }
+            let s = g.shoot(c).unwrap();
+            let over = g.is_over();
+            match classes.iter_mut().find(|k| k.0 == s && k.1 == over) {
+                Some(k) => k.2 += 1,
+                None => classes.push((s, over, 1)),
+            }
+        }
+        let mut v = 1.0;
+        for (s, over, k) in classes {
+            if !over {
+                history.push((c, s));
+                v += k as f64 / consistent.len() as f64 * brute_greedy(geo, fleets, history, first);
+                history.pop();
+            }
+        }
+        sum += v;
+    }
+    sum / tied.len() as f64
+}
+
+/// Both greedy strategies against the recursion above, under every feedback rule, on boards
+/// small enough for it and with fleets enough that ties in the likeliest cell matter.
+#[test]
+fn greedy_values_equal_brute_force_on_tiny_boards() {
+    let cases = [
+        (3, 3, vec![2], Adjacency::Allowed, Feedback::Standard),
+        (4, 2, vec![2, 1], Adjacency::Allowed, Feedback::Bare),
+        (2, 4, vec![2, 1], Adjacency::NoTouch, Feedback::Standard),
+        (3, 2, vec![2, 1], Adjacency::Allowed, Feedback::HitNamesShip),
+        (
+            3,
+            2,
+            vec![2, 2],
+            Adjacency::Allowed,
+            Feedback::SunkRevealsCells,
+        ),
+        (4, 3, vec![3, 2], Adjacency::Allowed, Feedback::Standard),
+    ];
+    let mut differ = 0;
+    for (w, h, lens, adj, fb) in cases {
+        let geo = Geometry::new(&rules(w, h, &lens, adj, fb)).unwrap();
+        let fleets = all_fleets(&geo);
+        let mut values = Vec::new();
+        for (strategy, first) in [(Strategy::Greedy, false), (Strategy::GreedyFirst, true)] {
+            let want = brute_greedy(&geo, &fleets, &mut Vec::new(), first);
+            let got = exact_mean_shots(&geo, strategy, &ExactLimits::default()).unwrap();
+            assert!(
+                (got.mean_shots - want).abs() < 1e-9,
+                "{w}x{h} {lens:?} {adj:?} {fb:?} {strategy:?}: {} vs brute force {want}",
+                got.mean_shots
+            );
+            values.push(want);
+        }
+        differ += usize::from((values[0] - values[1]).abs() > 1e-9);
+    }
+    // The two strategies are told apart.
+    assert!(differ >= 2, "{differ}");
+}
+
 #[test]
 fn optimal_equals_brute_force_on_tiny_boards() {
     let cases = [
@@ -117,6 +208,17 @@ fn greedy_value_matches_the_posterior_shooter() {
             exact.mean_shots
         );
     }
+}
+
+#[test]
+fn exact_values_are_for_one_shot_a_turn() {
+    let salvo = battleship::Rules {
+        salvo: 2,
+        ..rules(3, 3, &[2], Adjacency::Allowed, Feedback::Standard)
+    };
+    let geo = Geometry::new(&salvo).unwrap();
+    let e = exact_mean_shots(&geo, Strategy::Greedy, &ExactLimits::default()).unwrap_err();
+    assert!(e.to_string().contains("one shot per turn"), "{e}");
 }
 
 #[test]
@@ -226,7 +328,27 @@ fn shot_values_agree_with_the_exact_values() {
         )
         .unwrap();
         assert_eq!(v, vec![1.0]);
-        // Bad requests are errors.
+        // Bad requests are errors: a cell already shot (with fleets that all missed it, so
+        // that only the candidate is wrong), ...
+        let missed_5: Vec<Vec<u128>> = fleets
+            .iter()
+            .filter(|f| f.iter().all(|&c| c >> 5 & 1 == 0))
+            .cloned()
+            .collect();
+        assert!(
+            shot_values(
+                &geo,
+                missed_5.clone(),
+                1 << 5,
+                0,
+                &[0],
+                Strategy::Greedy,
+                1 << 20
+            )
+            .is_ok()
+        );
+        let e = shot_values(&geo, missed_5, 1 << 5, 0, &[5], Strategy::Greedy, 1000).unwrap_err();
+        assert!(e.to_string().contains("already shot"), "{e}");
         assert!(shot_values(&geo, fleets.clone(), 1, 0, &[0], Strategy::Greedy, 1000).is_err());
         assert!(shot_values(&geo, fleets, 0, 0, &[12], Strategy::Greedy, 1000).is_err());
         assert!(shot_values(&geo, Vec::new(), 0, 0, &[0], Strategy::Greedy, 1000).is_err());
