@@ -11,6 +11,30 @@ use battleship::{Adjacency, Feedback, Fleet, Game, Geometry, ShooterKind, Shot, 
 mod common;
 use common::{all_fleets, replay, rules};
 
+/// The answers the `consistent` fleets give to a shot at `c` after `history`, by the game
+/// engine: each answer, whether it ends the game, and how many fleets give it.
+fn answer_classes(
+    geo: &Arc<Geometry>,
+    consistent: &[&Fleet],
+    history: &[(usize, Shot)],
+    c: usize,
+) -> Vec<(Shot, bool, usize)> {
+    let mut classes: Vec<(Shot, bool, usize)> = Vec::new();
+    for f in consistent {
+        let mut g = Game::new(geo.clone(), (*f).clone());
+        for &(h, _) in history {
+            g.shoot(h).unwrap();
+        }
+        let s = g.shoot(c).unwrap();
+        let over = g.is_over();
+        match classes.iter_mut().find(|k| k.0 == s && k.1 == over) {
+            Some(k) => k.2 += 1,
+            None => classes.push((s, over, 1)),
+        }
+    }
+    classes
+}
+
 /// The optimal expected number of shots after `history`, by plain recursion: every cell that
 /// may hold a ship is tried, and the fleets answering alike form each branch.
 fn brute_optimal(geo: &Arc<Geometry>, fleets: &[Fleet], history: &mut Vec<(usize, Shot)>) -> f64 {
@@ -22,22 +46,8 @@ fn brute_optimal(geo: &Arc<Geometry>, fleets: &[Fleet], history: &mut Vec<(usize
         if consistent.iter().all(|f| f.all_cells() >> c & 1 == 0) {
             continue;
         }
-        // Answers per fleet, and whether that answer ends the game.
-        let mut classes: Vec<(Shot, bool, usize)> = Vec::new();
-        for f in &consistent {
-            let mut g = Game::new(geo.clone(), (*f).clone());
-            for &(h, _) in history.iter() {
-                g.shoot(h).unwrap();
-            }
-            let s = g.shoot(c).unwrap();
-            let over = g.is_over();
-            match classes.iter_mut().find(|k| k.0 == s && k.1 == over) {
-                Some(k) => k.2 += 1,
-                None => classes.push((s, over, 1)),
-            }
-        }
         let mut v = 1.0;
-        for (s, over, k) in classes {
+        for (s, over, k) in answer_classes(geo, &consistent, history, c) {
             if over {
                 continue;
             }
@@ -76,21 +86,8 @@ fn brute_greedy(
     }
     let mut sum = 0.0;
     for &c in &tied {
-        let mut classes: Vec<(Shot, bool, usize)> = Vec::new();
-        for f in &consistent {
-            let mut g = Game::new(geo.clone(), (*f).clone());
-            for &(h, _) in history.iter() {
-                g.shoot(h).unwrap();
-            }
-            let s = g.shoot(c).unwrap();
-            let over = g.is_over();
-            match classes.iter_mut().find(|k| k.0 == s && k.1 == over) {
-                Some(k) => k.2 += 1,
-                None => classes.push((s, over, 1)),
-            }
-        }
         let mut v = 1.0;
-        for (s, over, k) in classes {
+        for (s, over, k) in answer_classes(geo, &consistent, history, c) {
             if !over {
                 history.push((c, s));
                 v += k as f64 / consistent.len() as f64 * brute_greedy(geo, fleets, history, first);
