@@ -1001,7 +1001,9 @@ impl Counter<'_> {
 ///   inconsistency only the search finds returns `solutions == 0`);
 /// - [`CspError::BudgetExceeded`] after `budget.max_nodes` search nodes;
 /// - [`CspError::CountOverflow`] if a count exceeds `u128::MAX >> 7` (so that the counts of a
-///   group of interchangeable variables, summed, fit in a `u128`);
+///   group of interchangeable variables, summed, fit in a `u128`); the weight of a partial
+///   assignment is checked as it is made, so a problem with dozens of interchangeable
+///   variables can report this before the search would find that it has no solution;
 /// - [`CspError::InvalidPlacement`] with more than 64 variables, or when the counts show
 ///   that the halo relation is not symmetric (not every asymmetric relation shows).
 pub fn analyze_placements(
