@@ -25,31 +25,36 @@ pub struct OutputFile {
 }
 
 /// The file `path` names, symbolic links followed (also a link to a file not made yet, which
-/// is then made where the link points).
-fn resolve(path: &Path) -> PathBuf {
+/// is then made where the link points); `None` for a loop of links (or a chain of more than
+/// 40, as the system allows).
+fn resolve(path: &Path) -> Option<PathBuf> {
     if let Ok(target) = std::fs::canonicalize(path) {
-        return target;
+        return Some(target);
     }
     let mut at = path.to_owned();
-    // A bounded walk: a loop of links ends in an error when the file is opened.
-    for _ in 0..40 {
+    for _ in 0..=40 {
         match std::fs::read_link(&at) {
             Ok(next) => {
                 at = at
                     .parent()
-                    .map_or_else(|| next.clone(), |dir| dir.join(&next))
+                    .map_or_else(|| next.clone(), |dir| dir.join(&next));
             }
-            Err(_) => break,
+            Err(_) => return Some(at),
         }
     }
-    at
+    None
 }
 
 impl OutputFile {
     /// Opens the output, so that a path that cannot be written fails before any work.
     pub fn create(path: &Path) -> Result<OutputFile, CliError> {
         let error = |e: std::io::Error| CliError(format!("cannot write {}: {e}", path.display()));
-        let target = resolve(path);
+        let target = resolve(path).ok_or_else(|| {
+            CliError(format!(
+                "cannot write {}: too many levels of symbolic links",
+                path.display()
+            ))
+        })?;
         let meta = std::fs::metadata(&target);
         if meta.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
             return Err(CliError(format!(
@@ -199,6 +204,18 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.join("later.txt")).unwrap(),
             "made"
+        );
+        // A loop of links is refused, and left as it was.
+        let (a, b) = (dir.join("a"), dir.join("b"));
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink("a", &b).unwrap();
+        let err = OutputFile::create(&a).err().unwrap();
+        assert!(err.0.contains("too many levels"), "{}", err.0);
+        assert!(
+            std::fs::symlink_metadata(&a)
+                .unwrap()
+                .file_type()
+                .is_symlink()
         );
         replace(Path::new("/dev/null"), b"nothing");
         let null = std::fs::metadata("/dev/null").unwrap().file_type();

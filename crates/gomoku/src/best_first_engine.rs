@@ -822,7 +822,8 @@ mod tests {
             lost.play(Move::new(x, y)).unwrap();
         }
         let mut e = BestFirstEngine::new();
-        e.choose_move(&lost, Duration::from_millis(100)).unwrap();
+        // Time enough to close the root on a slow machine: the search stops once it is.
+        e.choose_move(&lost, Duration::from_secs(10)).unwrap();
         let r = e.last_search().unwrap();
         assert_eq!(r.score.proven_outcome(), Some(Outcome::Loss));
         assert!(!r.exact && !r.stopped, "{r:?}");

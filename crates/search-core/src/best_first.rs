@@ -352,7 +352,7 @@ impl<G: Evaluate> BestFirst<G> {
         first..first + h.count()
     }
 
-    /// Searches `game` from scratch until the root is exact, a limit is reached or the arena
+    /// Searches `game` from scratch until the root is closed, a limit is reached or the arena
     /// is full. `game` is left as it was. [`Limits::depth`] and [`Limits::soft_time`] are
     /// ignored (a best-first tree has no uniform depth and no iterations; use
     /// [`Limits::time`]); [`Limits::nodes`] counts the nodes this search creates.
@@ -578,23 +578,26 @@ impl<G: Evaluate> BestFirst<G> {
             }
             let mut best = -Score::INFINITY;
             let mut best_offset = 0usize;
-            let (mut all_closed, mut all_exact, mut proven_win) = (true, true, false);
+            let (mut all_closed, mut all_exact, mut best_exact) = (true, true, false);
             for (k, c) in self.child_range(&h).enumerate() {
                 let ch = self.headers[c];
                 let v = up(ch.score);
-                if v > best {
+                // Of equal values, an exact one: the value is then proven, with its move.
+                if v > best || (v == best && ch.exact() && !best_exact) {
                     best = v;
                     best_offset = k;
+                    best_exact = ch.exact();
                 }
                 all_closed &= ch.closed();
                 all_exact &= ch.exact();
-                proven_win |= ch.exact() && v.proven_outcome() == Some(Outcome::Win);
             }
             let best_child = self.headers[h.first_child as usize + best_offset];
             let closed = all_closed || (best_child.closed() && best.proven_outcome().is_some());
-            // A win needs one winning move; any other outcome needs every move, so none may
-            // have been left out.
-            let exact = proven_win || (all_exact && !h.selective());
+            // A win needs one winning move, the best one (a quicker win through moves left
+            // out proves nothing, not even the slower proven one's distance); any other
+            // outcome needs every move, so none may have been left out.
+            let exact = (best_exact && best.proven_outcome() == Some(Outcome::Win))
+                || (all_exact && !h.selective());
             let new_best = best_offset as u16
                 | match (closed, exact) {
                     (false, _) => 0,
@@ -892,6 +895,42 @@ mod tests {
         fn evaluate(&self) -> i32 {
             0
         }
+    }
+
+    /// A win counts as proven only when the best child's is: a quicker win through moves
+    /// left out would otherwise lend its distance (and its move) to a slower proven one.
+    #[test]
+    fn a_win_is_proven_by_the_best_child_alone() {
+        let (quick, slow) = (Score::loss_in(2).0, Score::loss_in(4).0);
+        let run = |kids: [(i32, bool); 2]| {
+            let mut bf = tree(Policy::Principal, &[(quick, 0, true), (slow, 0, true)], 0);
+            for (k, (score, proven)) in kids.into_iter().enumerate() {
+                bf.headers[k + 1] = Header::leaf(Score(score), true, proven);
+            }
+            bf.backup(&[]);
+            let root = bf.headers[0];
+            (
+                root.closed(),
+                root.exact(),
+                root.best_offset(),
+                Score(root.score),
+            )
+        };
+        // The quick win is unproven: closed, the quick win's score and move, not exact.
+        assert_eq!(
+            run([(quick, false), (slow, true)]),
+            (true, false, Some(0), Score::win_in(3))
+        );
+        // Both proven: exact, the quick one.
+        assert_eq!(
+            run([(quick, true), (slow, true)]),
+            (true, true, Some(0), Score::win_in(3))
+        );
+        // Equal wins, the second proven: it is taken, and proves the root.
+        assert_eq!(
+            run([(quick, false), (quick, true)]),
+            (true, true, Some(1), Score::win_in(3))
+        );
     }
 
     #[test]
