@@ -143,7 +143,9 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 10 million nodes per component (about a second of work at worst).
+    /// 10 million nodes per component (about a second of enumeration at worst; ordering a
+    /// component's boxes before it takes time quadratic in their number, which only
+    /// components of many thousands of boxes notice).
     fn default() -> Self {
         Budget {
             max_nodes: 10_000_000,
