@@ -865,6 +865,8 @@ mod tests {
     /// A root with `n` moves, all lost at once but the last, which wins at once.
     struct Wide {
         n: u32,
+        /// The one winning move, if any.
+        wins: Option<u32>,
         played: Option<u32>,
     }
 
@@ -882,7 +884,7 @@ mod tests {
         fn outcome(&self) -> Option<Outcome> {
             // Seen from the side to move after the root's move.
             self.played.map(|m| {
-                if m + 1 == self.n {
+                if Some(m) == self.wins {
                     Outcome::Loss
                 } else {
                     Outcome::Win
@@ -926,17 +928,32 @@ mod tests {
             run([(quick, true), (slow, true)]),
             (true, true, Some(0), Score::win_in(3))
         );
-        // Equal wins, the second proven: it is taken, and proves the root.
+        // Equal wins, one proven: it is taken, whichever comes first, and proves the root.
         assert_eq!(
             run([(quick, false), (quick, true)]),
             (true, true, Some(1), Score::win_in(3))
+        );
+        assert_eq!(
+            run([(quick, true), (quick, false)]),
+            (true, true, Some(0), Score::win_in(3))
         );
     }
 
     #[test]
     fn a_node_cut_to_its_first_moves_proves_only_wins() {
-        for (n, exact, win) in [(MAX_CHILDREN as u32, true, true), (20_000, false, false)] {
-            let mut game = Wide { n, played: None };
+        let most = MAX_CHILDREN as u32;
+        for (n, wins, exact, win) in [
+            // Every move kept: a win or a loss is the game's.
+            (most, Some(most - 1), true, true),
+            (most, None, true, false),
+            // The win is past the cut: the kept moves all lose, which proves nothing.
+            (20_000, Some(19_999), false, false),
+        ] {
+            let mut game = Wide {
+                n,
+                wins,
+                played: None,
+            };
             let mut bf = BestFirst::new(BestFirstConfig::default());
             let r = bf.search(&mut game, &Limits::default());
             assert_eq!(bf.root_children().len(), MAX_CHILDREN.min(n as usize));
@@ -946,6 +963,29 @@ mod tests {
             assert_eq!(r.exact, exact, "{n}");
             let outcome = if win { Outcome::Win } else { Outcome::Loss };
             assert_eq!(r.score.proven_outcome(), Some(outcome), "{n}");
+        }
+    }
+
+    /// After a search stopped midway, every expanded node holds the negamax of its children,
+    /// and is closed or exact exactly as the rule says.
+    #[test]
+    fn every_interior_node_backs_up_its_children() {
+        use crate::synthetic::RandomGame;
+        for seed in 0..20 {
+            let mut game = RandomGame::new(seed, 1 << 40, 12, 4);
+            let mut bf = BestFirst::new(BestFirstConfig::default());
+            let r = bf.search(&mut game, &Limits::nodes(300 + 50 * seed));
+            assert!(r.stats.nodes > 0);
+            for h in bf.headers.iter().filter(|h| h.count() > 0) {
+                let kids: Vec<Header> = bf.child_range(h).map(|c| bf.headers[c]).collect();
+                let best = kids.iter().map(|k| up(k.score)).max().unwrap();
+                assert_eq!(Score(h.score), best, "seed {seed}");
+                let all_closed = kids.iter().all(Header::closed);
+                let best_kid = kids[h.best_offset().unwrap() as usize];
+                assert_eq!(up(best_kid.score), best);
+                let closed = all_closed || (best_kid.closed() && best.proven_outcome().is_some());
+                assert_eq!(h.closed(), closed, "seed {seed}");
+            }
         }
     }
 
