@@ -644,4 +644,30 @@ mod tests {
         game.candidates(&mut cands);
         assert_eq!(m, game.pos.to_move(usize::from(cands[0].1)));
     }
+
+    /// The tuning set is the one searched with: plain alpha-beta at a fixed depth visits
+    /// another number of nodes than the engine's tuning. A boxed engine forwards everything.
+    #[test]
+    fn tuning_is_applied_and_boxes_forward() {
+        let b = board(&[(7, 7), (8, 8), (8, 6), (6, 8), (9, 7)]);
+        let t = Duration::from_secs(60);
+        let nodes = |tuning: Option<Tuning>| {
+            let mut e = AlphaBetaEngine::new();
+            if let Some(tuning) = tuning {
+                e.set_tuning(tuning);
+            }
+            e.choose_move_limited(&b, t, Some(4)).unwrap();
+            assert_eq!(e.last_info().reason, "alpha-beta");
+            e.last_info().nodes
+        };
+        assert_ne!(nodes(None), nodes(Some(Tuning::PLAIN)));
+        assert_eq!(nodes(None), nodes(Some(AlphaBetaEngine::TUNING)));
+
+        let mut boxed: Box<crate::BestFirstEngine> = Box::default();
+        assert_eq!(Engine::name(&boxed), "bestfirst");
+        Engine::choose_move(&mut boxed, &b, Duration::from_millis(20)).unwrap();
+        assert!(boxed.last_search().is_some());
+        Engine::new_game(&mut boxed);
+        assert!(boxed.last_search().is_none());
+    }
 }
