@@ -134,12 +134,7 @@ pub fn write(p: &TextPosition) -> String {
             .saturating_mul(p.height)
             .min(1 << 16),
     );
-    let bit = |mask: u128, b: usize| {
-        u32::try_from(b)
-            .ok()
-            .and_then(|b| mask.checked_shr(b))
-            .is_some_and(|m| m & 1 == 1)
-    };
+    let bit = |mask: u128, b: usize| b < 128 && mask >> b & 1 == 1;
     for y in 0..p.height {
         for x in 0..p.width {
             let b = y.saturating_mul(p.width).saturating_add(x);

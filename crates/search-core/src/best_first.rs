@@ -194,13 +194,17 @@ struct Header {
 }
 
 impl Header {
-    /// A leaf; a closed one is exact unless `proven` is false.
-    fn leaf(score: Score, closed: bool, proven: bool) -> Header {
-        let flags = match (closed, proven) {
+    /// The [`Header::best`] flags of a node: closed, and exact unless `proven` is false.
+    fn flags(closed: bool, proven: bool) -> u16 {
+        match (closed, proven) {
             (false, _) => 0,
             (true, true) => CLOSED,
             (true, false) => CLOSED | UNPROVEN,
-        };
+        }
+    }
+    /// A leaf; a closed one is exact unless `proven` is false.
+    fn leaf(score: Score, closed: bool, proven: bool) -> Header {
+        let flags = Header::flags(closed, proven);
         Header {
             first_child: 0,
             visits: 0,
@@ -598,12 +602,7 @@ impl<G: Evaluate> BestFirst<G> {
             // outcome needs every move, so none may have been left out.
             let exact = (best_exact && best.proven_outcome() == Some(Outcome::Win))
                 || (all_exact && !h.selective());
-            let new_best = best_offset as u16
-                | match (closed, exact) {
-                    (false, _) => 0,
-                    (true, true) => CLOSED,
-                    (true, false) => CLOSED | UNPROVEN,
-                };
+            let new_best = best_offset as u16 | Header::flags(closed, exact);
             let changed = h.score != best.0 || h.best != new_best;
             self.headers[n].score = best.0;
             self.headers[n].best = new_best;
