@@ -258,46 +258,8 @@ fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component 
     let rows_of = |b: usize| brows.get(b).iter().copied();
     let size_of = |b: usize| box_vars[b].1 - box_vars[b].0;
 
-    // Search order: greedily pick the box that brings a started constraint closest to
-    // completion (so later boxes are determined or pruned early).
-    let mut row_boxes_left = vec![0usize; nrows];
-    for b in 0..nb {
-        for r in rows_of(b) {
-            row_boxes_left[r] += 1;
-        }
-    }
-    let mut row_started = vec![false; nrows];
-    let mut used = vec![false; nb];
-    let mut order = Vec::with_capacity(nb);
-    for _ in 0..nb {
-        let mut best: Option<(usize, (bool, usize, usize, usize))> = None;
-        for b in (0..nb).filter(|&b| !used[b]) {
-            let started = rows_of(b).any(|r| row_started[r]);
-            let closest = rows_of(b)
-                .filter(|&r| row_started[r] || !started)
-                .map(|r| row_boxes_left[r])
-                .min()
-                .unwrap_or(usize::MAX);
-            // Smaller key is better: started first, then closest to completion, then most
-            // constraints, then smallest box.
-            let key = (
-                !started,
-                closest,
-                usize::MAX - rows_of(b).count(),
-                size_of(b),
-            );
-            if best.as_ref().is_none_or(|(_, k)| key < *k) {
-                best = Some((b, key));
-            }
-        }
-        let Some((b, _)) = best else { break };
-        used[b] = true;
-        order.push(b);
-        for r in rows_of(b) {
-            row_started[r] = true;
-            row_boxes_left[r] -= 1;
-        }
-    }
+    let sizes: Vec<usize> = (0..nb).map(size_of).collect();
+    let order = search_order(&brows, &sizes, nrows);
     let mut boxes = Groups::with_capacity(nb, var_ranges.len());
     let mut box_rows = Groups::with_capacity(nb, brows.items.len());
     let mut binom = Groups::with_capacity(nb, var_ranges.len() + nb);
@@ -318,6 +280,138 @@ fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component 
         row_count,
         row_size,
         binom,
+    }
+}
+
+/// The order in which the enumeration assigns boxes: greedily, the box that brings a started
+/// constraint closest to completion, so that later boxes are determined or pruned early.
+///
+/// A box's key (smaller is better): whether none of its constraints has started, the fewest
+/// boxes left in a started constraint (in any of its constraints while none has started), its
+/// number of constraints (more first), its size (smaller first), and its index. A full scan
+/// for the smallest key at every step costs time quadratic in the number of boxes; beyond
+/// [`SCAN_BOXES`] boxes the same order comes from a heap instead ([`heap_order`]).
+fn search_order(brows: &Groups<usize>, sizes: &[usize], nrows: usize) -> Vec<usize> {
+    if brows.len() <= SCAN_BOXES {
+        scan_order(brows, sizes, nrows)
+    } else {
+        heap_order(brows, sizes, nrows)
+    }
+}
+
+/// Up to this many boxes (nearly every component of a Minesweeper position) the full scan is
+/// faster than keeping a heap: on chains of boxes sharing three constraints each, the two
+/// break even at about 110 boxes.
+const SCAN_BOXES: usize = 100;
+
+/// The search order by a full scan for the smallest key at every step.
+fn scan_order(brows: &Groups<usize>, sizes: &[usize], nrows: usize) -> Vec<usize> {
+    let nb = brows.len();
+    let mut state = OrderState::new(brows, nrows);
+    let mut used = vec![false; nb];
+    let mut order = Vec::with_capacity(nb);
+    for _ in 0..nb {
+        let mut best: Option<(usize, OrderKey)> = None;
+        for b in (0..nb).filter(|&b| !used[b]) {
+            let key = state.key(brows.get(b), sizes[b]);
+            if best.is_none_or(|(_, k)| key < k) {
+                best = Some((b, key));
+            }
+        }
+        let Some((b, _)) = best else { break };
+        used[b] = true;
+        order.push(b);
+        state.pick(brows.get(b));
+    }
+    order
+}
+
+/// The search order with the boxes waiting in a heap. Picking a box only makes the keys of the
+/// boxes sharing a constraint with it smaller, so only those are rekeyed (pushed again), and
+/// a stale entry is skipped when it surfaces: the cost is proportional to the pairs of boxes
+/// sharing a constraint, not to the square of the number of boxes.
+fn heap_order(brows: &Groups<usize>, sizes: &[usize], nrows: usize) -> Vec<usize> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let nb = brows.len();
+    let mut state = OrderState::new(brows, nrows);
+    // The boxes of each constraint, by a counting sort of the (box, constraint) pairs.
+    let mut start = vec![0usize; nrows + 1];
+    for (r, &n) in state.row_boxes_left.iter().enumerate() {
+        start[r + 1] = start[r] + n;
+    }
+    let mut fill = start.clone();
+    let mut row_boxes = vec![0usize; start[nrows]];
+    for b in 0..nb {
+        for &r in brows.get(b) {
+            row_boxes[fill[r]] = b;
+            fill[r] += 1;
+        }
+    }
+    let mut heap: BinaryHeap<Reverse<(OrderKey, usize)>> = (0..nb)
+        .map(|b| Reverse((state.key(brows.get(b), sizes[b]), b)))
+        .collect();
+    let mut used = vec![false; nb];
+    let mut rekeyed = vec![usize::MAX; nb];
+    let mut order = Vec::with_capacity(nb);
+    while let Some(Reverse((key, b))) = heap.pop() {
+        if used[b] || key != state.key(brows.get(b), sizes[b]) {
+            continue;
+        }
+        used[b] = true;
+        order.push(b);
+        state.pick(brows.get(b));
+        for &r in brows.get(b) {
+            for &other in &row_boxes[start[r]..start[r + 1]] {
+                // A box sharing several constraints with `b` is rekeyed once.
+                if !used[other] && rekeyed[other] != b {
+                    rekeyed[other] = b;
+                    heap.push(Reverse((state.key(brows.get(other), sizes[other]), other)));
+                }
+            }
+        }
+    }
+    order
+}
+
+/// `(no constraint started, fewest boxes left, usize::MAX - constraints, size)`.
+type OrderKey = (bool, usize, usize, usize);
+
+/// What a box's ordering key depends on.
+struct OrderState {
+    row_boxes_left: Vec<usize>,
+    row_started: Vec<bool>,
+}
+
+impl OrderState {
+    fn new(brows: &Groups<usize>, nrows: usize) -> Self {
+        let mut row_boxes_left = vec![0; nrows];
+        for &r in &brows.items {
+            row_boxes_left[r] += 1;
+        }
+        OrderState {
+            row_boxes_left,
+            row_started: vec![false; nrows],
+        }
+    }
+
+    /// Records that the box with constraints `rows` comes next.
+    fn pick(&mut self, rows: &[usize]) {
+        for &r in rows {
+            self.row_started[r] = true;
+            self.row_boxes_left[r] -= 1;
+        }
+    }
+
+    fn key(&self, rows: &[usize], size: usize) -> OrderKey {
+        let started = rows.iter().any(|&r| self.row_started[r]);
+        let closest = rows
+            .iter()
+            .filter(|&&r| self.row_started[r] || !started)
+            .map(|&r| self.row_boxes_left[r])
+            .min()
+            .unwrap_or(usize::MAX);
+        (!started, closest, usize::MAX - rows.len(), size)
     }
 }
 
@@ -706,4 +800,36 @@ pub fn count(csp: &BoolCsp, budget: &Budget) -> Result<BigUint, CspError> {
         return Err(CspError::Inconsistent);
     }
     Ok(solutions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn the_heap_gives_the_scan_order(
+            nrows in 1usize..10,
+            boxes in proptest::collection::vec(
+                (proptest::collection::btree_set(0usize..10, 1..5), 1usize..4),
+                1..80,
+            ),
+        ) {
+            let mut brows = Groups::with_capacity(boxes.len(), 0);
+            let mut sizes = Vec::new();
+            for (rows, size) in &boxes {
+                let mut rows: Vec<usize> = rows.iter().map(|r| r % nrows).collect();
+                rows.sort_unstable();
+                rows.dedup();
+                brows.items.extend(rows);
+                brows.close();
+                sizes.push(*size);
+            }
+            prop_assert_eq!(
+                heap_order(&brows, &sizes, nrows),
+                scan_order(&brows, &sizes, nrows)
+            );
+        }
+    }
 }

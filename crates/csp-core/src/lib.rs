@@ -143,9 +143,7 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 10 million nodes per component (about a second of enumeration at worst; ordering a
-    /// component's boxes before it takes time quadratic in their number, which only
-    /// components of many thousands of boxes notice).
+    /// 10 million nodes per component (about a second of enumeration at worst).
     fn default() -> Self {
         Budget {
             max_nodes: 10_000_000,
