@@ -49,7 +49,7 @@ pub(crate) struct Component {
     row_count: Vec<u32>,
     /// Number of variables of each local constraint.
     row_size: Vec<u32>,
-    /// `binom[b][j] = C(size of box b, j)`.
+    /// `binom[b][j] = C(size of box b, j)`, for `j` up to the smallest count of its constraints.
     binom: Groups<BigUint>,
     /// Number of variables in the component.
     pub num_vars: usize,
@@ -82,6 +82,13 @@ impl Dist {
 
     pub fn max_index(&self) -> usize {
         self.off + self.vals.len() - 1
+    }
+
+    /// The entry of index `k` (zero outside the stored range).
+    pub fn get(&self, k: usize) -> &BigUint {
+        k.checked_sub(self.off)
+            .and_then(|i| self.vals.get(i))
+            .unwrap_or(&ZERO)
     }
 
     fn conv(&self, other: &Dist) -> Dist {
@@ -119,13 +126,21 @@ pub(crate) enum FreeWeight {
 static ZERO: BigUint = BigUint::zero();
 
 impl FreeWeight {
-    pub fn new(free: usize, total_rem: Option<u64>, max_k: usize) -> FreeWeight {
+    /// The weights of the numbers of trues `k` in `min_k..=max_k` (the only ones the caller
+    /// reads; 0 is returned outside them).
+    pub fn new(free: usize, total_rem: Option<u64>, min_k: usize, max_k: usize) -> FreeWeight {
         match total_rem {
             None => FreeWeight::Const(BigUint::pow2(free as u64)),
             Some(rem) => {
-                // k in [rem - free, rem] ∩ [0, max_k]; j = rem - k in [rem - max_k, min(rem, free)].
+                // k in [rem - free, rem] ∩ [min_k, max_k];
+                // j = rem - k in [rem - max_k, min(rem - min_k, free)].
                 let jlo = rem.saturating_sub(max_k as u64);
-                let jhi = rem.min(free as u64);
+                let Some(jhi) = rem.checked_sub(min_k as u64).map(|j| j.min(free as u64)) else {
+                    return FreeWeight::Table(Dist {
+                        off: 0,
+                        vals: Vec::new(),
+                    });
+                };
                 let mut vals = BigUint::binomial_range(free as u64, jlo, jhi);
                 if vals.is_empty() {
                     return FreeWeight::Table(Dist {
@@ -146,15 +161,57 @@ impl FreeWeight {
     pub fn get(&self, k: usize) -> &BigUint {
         match self {
             FreeWeight::Const(c) => c,
-            FreeWeight::Table(d) => {
-                if k < d.off {
-                    &ZERO
-                } else {
-                    d.vals.get(k - d.off).unwrap_or(&ZERO)
-                }
-            }
+            FreeWeight::Table(d) => d.get(k),
         }
     }
+}
+
+/// The completions of a prefix of the components: `tails[c]`, indexed by the number `s` of
+/// trues in the components before `c`, is the weighted number of ways to complete them with
+/// components `c..` and the free variables (`tails[comps.len()]` is `f` itself, and
+/// `tails[0]` holds one entry, the number of solutions). Each table covers only the numbers
+/// of trues the components before `c` can hold, so a component whose number of trues is fixed
+/// costs one entry, not one per true before it.
+pub(crate) fn tails(comps: &[Dist], f: &FreeWeight) -> Vec<Dist> {
+    let k = comps.len();
+    // The fewest and the most trues the components before `c` can hold.
+    let mut lo = vec![0usize; k + 1];
+    let mut hi = vec![0usize; k + 1];
+    for (c, w) in comps.iter().enumerate() {
+        lo[c + 1] = lo[c] + w.off;
+        hi[c + 1] = hi[c] + w.max_index();
+    }
+    let mut tails = vec![
+        Dist {
+            off: 0,
+            vals: Vec::new(),
+        };
+        k + 1
+    ];
+    tails[k] = Dist {
+        off: lo[k],
+        vals: (lo[k]..=hi[k]).map(|s| f.get(s).clone()).collect(),
+    };
+    let mut tmp = BigUint::zero();
+    for c in (0..k).rev() {
+        let w = &comps[c];
+        let next = &tails[c + 1];
+        let vals = (lo[c]..=hi[c])
+            .map(|s| {
+                let mut acc = BigUint::zero();
+                for (i, x) in w.vals.iter().enumerate() {
+                    let y = next.get(s + w.off + i);
+                    if !x.is_zero() && !y.is_zero() {
+                        x.mul_into(y, &mut tmp);
+                        acc.add_assign(&tmp);
+                    }
+                }
+                acc
+            })
+            .collect();
+        tails[c] = Dist { off: lo[c], vals };
+    }
+    tails
 }
 
 pub(crate) fn prepare(csp: &BoolCsp) -> Result<Prepared, CspError> {
@@ -269,8 +326,12 @@ fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component 
         boxes.close();
         box_rows.items.extend(rows_of(b));
         box_rows.close();
+        // The enumeration never puts more trues in a box than any of its constraints counts.
         let s = size_of(b) as u64;
-        binom.items.extend(BigUint::binomial_range(s, 0, s));
+        let most = rows_of(b)
+            .map(|r| u64::from(row_count[r]))
+            .fold(s, u64::min);
+        binom.items.extend(BigUint::binomial_range(s, 0, most));
         binom.close();
     }
     Component {
@@ -676,21 +737,14 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
     let prep = prepare(csp)?;
     let Counted { comps, marg, stats } = count_components(&prep, budget, true)?;
     let k = comps.len();
+    let min_k: usize = comps.iter().map(|w| w.off).sum();
     let max_k: usize = comps.iter().map(Dist::max_index).sum();
-    let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, max_k);
+    let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, min_k, max_k);
 
-    // Prefix and suffix convolutions: the distribution of the other components' trues.
-    let mut prefix = vec![Dist::unit()];
-    for c in &comps {
-        let next = prefix[prefix.len() - 1].conv(c);
-        prefix.push(next);
-    }
-    let mut suffix = vec![Dist::unit(); k + 1];
-    for c in (0..k).rev() {
-        suffix[c] = suffix[c + 1].conv(&comps[c]);
-    }
-    let all = &prefix[k];
-    let solutions = weigh(all, &f);
+    // The completions after each component; the distribution of the trues before it is
+    // built up as the loop goes (`prefix`).
+    let tails = tails(&comps, &f);
+    let solutions = tails[0].get(0).clone();
     if solutions.is_zero() {
         return Err(CspError::Inconsistent);
     }
@@ -704,17 +758,18 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
         }
     }
     let mut tmp = BigUint::zero();
+    let mut prefix = Dist::unit();
     for (ci, comp) in prep.components.iter().enumerate() {
-        let others = prefix[ci].conv(&suffix[ci + 1]);
         let w = &comps[ci];
-        // R[m] = Σ_{m'} others[m'] F(m + m'): the completions of m trues in this component.
+        let after = &tails[ci + 1];
+        // R[m] = Σ_s prefix[s] · after[s + m]: the completions of m trues in this component.
         let r: Vec<BigUint> = (0..w.vals.len())
             .map(|i| {
                 let mut acc = BigUint::zero();
-                for (oi, o) in others.vals.iter().enumerate() {
-                    let y = f.get(w.off + i + others.off + oi);
-                    if !o.is_zero() && !y.is_zero() {
-                        o.mul_into(y, &mut tmp);
+                for (si, p) in prefix.vals.iter().enumerate() {
+                    let y = after.get(prefix.off + si + w.off + i);
+                    if !p.is_zero() && !y.is_zero() {
+                        p.mul_into(y, &mut tmp);
                         acc.add_assign(&tmp);
                     }
                 }
@@ -746,7 +801,10 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
                 forced[v] = fv;
             }
         }
+        prefix = prefix.conv(w);
     }
+    // Now the distribution of the trues of all the components.
+    let all = &prefix;
     if !prep.free_vars.is_empty() {
         let (p, fv) = match prep.total_rem {
             None => (0.5, None),
@@ -755,7 +813,7 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
                 let numer = if rem == 0 {
                     BigUint::zero()
                 } else {
-                    let g = FreeWeight::new(prep.free_vars.len() - 1, Some(rem - 1), max_k);
+                    let g = FreeWeight::new(prep.free_vars.len() - 1, Some(rem - 1), min_k, max_k);
                     weigh(all, &g)
                 };
                 let fv = if numer.is_zero() {
@@ -794,7 +852,12 @@ pub fn count(csp: &BoolCsp, budget: &Budget) -> Result<BigUint, CspError> {
         .comps
         .iter()
         .fold(Dist::unit(), |acc, c| acc.conv(c));
-    let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, all.max_index());
+    let f = FreeWeight::new(
+        prep.free_vars.len(),
+        prep.total_rem,
+        all.off,
+        all.max_index(),
+    );
     let solutions = weigh(&all, &f);
     if solutions.is_zero() {
         return Err(CspError::Inconsistent);
@@ -806,6 +869,44 @@ pub fn count(csp: &BoolCsp, budget: &Budget) -> Result<BigUint, CspError> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A box is never given more trues than its constraints count, so its table of binomials
+    /// stops there: "exactly 3 of 100,000" needs C(100,000, j) for j up to 3 only.
+    #[test]
+    fn a_large_box_stores_binomials_up_to_its_count() {
+        let n = 100_000;
+        let mut csp = BoolCsp::new(n);
+        csp.exactly(&(0..n).collect::<Vec<_>>(), 3).unwrap();
+        let prep = prepare(&csp).unwrap();
+        assert_eq!(prep.components.len(), 1);
+        let binom = prep.components[0].binom.get(0);
+        assert_eq!(binom.len(), 4);
+        assert_eq!(binom[3], BigUint::binomial(n as u64, 3));
+    }
+
+    /// Components whose number of trues is fixed widen nothing: the completion tables hold
+    /// one entry each, however many trues come before them.
+    #[test]
+    fn fixed_components_make_one_entry_tails() {
+        let k = 1000;
+        let comps: Vec<Dist> = (0..k)
+            .map(|_| Dist {
+                off: 2,
+                vals: vec![BigUint::from_u64(3)],
+            })
+            .collect();
+        let f = FreeWeight::new(10, Some(2 * k as u64 + 4), 2 * k, 2 * k);
+        let tails = tails(&comps, &f);
+        assert!(tails.iter().all(|t| t.vals.len() == 1));
+        assert_eq!(tails[k].off, 2 * k);
+        assert_eq!(tails[k].vals[0], BigUint::binomial(10, 4));
+        // 3^k layouts of the components times C(10, 4) on the free variables.
+        let mut expected = BigUint::binomial(10, 4);
+        for _ in 0..k {
+            expected.mul_u64_assign(3);
+        }
+        assert_eq!(*tails[0].get(0), expected);
+    }
 
     proptest! {
         #[test]

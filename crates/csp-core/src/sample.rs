@@ -2,7 +2,7 @@
 
 use rand::{Rng, RngExt};
 
-use crate::count::{Dist, FreeWeight, Prepared, prepare};
+use crate::count::{Dist, FreeWeight, Prepared, prepare, tails};
 use crate::{BigUint, BoolCsp, Budget, CspError};
 
 /// A reusable exactly-uniform sampler: the counting work is done once by [`Sampler::new`],
@@ -12,9 +12,9 @@ pub struct Sampler {
     prep: Prepared,
     /// `W_c`: weighted number of assignments of component `c` by number of trues.
     comps: Vec<Dist>,
-    /// `suf[c][s]`: number of completions of components `c..` and the free variables when
-    /// the components before `c` hold `s` trues.
-    suf: Vec<Vec<BigUint>>,
+    /// `suf[c].get(s)`: number of completions of components `c..` and the free variables
+    /// when the components before `c` hold `s` trues.
+    suf: Vec<Dist>,
     solutions: BigUint,
     num_vars: usize,
 }
@@ -31,36 +31,11 @@ impl Sampler {
         for c in &prep.components {
             comps.push(c.count(budget.max_nodes, false)?.0);
         }
+        let min_k: usize = comps.iter().map(|w| w.off).sum();
         let max_k: usize = comps.iter().map(Dist::max_index).sum();
-        let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, max_k);
-        let k = comps.len();
-        // Largest prefix sum before component c.
-        let mut smax = vec![0usize; k + 1];
-        for c in 0..k {
-            smax[c + 1] = smax[c] + comps[c].max_index();
-        }
-        let mut suf: Vec<Vec<BigUint>> = vec![Vec::new(); k + 1];
-        suf[k] = (0..=smax[k]).map(|s| f.get(s).clone()).collect();
-        let mut tmp = BigUint::zero();
-        for c in (0..k).rev() {
-            let w = &comps[c];
-            let next = &suf[c + 1];
-            let cur: Vec<BigUint> = (0..=smax[c])
-                .map(|s| {
-                    let mut acc = BigUint::zero();
-                    for (i, x) in w.vals.iter().enumerate() {
-                        let y = &next[s + w.off + i];
-                        if !x.is_zero() && !y.is_zero() {
-                            x.mul_into(y, &mut tmp);
-                            acc.add_assign(&tmp);
-                        }
-                    }
-                    acc
-                })
-                .collect();
-            suf[c] = cur;
-        }
-        let solutions = suf[0][0].clone();
+        let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, min_k, max_k);
+        let suf = tails(&comps, &f);
+        let solutions = suf[0].get(0).clone();
         if solutions.is_zero() {
             return Err(CspError::Inconsistent);
         }
@@ -95,13 +70,14 @@ impl Sampler {
         for (c, comp) in self.prep.components.iter().enumerate() {
             // Number of trues of this component, proportional to W_c[m] · suf[c+1][s + m].
             let w = &self.comps[c];
-            let r = self.suf[c][s]
+            let r = self.suf[c]
+                .get(s)
                 .random_below(rng)
                 .ok_or(CspError::Inconsistent)?;
             let mut cum = BigUint::zero();
             let mut chosen = None;
             for (i, x) in w.vals.iter().enumerate() {
-                x.mul_into(&self.suf[c + 1][s + w.off + i], &mut tmp);
+                x.mul_into(self.suf[c + 1].get(s + w.off + i), &mut tmp);
                 cum.add_assign(&tmp);
                 if r < cum {
                     chosen = Some(w.off + i);

@@ -325,6 +325,42 @@ fn a_very_long_chain_is_counted_in_linear_time() {
     assert!(a.probabilities.iter().all(|&p| p == 0.5));
 }
 
+/// Combining many independent components whose numbers of trues vary takes time quadratic
+/// in the width of their joint distribution, not cubic: 3000 components, each a pair of
+/// constraints on three variables (the middle one true, or the outer two), and 100 free
+/// variables under a total. The marginals must add up to the total, and every component's
+/// middle variable (and every outer one) has the same probability.
+#[test]
+fn many_varying_components_are_combined_quickly() {
+    let k = 3000;
+    let total = (3 * k / 2) as u32 + 50;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut csp = BoolCsp::new(3 * k + 100);
+        for i in 0..k {
+            csp.exactly(&[3 * i, 3 * i + 1], 1).unwrap();
+            csp.exactly(&[3 * i + 1, 3 * i + 2], 1).unwrap();
+        }
+        csp.set_total(total);
+        let _ = tx.send(analyze(&csp, &Budget::default()));
+    });
+    let a = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("3000 components took over a minute")
+        .unwrap();
+    assert_eq!(a.components, k);
+    let sum: f64 = a.probabilities.iter().sum();
+    assert!((sum - f64::from(total)).abs() < 1e-6, "sum {sum}");
+    let (outer, middle) = (a.probabilities[0], a.probabilities[1]);
+    assert!(0.0 < middle && middle < 1.0);
+    assert!((outer + middle - 1.0).abs() < 1e-12);
+    for i in 0..k {
+        assert_eq!(a.probabilities[3 * i], outer);
+        assert_eq!(a.probabilities[3 * i + 1], middle);
+        assert_eq!(a.probabilities[3 * i + 2], outer);
+    }
+}
+
 #[test]
 fn propagation_subset_rule() {
     // {0,1} has 1, {0,1,2} has 2 => 2 is true; {2,3} has 1 => 3 is false.
