@@ -139,7 +139,8 @@ pub enum Command {
     About,
     /// `RESTART`: a new game on the same board; answer `OK`.
     Restart,
-    /// `TAKEBACK x,y`: take back the last move, which was there; answer `OK`.
+    /// `TAKEBACK x,y`: take back the stone there, the last move (after a `BOARD` block, any
+    /// stone of the side that moved last); answer `OK`.
     Takeback(Move),
     /// A blank line: ignored.
     Empty,
@@ -336,6 +337,49 @@ impl Output {
     }
 }
 
+/// Removes the stone at `m`, the last move. When every move since the last `BOARD` block has
+/// been taken back (the first `unordered` moves came from it), the brain's order of a
+/// colour's stones is made up, as the block may list them in any order: any stone of the side
+/// that moved last may then be the one the manager played last, and the board is rebuilt from
+/// the other stones.
+fn take_back(board: &mut Board, m: Move, unordered: usize) -> Result<(), String> {
+    let history = board.history();
+    let Some(&last) = history.last() else {
+        return Err("no stone has been played".to_string());
+    };
+    if last == m {
+        board.undo();
+        return Ok(());
+    }
+    let Some(at) = history.iter().position(|&h| h == m) else {
+        return Err("no stone there".to_string());
+    };
+    if history.len() > unordered {
+        return Err(format!("the last move was {last}"));
+    }
+    if at % 2 != (history.len() - 1) % 2 {
+        return Err(format!(
+            "{m} is not a stone of the side that moved last ({last})"
+        ));
+    }
+    // Each colour's stones in their order, without `m`, alternating from Black again.
+    let (mut black, mut white): (Vec<Move>, Vec<Move>) = (Vec::new(), Vec::new());
+    for (i, &h) in history.iter().enumerate() {
+        if h != m {
+            if i % 2 == 0 { &mut black } else { &mut white }.push(h);
+        }
+    }
+    let mut order = Vec::with_capacity(history.len() - 1);
+    for (i, &b) in black.iter().enumerate() {
+        order.push(b);
+        order.extend(white.get(i));
+    }
+    let rebuilt =
+        Board::with_stones(board.size(), board.rule(), &order).map_err(|e| e.to_string())?;
+    *board = rebuilt;
+    Ok(())
+}
+
 /// Builds a replacement engine when the manager announces a memory limit, so the engine can
 /// size its tables (the argument is the limit in bytes, 0 for none).
 pub type MemoryHook<E> = Box<dyn FnMut(u64) -> E + Send>;
@@ -356,6 +400,9 @@ pub struct Brain<E: Engine> {
     pending: Option<Vec<(Move, u8)>>,
     /// The first unreadable line of the `BOARD` block being read, answered at its `DONE`.
     unreadable: Option<String>,
+    /// How many moves at the start of the history came from the last `BOARD` block, whose
+    /// order within each colour is made up.
+    unordered: usize,
     memory_hook: Option<MemoryHook<E>>,
     about: String,
 }
@@ -397,13 +444,17 @@ impl<E: Engine> Brain<E> {
             max_memory: 0,
             pending: None,
             unreadable: None,
+            unordered: 0,
             memory_hook: None,
             about,
         }
     }
 
-    /// Calls `hook` with the limit whenever `INFO max_memory` arrives and plays with the
-    /// engine it returns from then on.
+    /// Calls `hook` with the limit whenever `INFO max_memory` announces a limit other than
+    /// the current one (initially 0, none) and plays with the engine it returns from then on.
+    /// The old engine is dropped only once the hook has returned, so a hook that builds its
+    /// engine's tables at once briefly holds both: an engine that sizes its tables when it
+    /// first thinks keeps within the new limit.
     #[must_use]
     pub fn with_memory_hook(mut self, hook: MemoryHook<E>) -> Brain<E> {
         self.memory_hook = Some(hook);
@@ -499,11 +550,12 @@ impl<E: Engine> Brain<E> {
                 let Some(board) = &mut self.board else {
                     return Output::line("ERROR TAKEBACK before START");
                 };
-                if board.history().last() == Some(&m) {
-                    board.undo();
-                    Output::line("OK")
-                } else {
-                    Output::line(format!("ERROR TAKEBACK {m} is not the last move"))
+                match take_back(board, m, self.unordered) {
+                    Ok(()) => {
+                        self.unordered = self.unordered.min(board.history().len());
+                        Output::line("OK")
+                    }
+                    Err(why) => Output::line(format!("ERROR TAKEBACK {m}: {why}")),
                 }
             }
             Command::About => Output::line(self.about.clone()),
@@ -529,9 +581,13 @@ impl<E: Engine> Brain<E> {
             }
             Info::TimeLeft(ms) => self.time.time_left = Some(ms),
             Info::MaxMemory(bytes) => {
-                self.max_memory = bytes;
-                if let Some(hook) = &mut self.memory_hook {
-                    self.engine = hook(bytes);
+                // Managers repeat their settings; an engine rebuilt for the same limit would
+                // only lose what it has learnt (and take time to size its tables).
+                if bytes != self.max_memory {
+                    self.max_memory = bytes;
+                    if let Some(hook) = &mut self.memory_hook {
+                        self.engine = hook(bytes);
+                    }
                 }
             }
             Info::Rule(mask) => {
@@ -563,6 +619,7 @@ impl<E: Engine> Brain<E> {
         match Board::new(n, self.rule) {
             Ok(b) => {
                 self.board = Some(b);
+                self.unordered = 0;
                 self.engine.new_game();
                 Output::line("OK")
             }
@@ -666,6 +723,7 @@ impl<E: Engine> Brain<E> {
         if board.is_over() {
             return Err(GomokuError::GameOver.to_string());
         }
+        self.unordered = order.len();
         self.board = Some(board);
         Ok(())
     }
@@ -909,7 +967,8 @@ impl ExternalEngine {
         if self.size != Some(board.size()) {
             self.send(&format!("START {}", board.size()))?;
             let line = self.answer(deadline_for(Duration::from_secs(5), self.grace))?;
-            if line != "OK" {
+            // The protocol's own example answers "OK - everything is good".
+            if line.split_whitespace().next() != Some("OK") {
                 return Err(GomokuError::External(format!(
                     "{} refused START {}: {line}",
                     self.name,
@@ -1366,6 +1425,34 @@ done
         assert_eq!(m, Move::new(7, 7));
     }
 
+    /// `OK` may be followed by a remark (the protocol's own example answers START with
+    /// "OK - everything is good"); any other first word refuses the board.
+    #[cfg(unix)]
+    #[test]
+    fn an_ok_with_a_remark_accepts_start() {
+        let script = |answer: &str| {
+            format!(
+                r#"
+while read -r line; do
+  case "$line" in
+    START*) echo '{answer}' ;;
+    DONE*) echo 7,7 ;;
+  esac
+done
+"#
+            )
+        };
+        let board = Board::new(15, Rule::Freestyle).unwrap();
+        let mut e = shell_brain(&script("OK - everything is good"));
+        assert_eq!(
+            e.choose_move(&board, Duration::from_secs(3)).unwrap(),
+            Move::new(7, 7)
+        );
+        let mut e = shell_brain(&script("OKAY"));
+        let err = e.choose_move(&board, Duration::from_secs(3)).unwrap_err();
+        assert!(err.to_string().contains("refused START 15: OKAY"), "{err}");
+    }
+
     /// A brain slow to start answers ABOUT after the engine stopped waiting; that answer is
     /// not taken for the answer to START.
     #[cfg(unix)]
@@ -1540,6 +1627,64 @@ done
         }));
         assert!(say(&mut b, "INFO max_memory 1000").is_empty());
         assert_eq!(*seen.lock().unwrap(), [1000]);
+        // The same limit again keeps the engine; another one rebuilds it, and so does none.
+        assert!(say(&mut b, "INFO max_memory 1000").is_empty());
+        assert!(say(&mut b, "INFO max_memory 2000").is_empty());
+        assert!(say(&mut b, "INFO max_memory 0").is_empty());
+        assert_eq!(*seen.lock().unwrap(), [1000, 2000, 0]);
+        assert_eq!(b.max_memory(), 0);
+    }
+
+    /// After a `BOARD` block the order of each colour's stones is the brain's guess, so any
+    /// stone of the side that moved last may be taken back; the other side's, or an empty
+    /// cell, may not.
+    #[test]
+    fn takeback_after_a_board_block_takes_any_stone_of_the_last_mover() {
+        let mut b = Brain::new(FirstEmpty);
+        assert_eq!(say(&mut b, "START 15"), ["OK"]);
+        // The opponent (2) has 7,7 and 8,8, we (1) have 7,8: the opponent moved last.
+        for line in ["BOARD", "7,7,2", "8,8,2", "7,8,1"] {
+            assert!(say(&mut b, line).is_empty());
+        }
+        assert_eq!(say(&mut b, "DONE"), ["0,0"]);
+        // Our reply 0,0 is known to be the last move, so our stone from the block is not.
+        assert!(
+            say(&mut b, "TAKEBACK 7,8")[0].starts_with("ERROR"),
+            "0,0 came after it"
+        );
+        assert_eq!(say(&mut b, "TAKEBACK 0,0"), ["OK"]);
+        assert!(
+            say(&mut b, "TAKEBACK 7,8")[0].starts_with("ERROR"),
+            "ours, not the opponent's"
+        );
+        assert!(say(&mut b, "TAKEBACK 3,3")[0].starts_with("ERROR"), "empty");
+        // The opponent's first stone in the block may have been its last move.
+        assert_eq!(say(&mut b, "TAKEBACK 7,7"), ["OK"]);
+        let board = b.board().unwrap();
+        assert_eq!(board.history(), [Move::new(8, 8), Move::new(7, 8)]);
+        assert_eq!(board.get(Move::new(7, 7)), None);
+        // And it is the opponent's to play again; after that move, only it can be taken back.
+        assert_eq!(say(&mut b, "TURN 7,7"), ["0,0"]);
+        assert_eq!(b.board().unwrap().history().len(), 4);
+        assert!(say(&mut b, "TAKEBACK 7,8")[0].starts_with("ERROR"));
+        assert_eq!(say(&mut b, "TAKEBACK 0,0"), ["OK"]);
+        assert!(
+            say(&mut b, "TAKEBACK 8,8")[0].starts_with("ERROR"),
+            "7,7 was played after it"
+        );
+        assert_eq!(say(&mut b, "TAKEBACK 7,7"), ["OK"]);
+        // Back in the block's stones, with ours (7,8) the last: then the opponent's 8,8.
+        assert!(
+            say(&mut b, "TAKEBACK 8,8")[0].starts_with("ERROR"),
+            "ours came last"
+        );
+        assert_eq!(say(&mut b, "TAKEBACK 7,8"), ["OK"]);
+        assert_eq!(say(&mut b, "TAKEBACK 8,8"), ["OK"]);
+        assert!(b.board().unwrap().history().is_empty());
+        assert!(
+            say(&mut b, "TAKEBACK 8,8")[0].starts_with("ERROR"),
+            "nothing left"
+        );
     }
 
     /// One line of the generated sessions: every command, with arguments in and out of

@@ -11,9 +11,10 @@ use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
 use std::thread;
+use std::time::{Duration, Instant};
 
 use gomoku::protocol::{Brain, LineSplitter};
-use gomoku::{AlphaBetaEngine, BestFirstEngine, Engine};
+use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, GomokuError, Move};
 use search_core::best_first::{BestFirstConfig, Policy};
 
 /// Memory used when the manager sets no limit.
@@ -34,6 +35,46 @@ fn build(kind: &str, bytes: u64) -> Box<dyn Engine> {
             policy: Policy::ScoreMinusVisits { visit_weight: 8 },
         })),
         _ => Box::new(AlphaBetaEngine::with_memo_bytes(budget)),
+    }
+}
+
+/// The engine, built when it is first asked for a move. A manager announces the memory limit
+/// after the program starts: an engine built at once would fill its default tables first and
+/// hold them beside the ones built for the limit.
+struct Lazy {
+    kind: String,
+    bytes: u64,
+    engine: Option<Box<dyn Engine>>,
+}
+
+impl Lazy {
+    fn new(kind: &str, bytes: u64) -> Lazy {
+        Lazy {
+            kind: kind.to_string(),
+            bytes,
+            engine: None,
+        }
+    }
+}
+
+impl Engine for Lazy {
+    fn name(&self) -> &str {
+        &self.kind
+    }
+
+    fn new_game(&mut self) {
+        if let Some(e) = &mut self.engine {
+            e.new_game();
+        }
+    }
+
+    fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        let start = Instant::now();
+        let engine = self
+            .engine
+            .get_or_insert_with(|| build(&self.kind, self.bytes));
+        // Sizing the tables takes from the move's time.
+        engine.choose_move(board, time.saturating_sub(start.elapsed()))
     }
 }
 
@@ -93,8 +134,8 @@ fn main() {
     });
 
     let hook_kind = kind.clone();
-    let mut brain =
-        Brain::new(build(&kind, 0)).with_memory_hook(Box::new(move |b| build(&hook_kind, b)));
+    let mut brain = Brain::new(Lazy::new(&kind, 0))
+        .with_memory_hook(Box::new(move |b| Lazy::new(&hook_kind, b)));
     let mut out = io::stdout().lock();
     // Ends when standard input closes (the manager is gone) or on END.
     for line in rx {
@@ -116,7 +157,24 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
-    use super::engine_kind;
+    use super::{Lazy, engine_kind};
+    use gomoku::{Board, Engine, Rule};
+    use std::time::Duration;
+
+    /// Nothing is allocated until the first move is asked for; the engine then plays.
+    #[test]
+    fn the_engine_is_built_when_first_asked_for_a_move() {
+        for kind in ["alphabeta", "bestfirst"] {
+            let mut e = Lazy::new(kind, 8 << 20);
+            assert_eq!(e.name(), kind);
+            e.new_game();
+            assert!(e.engine.is_none());
+            let board = Board::new(15, Rule::Freestyle).unwrap();
+            let m = e.choose_move(&board, Duration::from_millis(50)).unwrap();
+            assert!(board.is_legal(m));
+            assert!(e.engine.is_some());
+        }
+    }
 
     #[test]
     fn options_name_the_engine_or_are_refused() {
