@@ -128,6 +128,8 @@ struct Chain<'a> {
     of_var: Vec<Vec<usize>>,
     /// Scratch: block membership (index in the block + 1, 0 = outside).
     in_block: Vec<usize>,
+    /// Scratch: the constraints a block meets (all false between steps).
+    met: Vec<bool>,
 }
 
 impl<'a> Chain<'a> {
@@ -158,6 +160,7 @@ impl<'a> Chain<'a> {
             movable,
             of_var,
             in_block: vec![0; n],
+            met: vec![false; csp.constraints().len()],
         })
     }
 
@@ -179,12 +182,16 @@ impl<'a> Chain<'a> {
         let seed = self.movable[rng.random_range(0..self.movable.len())];
         add(seed, &mut block, &mut self.in_block);
         let mut head = 0;
-        while head < block.len() && block.len() < size - far {
+        'grow: while head < block.len() && block.len() < size - far {
             let v = block[head];
             head += 1;
             for &c in &self.of_var[v] {
                 for &w in &self.csp.constraints()[c].vars {
-                    if self.in_block[w] == 0 && self.movable_var(w) && block.len() < size - far {
+                    if block.len() >= size - far {
+                        // Full: the rest of a long constraint would add nothing.
+                        break 'grow;
+                    }
+                    if self.in_block[w] == 0 && self.movable_var(w) {
                         add(w, &mut block, &mut self.in_block);
                     }
                 }
@@ -213,13 +220,18 @@ impl<'a> Chain<'a> {
     /// constraint with the rest fixed.
     fn redraw<R: Rng + ?Sized>(&mut self, block: &[usize], rng: &mut R) -> Result<(), CspError> {
         let mut sub = BoolCsp::new(block.len());
+        // The constraints the block meets, in the order first met.
         let mut seen = Vec::new();
         for &v in block {
             for &c in &self.of_var[v] {
-                if !seen.contains(&c) {
+                if !self.met[c] {
+                    self.met[c] = true;
                     seen.push(c);
                 }
             }
+        }
+        for &c in &seen {
+            self.met[c] = false;
         }
         let mut vars = Vec::new();
         for &c in &seen {
@@ -262,6 +274,8 @@ fn first_solution(
     // Order: constrained variables breadth first through shared constraints, then the rest.
     let mut order = Vec::with_capacity(movable.len());
     let mut placed = vec![false; n];
+    // A constraint is walked once: walking it again would place nothing new.
+    let mut walked = vec![false; csp.constraints().len()];
     for &s in movable {
         if placed[s] || of_var[s].is_empty() {
             continue;
@@ -273,6 +287,9 @@ fn first_solution(
             let v = order[head];
             head += 1;
             for &c in &of_var[v] {
+                if std::mem::replace(&mut walked[c], true) {
+                    continue;
+                }
                 for &w in &csp.constraints()[c].vars {
                     if !placed[w] && forced[w].is_none() {
                         placed[w] = true;

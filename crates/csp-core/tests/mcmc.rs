@@ -58,3 +58,32 @@ fn estimates_are_reproducible() {
     };
     assert_eq!(run(3), run(3));
 }
+
+/// The chain's work does not grow with the square of a constraint's length: one constraint
+/// over 400,000 variables (half of them true) is searched once for a first solution and, at
+/// every step, read only until the block is full. Every marginal is one half by symmetry.
+#[test]
+fn a_very_long_constraint_is_walked_once() {
+    let n = 400_000;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut csp = csp_core::BoolCsp::new(n);
+        csp.exactly(&(0..n).collect::<Vec<_>>(), (n / 2) as u32)
+            .unwrap();
+        let config = McmcConfig {
+            steps: 200,
+            burn_in: 20,
+            ..McmcConfig::default()
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let _ = tx.send(estimate(&csp, &config, &mut rng));
+    });
+    let e = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("a 400,000-variable constraint took over a minute")
+        .unwrap();
+    assert_eq!(e.chain_vars, n);
+    assert!(e.forced.iter().all(Option::is_none));
+    let mean = e.probabilities.iter().sum::<f64>() / n as f64;
+    assert!((mean - 0.5).abs() < 1e-9, "mean {mean}");
+}
