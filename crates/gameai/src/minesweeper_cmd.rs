@@ -799,4 +799,127 @@ mod tests {
         assert_eq!(config.endgame_layouts, 50_000);
         assert_eq!(config.endgame_work, 20_000_000);
     }
+
+    /// Every solver option reaches the solver's configuration.
+    #[test]
+    fn every_solver_option_is_passed_on() {
+        let config = solver_config(&[
+            "m",
+            "eval",
+            "--tolerance",
+            "0.2",
+            "--candidates",
+            "5",
+            "--endgame-cells",
+            "30",
+            "--endgame-layouts",
+            "500",
+            "--endgame-work",
+            "777",
+            "--depth",
+            "2",
+            "--second",
+            "3",
+            "--opening-depth",
+            "3",
+            "--opening-cells",
+            "12",
+            "--opening-board-cells",
+            "500",
+            "--no-postpone-pockets",
+            "--budget",
+            "1234",
+            "--fallback",
+            "local",
+        ]);
+        let expected = SolverConfig {
+            lookahead: true,
+            tolerance: 0.2,
+            max_candidates: 5,
+            budget: csp_core::Budget { max_nodes: 1234 },
+            endgame_cells: 30,
+            endgame_layouts: 500,
+            endgame_work: 777,
+            fallback: Fallback::Local,
+            depth: 2,
+            second_candidates: 3,
+            opening_depth: 3,
+            opening_cells: 12,
+            opening_board_cells: 500,
+            postpone_pockets: false,
+            ..SolverConfig::default()
+        };
+        assert_eq!(config, expected);
+        let config = solver_config(&["m", "solve", "p.txt", "--no-lookahead"]);
+        assert!(!config.lookahead);
+        let config = solver_config(&["m", "eval", "--fallback", "sampling"]);
+        assert_eq!(config.fallback, Fallback::Sampling);
+    }
+
+    /// Training and calibration samples come from games opened at (3,3), or at the centre
+    /// of a smaller board, each level with its own seed.
+    #[test]
+    fn samples_open_at_3_3_or_the_centre() {
+        let beginner: Level = "beginner".parse().unwrap();
+        let small: Level = "5x5x3".parse().unwrap();
+        let a = SampleArgs {
+            level: vec![beginner, small],
+            games: Some(2),
+            seed: Some(7),
+            per_position: 2,
+        };
+        let got = samples(&a, 100, 2).unwrap();
+        let solver = Solver::new(SolverConfig::default());
+        let mut expected = Vec::new();
+        for (level, start, seed) in [(&beginner, 3 * 9 + 3, 7), (&small, 2 * 5 + 2, 1_000_010)] {
+            for i in 0..2 {
+                expected.extend(
+                    minesweeper::collect_samples(
+                        level,
+                        FirstClick::Zero,
+                        start,
+                        1,
+                        minesweeper::game_seed(seed, i),
+                        2,
+                        &solver,
+                    )
+                    .unwrap(),
+                );
+            }
+        }
+        assert!(!expected.is_empty());
+        assert_eq!(got, expected);
+    }
+
+    /// The summary's counts, rates and Wilson interval.
+    #[test]
+    fn the_summary_adds_up_its_games() {
+        let mut s = Summary::default();
+        assert_eq!(
+            (s.win_rate(), s.ci95(), s.ms_per_move()),
+            (0.0, (0.0, 1.0), 0.0)
+        );
+        for i in 0..10u32 {
+            s.add(&GameRecord {
+                won: i < 8,
+                guesses: i,
+                approximate_guesses: i % 2,
+                decisions: 4,
+                decide_time: Duration::from_millis(8),
+                decide_time_max: Duration::from_millis(u64::from(i)),
+                error: None,
+            });
+        }
+        assert_eq!((s.played, s.won, s.guesses, s.approximate), (10, 8, 45, 5));
+        assert_eq!((s.decisions, s.errors), (40, 0));
+        assert_eq!(s.time_max, Duration::from_millis(9));
+        assert!((s.win_rate() - 0.8).abs() < 1e-12);
+        assert!((s.ms_per_move() - 2.0).abs() < 1e-9);
+        // Wilson's interval for 8 of 10.
+        let (lo, hi) = s.ci95();
+        assert!(
+            (lo - 0.490_162).abs() < 1e-5 && (hi - 0.943_318).abs() < 1e-5,
+            "{lo} {hi}"
+        );
+    }
 }

@@ -336,6 +336,14 @@ fn solver_options_are_checked() {
             "minesweeper train --learning-rate nan --out m.txt",
             "expected a positive step size",
         ),
+        (
+            "minesweeper train --learning-rate 0 --out m.txt",
+            "expected a positive step size",
+        ),
+        (
+            "minesweeper train --learning-rate inf --out m.txt",
+            "expected a positive step size",
+        ),
         ("minesweeper train --hidden 0 --out m.txt", "1 to 1024"),
         ("minesweeper train --hidden 1025 --out m.txt", "1 to 1024"),
         (
@@ -456,4 +464,101 @@ fn a_failed_run_keeps_the_old_records_file() {
         b"",
     );
     assert_failed(&out, "--records needs a file name");
+}
+
+/// The number after `"key":` in a JSON line (or the first of an array).
+fn json_number(line: &str, key: &str) -> f64 {
+    let at = line.find(&format!("\"{key}\":")).unwrap() + key.len() + 3;
+    let rest = line[at..].trim_start_matches('[');
+    let end = rest.find([',', '}', ']']).unwrap();
+    rest[..end].parse().unwrap()
+}
+
+/// The summary agrees with the games it summarises: eval's JSON line against its own records,
+/// and the 95% interval against Wilson's formula.
+#[test]
+fn minesweeper_eval_summary_counts_its_records() {
+    let dir = Scratch::new("summary");
+    let file = dir.file("records.jsonl");
+    let mut args = words("minesweeper eval --level 9x9x15 --games 30 --seed 4 --json --records");
+    args.push(file.to_str().unwrap());
+    let out = gameai(&args, b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let json = stdout.lines().last().unwrap();
+    let records = std::fs::read_to_string(&file).unwrap();
+    let records: Vec<&str> = records.lines().collect();
+    assert_eq!(records.len(), 30);
+    let won = records
+        .iter()
+        .filter(|r| r.contains("\"won\":true"))
+        .count() as f64;
+    let guesses: f64 = records.iter().map(|r| json_number(r, "guesses")).sum();
+    assert!(0.0 < won && won < 30.0, "a mixed sample: {won}");
+    assert_eq!(json_number(json, "played"), 30.0);
+    assert_eq!(json_number(json, "won"), won);
+    let rate = won / 30.0;
+    assert!(
+        (json_number(json, "win_rate") - rate).abs() < 1e-6,
+        "{json}"
+    );
+    assert!(
+        (json_number(json, "avg_guesses") - guesses / 30.0).abs() < 1e-4,
+        "{json}"
+    );
+    let (n, z) = (30.0f64, 1.959_964f64);
+    let centre = (rate + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (rate * (1.0 - rate) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    let lo = json_number(json, "ci95");
+    let hi: f64 = json
+        .split("\"ci95\":[")
+        .nth(1)
+        .unwrap()
+        .split([',', ']'])
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (lo - (centre - half)).abs() < 1e-6 && (hi - (centre + half)).abs() < 1e-6,
+        "{json}"
+    );
+    // The text line says the same.
+    assert!(
+        stdout.contains(&format!("won {won} of 30 = {:.2}%", 100.0 * rate)),
+        "{stdout}"
+    );
+}
+
+/// `calibrate` lists the model's bins that hold samples, and they hold all of them.
+#[test]
+fn minesweeper_calibrate_accounts_for_every_sample() {
+    let out = gameai(
+        &words("minesweeper calibrate --level beginner --games 6 --per-position 3"),
+        b"",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let samples: usize = s.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(samples > 0, "{s}");
+    for name in ["pattern model", "local estimate", "density only"] {
+        assert!(s.contains(&format!("| {name} | ")), "{s}");
+    }
+    let bins: Vec<usize> = s
+        .lines()
+        .filter(|l| l.starts_with("| 0.") || l.starts_with("| 1."))
+        .map(|l| l.split('|').nth(2).unwrap().trim().parse().unwrap())
+        .collect();
+    assert!(!bins.is_empty() && bins.iter().all(|&c| c > 0), "{s}");
+    assert_eq!(bins.iter().sum::<usize>(), samples, "{s}");
+}
+
+/// Where an output file cannot be, the run is refused before its games are played.
+#[test]
+fn an_output_that_is_a_directory_is_refused_before_the_run() {
+    let dir = Scratch::new("out-dir");
+    let mut args = words("minesweeper train --games 100000000 --out");
+    args.push(dir.0.to_str().unwrap());
+    let out = gameai(&args, b"");
+    assert_failed(&out, "it is a directory");
 }
