@@ -20,15 +20,30 @@ use search_core::best_first::{BestFirstConfig, Policy};
 /// Memory used when the manager sets no limit.
 const DEFAULT_MEMORY: u64 = 256 << 20;
 
-/// The engine `kind` sized for a memory limit of `bytes` (0: none), keeping half of the limit
-/// for the rest of the process.
-fn build(kind: &str, bytes: u64) -> Box<dyn Engine> {
+/// Memory the engine needs besides its table: the threat solver's memos (about 45 MB when
+/// full, some 53 MB while the larger one grows) and the program itself.
+const OTHER_MEMORY: u64 = 72 << 20;
+
+/// The smallest table the engine is given, whatever the limit.
+const MIN_TABLE: u64 = 1 << 20;
+
+/// The table size for a memory limit of `bytes` (0: none): what the rest of the process may
+/// need is set aside, and at most half of the limit goes to the table.
+fn table_bytes(bytes: u64) -> usize {
     let budget = if bytes == 0 {
         DEFAULT_MEMORY
     } else {
-        (bytes / 2).min(DEFAULT_MEMORY)
+        bytes
+            .saturating_sub(OTHER_MEMORY)
+            .min(bytes / 2)
+            .clamp(MIN_TABLE, DEFAULT_MEMORY)
     };
-    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+    usize::try_from(budget).unwrap_or(usize::MAX)
+}
+
+/// The engine `kind` sized for a memory limit of `bytes` (0: none).
+fn build(kind: &str, bytes: u64) -> Box<dyn Engine> {
+    let budget = table_bytes(bytes);
     match kind {
         "bestfirst" => Box::new(BestFirstEngine::with_config(BestFirstConfig {
             memory_bytes: budget,
@@ -157,7 +172,30 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
-    use super::{Lazy, engine_kind};
+    use super::{Lazy, engine_kind, table_bytes};
+
+    /// The table leaves room for the rest of the process under the manager's limit.
+    #[test]
+    fn the_table_fits_the_limit_with_room_to_spare() {
+        const MIB: usize = 1 << 20;
+        assert_eq!(table_bytes(0), 256 * MIB, "no limit");
+        assert_eq!(
+            table_bytes(350_000_000),
+            175_000_000,
+            "Gomocup's limit: half"
+        );
+        assert_eq!(
+            table_bytes(80 * MIB as u64),
+            8 * MIB,
+            "the rest needs 72 MiB"
+        );
+        assert_eq!(table_bytes(10_000_000), MIB, "never less than 1 MiB");
+        assert_eq!(
+            table_bytes(u64::MAX),
+            256 * MIB,
+            "never more than the default"
+        );
+    }
     use gomoku::{Board, Engine, Rule};
     use std::time::Duration;
 
