@@ -361,8 +361,7 @@ fn search_order(brows: &Groups<usize>, sizes: &[usize], nrows: usize) -> Vec<usi
 }
 
 /// Up to this many boxes (nearly every component of a Minesweeper position) the full scan is
-/// faster than keeping a heap: on chains of boxes sharing three constraints each, the two
-/// break even at about 110 boxes.
+/// faster than keeping a heap (timed on chains of boxes sharing three constraints each).
 const SCAN_BOXES: usize = 100;
 
 /// The search order by a full scan for the smallest key at every step.

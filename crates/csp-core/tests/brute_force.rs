@@ -325,8 +325,8 @@ fn a_very_long_chain_is_counted_in_linear_time() {
     assert!(a.probabilities.iter().all(|&p| p == 0.5));
 }
 
-/// Combining many independent components whose numbers of trues vary takes time quadratic
-/// in the width of their joint distribution, not cubic: 3000 components, each a pair of
+/// Combining many independent components whose numbers of trues vary takes time about
+/// quadratic in the width of their joint distribution, not cubic: 3000 components, each a pair of
 /// constraints on three variables (the middle one true, or the outer two), and 100 free
 /// variables under a total. The marginals must add up to the total, and every component's
 /// middle variable (and every outer one) has the same probability.

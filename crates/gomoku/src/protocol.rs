@@ -139,8 +139,9 @@ pub enum Command {
     About,
     /// `RESTART`: a new game on the same board; answer `OK`.
     Restart,
-    /// `TAKEBACK x,y`: take back the stone there, the last move (after a `BOARD` block, any
-    /// stone of the side that moved last); answer `OK`.
+    /// `TAKEBACK x,y`: take back the stone there, the last move (once every move after a
+    /// `BOARD` block has been taken back, any stone of the block's side that moved last);
+    /// answer `OK`.
     Takeback(Move),
     /// A blank line: ignored.
     Empty,
@@ -348,7 +349,14 @@ fn take_back(board: &mut Board, m: Move, unordered: usize) -> Result<(), String>
         return Err("no stone has been played".to_string());
     };
     if last == m {
-        board.undo();
+        // Under exactly five, the made-up last stone of a block may end a six: taking it
+        // back would leave a five, which no real last move can.
+        let mut before = board.clone();
+        before.undo();
+        if before.is_over() {
+            return Err("taking it back would leave a finished game".to_string());
+        }
+        *board = before;
         return Ok(());
     }
     let Some(at) = history.iter().position(|&h| h == m) else {
@@ -376,6 +384,9 @@ fn take_back(board: &mut Board, m: Move, unordered: usize) -> Result<(), String>
     }
     let rebuilt =
         Board::with_stones(board.size(), board.rule(), &order).map_err(|e| e.to_string())?;
+    if rebuilt.is_over() {
+        return Err("taking it back would leave a finished game".to_string());
+    }
     *board = rebuilt;
     Ok(())
 }
@@ -1685,6 +1696,31 @@ done
             say(&mut b, "TAKEBACK 8,8")[0].starts_with("ERROR"),
             "nothing left"
         );
+
+        // Under exactly five, the opponent's six is no win, but taking back one of its ends
+        // would leave a five: no real last move does that.
+        let mut b = Brain::new(FirstEmpty);
+        assert!(say(&mut b, "INFO rule 1").is_empty());
+        assert_eq!(say(&mut b, "START 15"), ["OK"]);
+        assert!(say(&mut b, "BOARD").is_empty());
+        for x in 3..9 {
+            assert!(say(&mut b, &format!("{x},7,2")).is_empty());
+        }
+        for x in [0, 2, 4, 6, 8] {
+            assert!(say(&mut b, &format!("{x},0,1")).is_empty());
+        }
+        assert_eq!(say(&mut b, "DONE"), ["1,0"]);
+        assert_eq!(say(&mut b, "TAKEBACK 1,0"), ["OK"]);
+        for end in ["3,7", "8,7"] {
+            let answer = say(&mut b, &format!("TAKEBACK {end}"));
+            assert!(
+                answer[0].ends_with("would leave a finished game"),
+                "{answer:?}"
+            );
+        }
+        assert_eq!(say(&mut b, "TAKEBACK 5,7"), ["OK"]);
+        assert_eq!(b.board().map(|b| b.history().len()), Some(10));
+        assert!(!b.board().unwrap().is_over());
     }
 
     /// One line of the generated sessions: every command, with arguments in and out of

@@ -28,7 +28,7 @@ const OTHER_MEMORY: u64 = 72 << 20;
 const MIN_TABLE: u64 = 1 << 20;
 
 /// The table size for a memory limit of `bytes` (0: none): what the rest of the process may
-/// need is set aside, and at most half of the limit goes to the table.
+/// need is set aside, and at most half of the limit goes to the table (but at least 1 MiB).
 fn table_bytes(bytes: u64) -> usize {
     let budget = if bytes == 0 {
         DEFAULT_MEMORY
