@@ -143,37 +143,54 @@ fn minesweeper_eval_is_thread_independent_and_json() {
     assert_eq!(run("1"), run("2"));
 }
 
-/// `--bound` reports the library's bound over the same seeded boards, and only for them.
+/// `--bound` reports the library's bound over the same seeded boards, and only for them: the
+/// lower of the two bounds, which is the coin flips' with an opening first click and the
+/// first click's forced guess with a safe one in the corner.
 #[test]
 fn minesweeper_eval_bounds_any_player() {
-    let args = words(
-        "minesweeper eval --level 9x9x12 --games 300 --seed 3 --rule zero --start 3,3 --bound --json",
-    );
-    let out = gameai(&args, b"");
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let s = text(&out.stdout);
-    assert!(s.contains("; any player wins at most "), "{s}");
-    let json = s.lines().last().unwrap();
-    let level: minesweeper::Level = "9x9x12".parse().unwrap();
-    let rule = minesweeper::FirstClick::Zero;
-    let shares: Vec<minesweeper::Shares> = (0..300)
-        .map(|i| {
-            let b = minesweeper::seeded_board(&level, rule, 30, 3, i).unwrap();
-            minesweeper::board_bound(&b, rule, 30, 8)
-        })
-        .collect();
-    let of = |f: fn(&minesweeper::Shares) -> f64| {
-        minesweeper::win_bound(&shares.iter().map(f).collect::<Vec<_>>())
-    };
-    let (flips, first) = (of(|s| s.coin_flips), of(|s| s.first_guess));
-    assert!(flips.0 < 1.0 && first.0 < 1.0, "{flips:?} {first:?}");
-    let (b, u) = if first.0 < flips.0 { first } else { flips };
-    assert!(
-        json.contains(&format!(
-            "\"win_bound\":{b:.6},\"win_bound_upper95\":{u:.6}"
-        )),
-        "{json}"
-    );
+    for (rule, spec, start, first_is_lower) in [
+        (minesweeper::FirstClick::Zero, "zero --start 3,3", 30, false),
+        (
+            minesweeper::FirstClick::Safe,
+            "safe --start corner",
+            0,
+            true,
+        ),
+    ] {
+        let line = format!(
+            "minesweeper eval --level 9x9x12 --games 300 --seed 3 --rule {spec} --bound --json"
+        );
+        let out = gameai(&words(&line), b"");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let s = text(&out.stdout);
+        assert!(s.contains("; any player wins at most "), "{s}");
+        let json = s.lines().last().unwrap();
+        let level: minesweeper::Level = "9x9x12".parse().unwrap();
+        let shares: Vec<minesweeper::Shares> = (0..300)
+            .map(|i| {
+                let b = minesweeper::seeded_board(&level, rule, start, 3, i).unwrap();
+                minesweeper::board_bound(&b, rule, start, 8)
+            })
+            .collect();
+        let of = |f: fn(&minesweeper::Shares) -> f64| {
+            minesweeper::win_bound(&shares.iter().map(f).collect::<Vec<_>>())
+        };
+        let (flips, first) = (of(|s| s.coin_flips), of(|s| s.first_guess));
+        assert!(flips.0 < 1.0 && first.0 < 1.0, "{flips:?} {first:?}");
+        assert_eq!(first.0 < flips.0, first_is_lower, "{flips:?} {first:?}");
+        let (b, u) = if first_is_lower { first } else { flips };
+        assert!(
+            json.contains(&format!(
+                "\"win_bound\":{b:.6},\"win_bound_upper95\":{u:.6}"
+            )),
+            "{json}"
+        );
+        assert_eq!(
+            s.contains("first click's forced guess)"),
+            first_is_lower,
+            "{s}"
+        );
+    }
     // Without --bound the fields are absent; with a board file it is refused.
     let plain = gameai(&words("minesweeper eval --games 5 --json"), b"");
     assert!(!text(&plain.stdout).contains("win_bound"));
@@ -211,6 +228,12 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
     // Only a certain mine reads 100 and only a safe cell 0; flags are marked and count as hidden.
     let (_, o, _) = solve("3x1x1\n1F1\n", &[]);
     assert!(o.contains("  [1] 100F  [1]\n"), "{o}");
+    // Each row shows its own cells.
+    let (_, o, _) = solve("3x3x1\nHHH\nH1H\nHHH\n", &[]);
+    assert!(
+        o.contains("\n   12   12   12\n   12  [1]   12\n   12   12   12\n"),
+        "{o}"
+    );
     let (_, o, _) = solve(&format!("200x1x1\n{}\n", "H".repeat(200)), &[]);
     assert!(o.contains("    1    1") && !o.contains("    0"), "{o}");
     // Over the counting budget: the fallback's estimates and move, said to be estimates.
@@ -528,6 +551,20 @@ fn minesweeper_eval_summary_counts_its_records() {
         stdout.contains(&format!("won {won} of 30 = {:.2}%", 100.0 * rate)),
         "{stdout}"
     );
+    // A first click that may hit a mine is a guess; a safe one is not.
+    for (rule, guessed_first) in [("none", true), ("safe", false)] {
+        let mut args = words("minesweeper eval --level 9x9x3 --games 20 --seed 1 --records");
+        args.push(file.to_str().unwrap());
+        args.extend(["--rule", rule]);
+        let out = gameai(&args, b"");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let records = std::fs::read_to_string(&file).unwrap();
+        let fewest = records
+            .lines()
+            .map(|r| json_number(r, "guesses"))
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(fewest >= 1.0, guessed_first, "{rule}: {records}");
+    }
 }
 
 /// `calibrate` lists the model's bins that hold samples, and they hold all of them.
