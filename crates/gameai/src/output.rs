@@ -217,9 +217,20 @@ mod tests {
                 .file_type()
                 .is_symlink()
         );
-        replace(Path::new("/dev/null"), b"nothing");
-        let null = std::fs::metadata("/dev/null").unwrap().file_type();
-        assert!(std::os::unix::fs::FileTypeExt::is_char_device(&null));
+        // What is not a regular file is written directly, never replaced: a named pipe of the
+        // test's own (not a system device, which code that got this wrong would replace),
+        // with a reader at its other end.
+        let pipe = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", pipe.display());
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || std::fs::read(pipe))
+        };
+        replace(&pipe, b"through the pipe");
+        let kind = std::fs::symlink_metadata(&pipe).unwrap().file_type();
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&kind));
+        assert_eq!(reader.join().unwrap().unwrap(), b"through the pipe");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
