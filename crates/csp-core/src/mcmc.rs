@@ -426,10 +426,12 @@ impl Decisions<'_> {
     /// `None` when there is none. Depth first, false before true, over an explicit stack of
     /// decisions (a long run of them must not exhaust the thread's stack).
     fn descend(&mut self, forced: Vec<Option<bool>>) -> Result<Option<Vec<bool>>, CspError> {
-        /// A decided level: what propagation proved there, the variable branched on, and
-        /// how many of its two values were tried.
+        /// A decided level: how many variables propagation left undecided there (for the
+        /// budget's report; the values themselves are recomputed from the decisions, so a deep
+        /// path does not hold a copy of them per level), the variable branched on, and how
+        /// many of its two values were tried.
         struct Level {
-            forced: Vec<Option<bool>>,
+            undecided: usize,
             var: usize,
             tried: u8,
         }
@@ -442,7 +444,7 @@ impl Decisions<'_> {
                     (0..forced.len()).find(|&v| forced[v].is_none() && !self.of_var[v].is_empty());
                 match branch {
                     Some(var) => levels.push(Level {
-                        forced,
+                        undecided: forced.iter().filter(|f| f.is_none()).count(),
                         var,
                         tried: 0,
                     }),
@@ -470,7 +472,7 @@ impl Decisions<'_> {
             if self.spent > self.max_decisions {
                 return Err(CspError::BudgetExceeded {
                     max_nodes: self.max_decisions,
-                    component_vars: level.forced.iter().filter(|f| f.is_none()).count(),
+                    component_vars: level.undecided,
                 });
             }
             let mut with = self.csp.clone();
@@ -559,6 +561,22 @@ mod tests {
         ));
         let s = solution_by_propagation(&csp, &forced, &of_var, 1).unwrap();
         assert!(csp.is_satisfied_by(&s));
+        // Two separate chains of ten need a decision each: over a budget of one, the report
+        // names the variables the second decision would have started from.
+        let mut two = BoolCsp::new(20);
+        for i in (0..9).chain(10..19) {
+            two.exactly(&[i, i + 1], 1).unwrap();
+        }
+        let two_forced = propagate(&two).unwrap();
+        let (two_of_var, _) = incidence(&two, &two_forced);
+        assert_eq!(
+            solution_by_propagation(&two, &two_forced, &two_of_var, 1),
+            Err(CspError::BudgetExceeded {
+                max_nodes: 1,
+                component_vars: 10
+            })
+        );
+        assert!(solution_by_propagation(&two, &two_forced, &two_of_var, 2).is_ok());
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
         let cfg = McmcConfig {
             search_nodes: 5,
