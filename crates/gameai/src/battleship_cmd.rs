@@ -722,3 +722,84 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
     }
     Ok(rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(shots: u32, decisions: u32, ms: u64, error: bool) -> GameRecord {
+        GameRecord {
+            shots,
+            decisions,
+            estimated: 1,
+            decide_time: Duration::from_millis(ms),
+            decide_time_max: Duration::from_millis(ms),
+            error: error.then(|| battleship::Error::Rules("test".into())),
+        }
+    }
+
+    /// Mean, standard error, nearest-rank quantiles and time a shot, over the games that
+    /// ended without an error.
+    #[test]
+    fn the_summary_describes_the_finished_games() {
+        let empty = Summary::new(&[]);
+        assert_eq!(
+            (empty.mean(), empty.sem(), empty.quantile(0.5)),
+            (0.0, 0.0, 0)
+        );
+        assert_eq!(empty.ms_per_shot(), 0.0);
+        let records: Vec<GameRecord> = [40, 50, 44, 46, 60]
+            .into_iter()
+            .map(|s| record(s, s, 2 * u64::from(s), false))
+            .chain([record(99, 99, 1000, true)])
+            .collect();
+        let s = Summary::new(&records);
+        assert_eq!((s.errors, s.estimated, s.decisions), (1, 5, 240));
+        assert!((s.mean() - 48.0).abs() < 1e-12);
+        // Sample variance (64 + 4 + 16 + 4 + 144) / 4 = 58, over 5 games.
+        assert!(
+            (s.sem() - (58.0f64 / 5.0).sqrt()).abs() < 1e-12,
+            "{}",
+            s.sem()
+        );
+        assert_eq!(
+            Summary::new(&records[..1]).sem(),
+            0.0,
+            "one game has no spread"
+        );
+        assert_eq!(
+            [0.2, 0.5, 0.9, 1.0].map(|q| s.quantile(q)),
+            [40, 46, 60, 60]
+        );
+        assert_eq!(s.quantile(0.0), 40);
+        assert!((s.ms_per_shot() - 2.0).abs() < 1e-9);
+        assert_eq!(s.time_max, Duration::from_millis(120));
+    }
+
+    /// Blue through yellow to red, clamped.
+    #[test]
+    fn colours_run_from_blue_through_yellow_to_red() {
+        assert_eq!(colour(0.0), (30, 60, 160));
+        assert_eq!(colour(0.25), (140, 140, 110));
+        assert_eq!(colour(0.5), (250, 220, 60));
+        assert_eq!(colour(0.75), (235, 125, 45));
+        assert_eq!(colour(1.0), (220, 30, 30));
+        assert_eq!(colour(-1.0), colour(0.0));
+        assert_eq!(colour(2.0), colour(1.0));
+    }
+
+    /// A fleet of one's own keeps the rule set's board and adjacency.
+    #[test]
+    fn a_custom_fleet_keeps_the_rule_sets_adjacency() {
+        let args = RuleArgs {
+            rules: "no-touch".into(),
+            feedback: "standard".into(),
+            salvo: 1,
+            fleet: Some("3, 2".into()),
+        };
+        let r = args.rules().unwrap();
+        assert_eq!(r.adjacency, battleship::Adjacency::NoTouch);
+        assert_eq!((r.width, r.height), (10, 10));
+        assert_eq!(r.fleet.len(), 2);
+    }
+}

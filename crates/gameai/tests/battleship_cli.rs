@@ -126,6 +126,24 @@ fn show_prints_a_heatmap_and_writes_svg() {
     let row0 = s.lines().nth(1).unwrap();
     assert!(row0.starts_with("  s   s   s   s "), "{row0}");
     assert_eq!(row0.split_whitespace().count(), 10, "{row0}");
+    // Each row shows its own cells: the miss in row 1, the hit and miss in row 4.
+    let cells = |row: usize| -> Vec<String> {
+        s.lines()
+            .nth(1 + row)
+            .unwrap()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(cells(1)[0], "o", "{s}");
+    assert_eq!(cells(4)[4..6], ["x", "o"], "{s}");
+    assert!(cells(9).iter().all(|c| c.parse::<u32>().is_ok()), "{s}");
+    // The chain's length is the one asked for.
+    assert_ne!(
+        show("--exact-nodes 0 --sweeps 1"),
+        show("--exact-nodes 0"),
+        "one sweep estimates differently from the default"
+    );
     let c = show("--color always");
     assert!(c.contains("\x1b[48;2;"), "{c}");
     // The same labels under the colours.
@@ -206,6 +224,27 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
             "a salvo has 1 to 100 shots",
         ),
     ]);
+}
+
+/// The posterior options reach the default shooter: a chain of one sweep on every position
+/// plays other games than the default settings.
+#[test]
+fn posterior_options_reach_the_default_shooter() {
+    let shots = |extra: &str| {
+        let dir = Scratch::new("bs-posterior");
+        let file = dir.file("records.jsonl");
+        let mut args = words("battleship eval --games 4 --seed 3 --threads 1 --records");
+        args.push(file.to_str().unwrap());
+        args.extend(words(extra));
+        let out = gameai(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(|l| l.split(",\"decisions\"").next().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_ne!(shots(""), shots("--exact-nodes 0 --sweeps 1"));
 }
 
 #[test]

@@ -210,7 +210,7 @@ mod tests {
             let board = Board::new(15, Rule::Freestyle).unwrap();
             let m = e.choose_move(&board, Duration::from_millis(50)).unwrap();
             assert!(board.is_legal(m));
-            assert!(e.engine.is_some());
+            assert_eq!(e.engine.as_ref().map(|e| e.name()), Some(kind));
         }
     }
 
