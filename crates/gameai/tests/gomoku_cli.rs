@@ -149,6 +149,19 @@ fn bad_options_fail_with_one_line() {
             "board size 40",
         ),
         ("gomoku play --colour green", "unknown colour"),
+        // Memory beyond the machine is refused before any game, for either engine.
+        (
+            "gomoku match alphabeta bestfirst --memory-mb 100000000000",
+            "cannot allocate 104857600000000000 bytes for the alphabeta engine",
+        ),
+        (
+            "gomoku match bestfirst alphabeta --memory-mb 100000000000",
+            "cannot allocate 104857600000000000 bytes for the bestfirst engine",
+        ),
+        (
+            "gomoku match bestfirst bestfirst --memory-mb 18446744073709551615",
+            "--memory-mb 18446744073709551615 is too large",
+        ),
     ] {
         let out = gameai(&words(args), b"");
         assert!(!out.status.success(), "{args:?}");
@@ -192,4 +205,94 @@ fn play_a_game_in_the_terminal() {
     assert_eq!(stdout.matches("Nothing to undo.").count(), 1, "{stdout}");
     // The board diagram is shown before each of your moves.
     assert!(stdout.matches("Your move").count() >= 5, "{stdout}");
+
+    // An empty line asks again; `quit` ends the session, and what follows is not read.
+    let out = gameai(
+        &words("gomoku play --engine bestfirst --colour white --size 9 --time-ms 20 --memory-mb 8"),
+        b"e3\n\nquit\n8,8\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches("Your move").count(), 3, "{stdout}");
+    assert!(!stdout.contains("Cannot read"), "{stdout}");
+    // Each engine move is named both ways, as in `bestfirst plays e4 (4,4) (3 ms)`.
+    let plays: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split("bestfirst plays ").nth(1))
+        .collect();
+    assert_eq!(plays.len(), 2, "{stdout}");
+    for p in plays {
+        let mut words = p.split(' ');
+        let (name, pair) = (words.next().unwrap(), words.next().unwrap());
+        let (x, y) = pair
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .split_once(',')
+            .unwrap();
+        let (x, y): (u8, u8) = (x.parse().unwrap(), y.parse().unwrap());
+        assert_eq!(name, format!("{}{y}", char::from(b'a' + x)), "{p}");
+    }
+}
+
+/// A brain that plays the first empty cell in reading order loses every game to the main
+/// engine, whichever side either is on: the results, colours and move counts are the games'.
+#[test]
+fn the_winner_of_each_game_is_the_engine_that_made_five() {
+    let dir = Scratch::new("gomoku-first-empty");
+    let script = dir.file("first-empty.sh");
+    std::fs::write(
+        &script,
+        r#"while read -r line; do
+  case "$line" in
+    START*) echo OK ;;
+    BOARD*) occ=" " ;;
+    [0-9]*) occ="$occ${line%,*} " ;;
+    DONE*) for y in 0 1 2 3 4 5 6 7 8; do for x in 0 1 2 3 4 5 6 7 8; do
+      case "$occ" in *" $x,$y "*) ;; *) echo "$x,$y"; break 2 ;; esac
+    done; done ;;
+  esac
+done
+"#,
+    )
+    .unwrap();
+    let weak = format!("cmd:sh {}", script.display());
+    for (a, b, summary) in [
+        ("alphabeta", weak.as_str(), "2 wins, 0 draws, 0 losses"),
+        (weak.as_str(), "alphabeta", "0 wins, 0 draws, 2 losses"),
+    ] {
+        let out = gameai(
+            &[
+                "gomoku",
+                "match",
+                a,
+                b,
+                "--games",
+                "2",
+                "--time-ms",
+                "20",
+                "--size",
+                "9",
+                "--memory-mb",
+                "8",
+            ],
+            b"",
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let s = text(&out.stdout);
+        assert!(s.contains(summary), "{s}");
+        assert!(s.contains("alphabeta made five"), "{s}");
+        assert!(!s.contains("forfeits"), "{s}");
+        // Both engines moved in every game, and their moves are counted.
+        for engine in ["A ", "B "] {
+            let line = s
+                .lines()
+                .find(|l| l.starts_with(engine) && l.contains(" moves, "));
+            let moves: u32 = line
+                .and_then(|l| l.split(": ").nth(1))
+                .and_then(|m| m.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            assert!(moves >= 8, "{engine}: {s}");
+        }
+    }
 }
