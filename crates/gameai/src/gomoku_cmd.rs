@@ -761,6 +761,15 @@ mod tests {
         assert_eq!(err.0, "stop");
     }
 
+    /// Engine names (an external brain names itself) are escaped for JSON.
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_escape("plain"), "plain");
+        assert_eq!(json_escape("a \"b\" \\ c"), "a \\\"b\\\" \\\\ c");
+        assert_eq!(json_escape("tab\there\u{1f}"), "tab\\u0009here\\u001f");
+        assert_eq!(json_escape(" ~é"), " ~é");
+    }
+
     #[test]
     fn reads_user_moves() {
         assert_eq!(Move::parse("H7", 15), Ok(Move::new(7, 7)));

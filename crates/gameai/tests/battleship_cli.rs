@@ -160,6 +160,21 @@ fn show_prints_a_heatmap_and_writes_svg() {
     );
     let svg_text = std::fs::read_to_string(&svg).unwrap();
     assert!(svg_text.starts_with("<svg") && svg_text.contains("<rect"));
+    // The picture's cells carry the same labels, row by row.
+    let pictured: Vec<&str> = svg_text
+        .split("text-anchor=\"middle\">")
+        .skip(1)
+        .map(|t| t.split('<').next().unwrap())
+        .collect();
+    let printed: Vec<&str> = s
+        .lines()
+        .skip(1)
+        .take(10)
+        .flat_map(str::split_whitespace)
+        .collect();
+    assert_eq!(pictured, printed);
+    assert_eq!(svg_text.matches("<rect ").count(), 100);
+    assert!(svg_text.contains("<rect x=\"200\" y=\"160\""), "{svg_text}");
     // On the empty no-touch board (past every budget) the shooter fires on its chain's
     // estimate, and says so.
     std::fs::write(&pos, [".........."; 10].join("\n")).unwrap();

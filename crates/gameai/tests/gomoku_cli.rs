@@ -256,9 +256,19 @@ done
     )
     .unwrap();
     let weak = format!("cmd:sh {}", script.display());
-    for (a, b, summary) in [
-        ("alphabeta", weak.as_str(), "2 wins, 0 draws, 0 losses"),
-        (weak.as_str(), "alphabeta", "0 wins, 0 draws, 2 losses"),
+    for (a, b, summary, colours) in [
+        (
+            "alphabeta",
+            weak.as_str(),
+            "2 wins, 0 draws, 0 losses",
+            "A as Black: 1-0-0, A as White: 1-0-0",
+        ),
+        (
+            weak.as_str(),
+            "alphabeta",
+            "0 wins, 0 draws, 2 losses",
+            "A as Black: 0-0-1, A as White: 0-0-1",
+        ),
     ] {
         let out = gameai(
             &[
@@ -280,9 +290,12 @@ done
         assert!(out.status.success(), "{}", text(&out.stderr));
         let s = text(&out.stdout);
         assert!(s.contains(summary), "{s}");
+        assert!(s.contains(colours), "{s}");
         assert!(s.contains("alphabeta made five"), "{s}");
         assert!(!s.contains("forfeits"), "{s}");
-        // Both engines moved in every game, and their moves are counted.
+        // Both engines moved in every game, and their moves are counted: with the three
+        // stones of the first opening, they make up the moves a game.
+        let mut both = 0;
         for engine in ["A ", "B "] {
             let line = s
                 .lines()
@@ -293,6 +306,12 @@ done
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(0);
             assert!(moves >= 8, "{engine}: {s}");
+            both += moves;
         }
+        let per_game = f64::from(both + 2 * 3) / 2.0;
+        assert!(
+            s.contains(&format!("\n{per_game:.1} moves a game")),
+            "{per_game}: {s}"
+        );
     }
 }
