@@ -176,7 +176,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn links_stay_links_and_devices_are_written_directly() {
+    fn links_stay_links_and_special_files_are_written_directly() {
         let dir = scratch("links");
         let real = dir.join("real.txt");
         let link = dir.join("link.txt");
