@@ -91,6 +91,19 @@ impl Dist {
             .unwrap_or(&ZERO)
     }
 
+    /// `Σ_k self[k] · other[k + shift]`, with `tmp` as scratch.
+    fn dot_shifted(&self, other: &Dist, shift: usize, tmp: &mut BigUint) -> BigUint {
+        let mut acc = BigUint::zero();
+        for (i, x) in self.vals.iter().enumerate() {
+            let y = other.get(self.off + i + shift);
+            if !x.is_zero() && !y.is_zero() {
+                x.mul_into(y, tmp);
+                acc.add_assign(tmp);
+            }
+        }
+        acc
+    }
+
     fn conv(&self, other: &Dist) -> Dist {
         let mut vals = vec![BigUint::zero(); self.vals.len() + other.vals.len() - 1];
         let mut tmp = BigUint::zero();
@@ -126,6 +139,13 @@ pub(crate) enum FreeWeight {
 static ZERO: BigUint = BigUint::zero();
 
 impl FreeWeight {
+    /// The weights of every number of trues the components `comps` can hold together.
+    pub fn for_components(free: usize, total_rem: Option<u64>, comps: &[Dist]) -> FreeWeight {
+        let min_k = comps.iter().map(|w| w.off).sum();
+        let max_k = comps.iter().map(Dist::max_index).sum();
+        FreeWeight::new(free, total_rem, min_k, max_k)
+    }
+
     /// The weights of the numbers of trues `k` in `min_k..=max_k` (the only ones the caller
     /// reads; 0 is returned outside them).
     pub fn new(free: usize, total_rem: Option<u64>, min_k: usize, max_k: usize) -> FreeWeight {
@@ -194,20 +214,9 @@ pub(crate) fn tails(comps: &[Dist], f: &FreeWeight) -> Vec<Dist> {
     };
     let mut tmp = BigUint::zero();
     for c in (0..k).rev() {
-        let w = &comps[c];
-        let next = &tails[c + 1];
+        let (w, next) = (&comps[c], &tails[c + 1]);
         let vals = (lo[c]..=hi[c])
-            .map(|s| {
-                let mut acc = BigUint::zero();
-                for (i, x) in w.vals.iter().enumerate() {
-                    let y = next.get(s + w.off + i);
-                    if !x.is_zero() && !y.is_zero() {
-                        x.mul_into(y, &mut tmp);
-                        acc.add_assign(&tmp);
-                    }
-                }
-                acc
-            })
+            .map(|s| w.dot_shifted(next, s, &mut tmp))
             .collect();
         tails[c] = Dist { off: lo[c], vals };
     }
@@ -736,9 +745,7 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
     let prep = prepare(csp)?;
     let Counted { comps, marg, stats } = count_components(&prep, budget, true)?;
     let k = comps.len();
-    let min_k: usize = comps.iter().map(|w| w.off).sum();
-    let max_k: usize = comps.iter().map(Dist::max_index).sum();
-    let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, min_k, max_k);
+    let f = FreeWeight::for_components(prep.free_vars.len(), prep.total_rem, &comps);
 
     // The completions after each component; the distribution of the trues before it is
     // built up as the loop goes (`prefix`).
@@ -763,17 +770,7 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
         let after = &tails[ci + 1];
         // R[m] = Σ_s prefix[s] · after[s + m]: the completions of m trues in this component.
         let r: Vec<BigUint> = (0..w.vals.len())
-            .map(|i| {
-                let mut acc = BigUint::zero();
-                for (si, p) in prefix.vals.iter().enumerate() {
-                    let y = after.get(prefix.off + si + w.off + i);
-                    if !p.is_zero() && !y.is_zero() {
-                        p.mul_into(y, &mut tmp);
-                        acc.add_assign(&tmp);
-                    }
-                }
-                acc
-            })
+            .map(|i| prefix.dot_shifted(after, w.off + i, &mut tmp))
             .collect();
         for (b, vars) in comp.boxes.iter().enumerate() {
             let mut numer = BigUint::zero();
@@ -812,7 +809,12 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
                 let numer = if rem == 0 {
                     BigUint::zero()
                 } else {
-                    let g = FreeWeight::new(prep.free_vars.len() - 1, Some(rem - 1), min_k, max_k);
+                    let g = FreeWeight::new(
+                        prep.free_vars.len() - 1,
+                        Some(rem - 1),
+                        all.off,
+                        all.max_index(),
+                    );
                     weigh(all, &g)
                 };
                 let fv = if numer.is_zero() {

@@ -31,9 +31,7 @@ impl Sampler {
         for c in &prep.components {
             comps.push(c.count(budget.max_nodes, false)?.0);
         }
-        let min_k: usize = comps.iter().map(|w| w.off).sum();
-        let max_k: usize = comps.iter().map(Dist::max_index).sum();
-        let f = FreeWeight::new(prep.free_vars.len(), prep.total_rem, min_k, max_k);
+        let f = FreeWeight::for_components(prep.free_vars.len(), prep.total_rem, &comps);
         let suf = tails(&comps, &f);
         let solutions = suf[0].get(0).clone();
         if solutions.is_zero() {

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
-use common::{Scratch, assert_failed, fails_with, gameai, text, words};
+use common::{Scratch, assert_failed, fails_with, gameai, json_number, text, words};
 
 const SAMPLE: &str = "5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n";
 
@@ -487,14 +487,6 @@ fn a_failed_run_keeps_the_old_records_file() {
         b"",
     );
     assert_failed(&out, "--records needs a file name");
-}
-
-/// The number after `"key":` in a JSON line (or the first of an array).
-fn json_number(line: &str, key: &str) -> f64 {
-    let at = line.find(&format!("\"{key}\":")).unwrap() + key.len() + 3;
-    let rest = line[at..].trim_start_matches('[');
-    let end = rest.find([',', '}', ']']).unwrap();
-    rest[..end].parse().unwrap()
 }
 
 /// The summary agrees with the games it summarises: eval's JSON line against its own records,

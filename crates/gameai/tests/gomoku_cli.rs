@@ -3,15 +3,7 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
-use common::{Scratch, assert_failed, fails_with, gameai, text, words};
-
-/// The value of `"key":value` in a one-line JSON object.
-fn json_number(line: &str, key: &str) -> f64 {
-    let start = line.find(&format!("\"{key}\":")).unwrap() + key.len() + 3;
-    let rest = &line[start..];
-    let end = rest.find([',', '}']).unwrap();
-    rest[..end].parse().unwrap()
-}
+use common::{Scratch, assert_failed, fails_with, gameai, json_number, text, words};
 
 #[test]
 fn match_between_built_in_engines() {

@@ -23,6 +23,14 @@ pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// The number after `"key":` in a one-line JSON object (the first, for an array).
+pub fn json_number(line: &str, key: &str) -> f64 {
+    let at = line.find(&format!("\"{key}\":")).unwrap() + key.len() + 3;
+    let rest = line[at..].trim_start_matches('[');
+    let end = rest.find([',', '}', ']']).unwrap();
+    rest[..end].parse().unwrap()
+}
+
 /// The whitespace-separated words of `line`, as arguments (for arguments without spaces).
 pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
