@@ -348,47 +348,50 @@ fn take_back(board: &mut Board, m: Move, unordered: usize) -> Result<(), String>
     let Some(&last) = history.last() else {
         return Err("no stone has been played".to_string());
     };
-    if last == m {
-        // Under exactly five, the made-up last stone of a block may end a six: taking it
-        // back would leave a five, which no real last move can.
+    let after = if last == m {
         let mut before = board.clone();
         before.undo();
-        if before.is_over() {
-            return Err("taking it back would leave a finished game".to_string());
+        before
+    } else {
+        let Some(at) = history.iter().position(|&h| h == m) else {
+            return Err("no stone there".to_string());
+        };
+        if history.len() > unordered {
+            return Err(format!("the last move was {last}"));
         }
-        *board = before;
-        return Ok(());
-    }
-    let Some(at) = history.iter().position(|&h| h == m) else {
-        return Err("no stone there".to_string());
+        if at % 2 != (history.len() - 1) % 2 {
+            return Err(format!(
+                "{m} is not a stone of the side that moved last ({last})"
+            ));
+        }
+        // Each colour's stones in their order, without `m`, alternating from Black again.
+        let (mut black, mut white): (Vec<Move>, Vec<Move>) = (Vec::new(), Vec::new());
+        for (i, &h) in history.iter().enumerate() {
+            if h != m {
+                if i % 2 == 0 { &mut black } else { &mut white }.push(h);
+            }
+        }
+        Board::with_stones(board.size(), board.rule(), &alternate(&black, &white))
+            .map_err(|e| e.to_string())?
     };
-    if history.len() > unordered {
-        return Err(format!("the last move was {last}"));
+    // Under exactly five, a block's made-up order may put an end of a six last: taking it
+    // back would leave a five, which no real last move can.
+    if after.is_over() {
+        return Err("taking it back would leave a finished game".to_string());
     }
-    if at % 2 != (history.len() - 1) % 2 {
-        return Err(format!(
-            "{m} is not a stone of the side that moved last ({last})"
-        ));
-    }
-    // Each colour's stones in their order, without `m`, alternating from Black again.
-    let (mut black, mut white): (Vec<Move>, Vec<Move>) = (Vec::new(), Vec::new());
-    for (i, &h) in history.iter().enumerate() {
-        if h != m {
-            if i % 2 == 0 { &mut black } else { &mut white }.push(h);
-        }
-    }
-    let mut order = Vec::with_capacity(history.len() - 1);
+    *board = after;
+    Ok(())
+}
+
+/// Black's and White's stones interleaved, Black first: an order of play for stones whose
+/// real order is unknown.
+fn alternate(black: &[Move], white: &[Move]) -> Vec<Move> {
+    let mut order = Vec::with_capacity(black.len() + white.len());
     for (i, &b) in black.iter().enumerate() {
         order.push(b);
         order.extend(white.get(i));
     }
-    let rebuilt =
-        Board::with_stones(board.size(), board.rule(), &order).map_err(|e| e.to_string())?;
-    if rebuilt.is_over() {
-        return Err("taking it back would leave a finished game".to_string());
-    }
-    *board = rebuilt;
-    Ok(())
+    order
 }
 
 /// Builds a replacement engine when the manager announces a memory limit, so the engine can
@@ -723,13 +726,7 @@ impl<E: Engine> Brain<E> {
                 theirs.len()
             ));
         };
-        let mut order = Vec::with_capacity(black.len() + white.len());
-        for (i, b) in black.iter().enumerate() {
-            order.push(*b);
-            if let Some(w) = white.get(i) {
-                order.push(*w);
-            }
-        }
+        let order = alternate(&black, &white);
         let board = Board::with_stones(size, self.rule, &order).map_err(|e| e.to_string())?;
         if board.is_over() {
             return Err(GomokuError::GameOver.to_string());
