@@ -1,12 +1,21 @@
 //! Cheap, sound propagation to a fixpoint.
 //!
 //! The variables of the ordinary constraints are renumbered densely; each ordinary row keeps
-//! its undecided variables as a sorted list in one flat array (rows only shrink, in place),
-//! with a worklist of rows changed since they were last compared with their neighbours. The
-//! global total is the one row over every variable: a bitset over the dense numbers, plus a
-//! count of the variables in no ordinary constraint (on a large Minesweeper board, most of
-//! the hidden cells), which it can only decide all together. The work is linear in the sizes
-//! of the rows that meet, not in the number of variables.
+//! its variables as a sorted list in one flat array, with a worklist of rows changed since
+//! they were last compared with their neighbours. The global total is the one row over
+//! every variable: a bitset over the dense numbers, plus a count of the variables in no
+//! ordinary constraint (on a large Minesweeper board, most of the hidden cells), which it can
+//! only decide all together. The work is linear in the sizes of the rows that meet, not in the
+//! number of variables.
+//!
+//! Long rows stay cheap beside many short ones: a variable leaves a long row by a mark on its
+//! entry (found by binary search), not by shifting the rest of the row, and the row is
+//! compacted once the marked entries outnumber the others (by more than a small slack); a
+//! short row meets a long one by binary search in the long one; and rows longer than
+//! [`LONG_ROW`] wait until the short rows are quiescent, as the total does, so a cascade
+//! along short rows does not re-examine them at every step. Short rows (such as
+//! Minesweeper's, of at most 8 cells) shift out a leaving variable and are walked together,
+//! as plain sorted lists.
 
 use crate::{BoolCsp, CspError};
 
@@ -18,11 +27,49 @@ pub(crate) struct Propagated {
     pub rows: Vec<(Vec<usize>, u32)>,
 }
 
-struct State {
-    /// Ordinary row `r`'s undecided variables (dense numbers, increasing) are
-    /// `cells[start[r]..start[r] + len[r]]`.
+/// Rows with more undecided variables than this are examined only once the shorter rows are
+/// quiescent.
+const LONG_ROW: u32 = 64;
+
+/// Rows of at most this many entries shift out a leaving variable instead of marking it.
+const SHORT_ROW: u32 = 32;
+
+/// The thresholds of the representation (tests force every path with extreme ones).
+#[derive(Debug, Clone, Copy)]
+struct Tuning {
+    /// Rows longer than this wait for the short ones.
+    long_row: u32,
+    /// Rows of at most this many entries shift out a leaving variable.
+    short_row: u32,
+    /// A longer row is compacted when its entries exceed twice its undecided variables by
+    /// more than this (a short one at once).
+    slack: u32,
+    /// Whether pairs of rows are always (`Some(true)`) or never (`Some(false)`) compared by
+    /// binary search, instead of by their lengths.
+    lookup: Option<bool>,
+}
+
+const TUNING: Tuning = Tuning {
+    long_row: LONG_ROW,
+    short_row: SHORT_ROW,
+    slack: 16,
+    lookup: None,
+};
+
+/// The propagation state. `MARKS` is whether any row is longer than the tuning's
+/// `short_row` (only then can an entry be marked gone); without it, the checks for marks are
+/// compiled out.
+struct State<const MARKS: bool> {
+    /// Ordinary row `r`'s entries are `cells[start[r]..start[r] + stored(r)]`, dense numbers
+    /// in increasing order; its undecided variables are those entries not marked in `gone`
+    /// (`len[r]` of them).
     start: Vec<usize>,
+    /// The numbers of entries (empty without `MARKS`: then they are the `len`s).
+    stored: Vec<u32>,
     cells: Vec<u32>,
+    /// Marks, by position in `cells`, of the entries that have left their row (empty
+    /// without `MARKS`).
+    gone: Vec<u64>,
     /// The total row's undecided constrained variables, as a bitset over the dense numbers.
     total_bits: Vec<u64>,
     len: Vec<u32>,
@@ -43,8 +90,10 @@ struct State {
     /// `var_list[var_start[v]..var_start[v + 1]]`.
     var_start: Vec<usize>,
     var_list: Vec<usize>,
-    /// Worklist of ordinary rows changed since they were last examined.
+    /// Worklists of ordinary rows changed since they were last examined: rows of at most
+    /// [`LONG_ROW`] variables when queued, and the longer ones.
     queue: Vec<usize>,
+    long_queue: Vec<usize>,
     queued: Vec<bool>,
     /// Whether the total row changed since it was last examined.
     total_dirty: bool,
@@ -54,6 +103,7 @@ struct State {
     /// Scratch lists (taken out while in use): the three parts of a pair of rows.
     parts: [Vec<u32>; 3],
     nbuf: Vec<usize>,
+    tuning: Tuning,
 }
 
 /// Calls `f` on every set bit of `bits`.
@@ -67,28 +117,203 @@ fn for_each_bit(bits: &[u64], mut f: impl FnMut(usize)) {
     }
 }
 
-/// Splits the sorted lists `a` and `b` into `a \ b`, `b \ a` and `a ∩ b` (each sorted).
-fn split_sorted(a: &[u32], b: &[u32], parts: &mut [Vec<u32>; 3]) {
+/// Walks the increasing lists `a` and `b` together, leaving out the entries at the positions
+/// for which `skip_a` or `skip_b` holds, and calls `f(0, x)` for each `x` only in `a`,
+/// `f(1, x)` for each only in `b` and `f(2, x)` for each in both, in increasing order.
+fn merge(
+    a: &[u32],
+    skip_a: impl Fn(usize) -> bool,
+    b: &[u32],
+    skip_b: impl Fn(usize) -> bool,
+    mut f: impl FnMut(usize, u32),
+) {
     let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if j == b.len() || (i < a.len() && a[i] < b[j]) {
-            parts[0].push(a[i]);
+    loop {
+        while i < a.len() && skip_a(i) {
             i += 1;
-        } else if i == a.len() || b[j] < a[i] {
-            parts[1].push(b[j]);
+        }
+        while j < b.len() && skip_b(j) {
             j += 1;
-        } else {
-            parts[2].push(a[i]);
-            i += 1;
-            j += 1;
+        }
+        match (a.get(i).copied(), b.get(j).copied()) {
+            (Some(x), Some(y)) => {
+                if x < y {
+                    f(0, x);
+                    i += 1;
+                } else if y < x {
+                    f(1, y);
+                    j += 1;
+                } else {
+                    f(2, x);
+                    i += 1;
+                    j += 1;
+                }
+            }
+            (Some(x), None) => {
+                f(0, x);
+                i += 1;
+            }
+            (None, Some(y)) => {
+                f(1, y);
+                j += 1;
+            }
+            (None, None) => return,
         }
     }
 }
 
-impl State {
-    /// The undecided variables of ordinary row `r`.
-    fn row(&self, r: usize) -> &[u32] {
-        &self.cells[self.start[r]..self.start[r] + self.len[r] as usize]
+/// The number of entries that the increasing lists `a` and `b` share, leaving out those at
+/// the positions for which `skip_a` or `skip_b` holds.
+fn common(
+    a: &[u32],
+    skip_a: impl Fn(usize) -> bool,
+    b: &[u32],
+    skip_b: impl Fn(usize) -> bool,
+) -> u32 {
+    let (mut x, mut y, mut n) = (0, 0, 0);
+    while x < a.len() && y < b.len() {
+        if skip_a(x) {
+            x += 1;
+        } else if skip_b(y) {
+            y += 1;
+        } else {
+            match a[x].cmp(&b[y]) {
+                std::cmp::Ordering::Less => x += 1,
+                std::cmp::Ordering::Greater => y += 1,
+                std::cmp::Ordering::Equal => {
+                    n += 1;
+                    x += 1;
+                    y += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// Whether looking up each of `small` entries in a list of `large` (a long one) by binary
+/// search is cheaper than walking both lists together.
+fn lopsided(small: u32, large: u32) -> bool {
+    large > 2 * SHORT_ROW
+        && u64::from(small) * u64::from(33 - large.leading_zeros()) < u64::from(large)
+}
+
+impl<const MARKS: bool> State<MARKS> {
+    /// Whether ordinary rows `s` and `l` (`s` the shorter) are compared by looking each
+    /// variable of `s` up in `l`.
+    fn lopsided(&self, s: usize, l: usize) -> bool {
+        self.tuning
+            .lookup
+            .unwrap_or_else(|| MARKS && lopsided(self.stored(s), self.stored(l)))
+    }
+
+    /// The positions in `cells` of ordinary row `r`'s entries.
+    fn span(&self, r: usize) -> std::ops::Range<usize> {
+        self.start[r]..self.start[r] + self.stored(r) as usize
+    }
+
+    fn is_gone(&self, k: usize) -> bool {
+        self.gone[k / 64] >> (k % 64) & 1 == 1
+    }
+
+    /// Whether ordinary row `r` has no gone entries.
+    fn is_clean(&self, r: usize) -> bool {
+        !MARKS || self.stored[r] == self.len[r]
+    }
+
+    /// The number of ordinary row `r`'s entries (its undecided variables when no row can
+    /// have gone entries, and `stored` is left empty).
+    fn stored(&self, r: usize) -> u32 {
+        if MARKS { self.stored[r] } else { self.len[r] }
+    }
+
+    /// Ordinary row `r`'s entries, some of them perhaps gone.
+    fn entries(&self, r: usize) -> &[u32] {
+        &self.cells[self.span(r)]
+    }
+
+    /// Whether the entry at index `k` of ordinary row `r`'s entries is gone (never, in a row
+    /// without gone entries).
+    fn skip(&self, r: usize) -> impl Fn(usize) -> bool + '_ {
+        let (start, clean) = (self.start[r], self.is_clean(r));
+        move |k| !clean && self.is_gone(start + k)
+    }
+
+    /// The undecided variables of ordinary row `r`, in increasing order.
+    fn live(&self, r: usize) -> impl Iterator<Item = u32> + '_ {
+        let skip = self.skip(r);
+        (self.entries(r).iter().enumerate())
+            .filter(move |&(k, _)| !skip(k))
+            .map(|(_, &d)| d)
+    }
+
+    /// The position in `cells` of the undecided variable `d` in ordinary row `r`, if it is
+    /// there.
+    #[inline]
+    fn find(&self, r: usize, d: u32) -> Option<usize> {
+        let span = self.span(r);
+        let clean = self.is_clean(r);
+        let k = span.start + self.cells[span].binary_search(&d).ok()?;
+        (clean || !self.is_gone(k)).then_some(k)
+    }
+
+    /// Marks the entry at position `k` of `cells` as gone from its row.
+    fn mark_gone(&mut self, k: usize) {
+        self.gone[k / 64] |= 1 << (k % 64);
+    }
+
+    /// Takes variable `d`, if it is there, out of ordinary row `r`. Returns whether it was.
+    #[inline]
+    fn take_out(&mut self, r: usize, d: u32) -> bool {
+        let (start, stored) = (self.start[r], self.stored(r));
+        let row = &mut self.cells[start..start + stored as usize];
+        let Ok(k) = row.binary_search(&d) else {
+            return false;
+        };
+        if !MARKS || (stored == self.len[r] && stored <= self.tuning.short_row) {
+            // A short row without gone entries shifts its tail.
+            row.copy_within(k + 1.., k);
+            if MARKS {
+                self.stored[r] -= 1;
+            }
+            self.len[r] -= 1;
+            return true;
+        }
+        if self.is_gone(start + k) {
+            return false;
+        }
+        self.mark_gone(start + k);
+        self.len[r] -= 1;
+        self.compact_if_sparse(r);
+        true
+    }
+
+    /// Drops ordinary row `r`'s gone entries once they outnumber the others by more than the
+    /// slack (so that walking a row costs at most about twice its undecided variables), and
+    /// from a short row at once.
+    #[inline]
+    fn compact_if_sparse(&mut self, r: usize) {
+        if !MARKS {
+            return;
+        }
+        let (stored, len) = (self.stored[r], self.len[r]);
+        if stored == len
+            || (stored > self.tuning.short_row && stored <= 2 * len + self.tuning.slack)
+        {
+            return;
+        }
+        let span = self.span(r);
+        let mut w = span.start;
+        for k in span {
+            // Positions before `k` are already cleared, so `w <= k` is too.
+            let gone = self.is_gone(k);
+            self.gone[k / 64] &= !(1 << (k % 64));
+            if !gone {
+                self.cells[w] = self.cells[k];
+                w += 1;
+            }
+        }
+        self.stored[r] = (w - self.start[r]) as u32;
     }
 
     fn in_total(&self, d: u32) -> bool {
@@ -99,6 +324,7 @@ impl State {
         Some(r) == self.total_row
     }
 
+    #[inline]
     fn push(&mut self, r: usize) {
         if self.is_total(r) {
             // The total row touches everything: examine it only once the ordinary rows are
@@ -106,7 +332,11 @@ impl State {
             self.total_dirty = true;
         } else if !self.queued[r] {
             self.queued[r] = true;
-            self.queue.push(r);
+            if self.len[r] > self.tuning.long_row {
+                self.long_queue.push(r);
+            } else {
+                self.queue.push(r);
+            }
         }
     }
 
@@ -121,15 +351,10 @@ impl State {
                 return Ok(());
             }
             self.total_bits[w] &= !bit;
-        } else {
-            let (s, l) = (self.start[r], self.len[r] as usize);
-            let row = &mut self.cells[s..s + l];
-            let Ok(k) = row.binary_search(&d) else {
-                return Ok(());
-            };
-            row.copy_within(k + 1.., k);
+            self.len[r] -= 1;
+        } else if !self.take_out(r, d) {
+            return Ok(());
         }
-        self.len[r] -= 1;
         if val {
             if self.count[r] == 0 {
                 return Err(CspError::Inconsistent);
@@ -197,7 +422,11 @@ impl State {
             if self.is_total(i) {
                 for_each_bit(&self.total_bits, |d| vars.push(d as u32));
             } else {
-                vars.extend_from_slice(self.row(i));
+                if self.is_clean(i) {
+                    vars.extend_from_slice(self.entries(i));
+                } else {
+                    vars.extend(self.live(i));
+                }
             }
             for &d in &vars {
                 self.assign(d, count > 0)?;
@@ -219,13 +448,15 @@ impl State {
             return;
         }
         self.stamp += 1;
-        let (s, l) = (self.start[i], self.len[i] as usize);
-        let (start, list, mark, stamp) =
-            (&self.var_start, &self.var_list, &mut self.mark, self.stamp);
-        for &d in &self.cells[s..s + l] {
-            for &j in &list[start[d as usize]..start[d as usize + 1]] {
-                if j != i && mark[j] != stamp {
-                    mark[j] = stamp;
+        let clean = self.is_clean(i);
+        for k in self.span(i) {
+            if !clean && self.is_gone(k) {
+                continue;
+            }
+            let d = self.cells[k] as usize;
+            for &j in &self.var_list[self.var_start[d]..self.var_start[d + 1]] {
+                if j != i && self.mark[j] != self.stamp {
+                    self.mark[j] = self.stamp;
                     out.push(j);
                 }
             }
@@ -239,79 +470,130 @@ impl State {
     fn intersection(&self, i: usize, j: usize) -> u32 {
         if self.is_total(i) || self.is_total(j) {
             let o = if self.is_total(i) { j } else { i };
-            return self.row(o).iter().filter(|&&d| self.in_total(d)).count() as u32;
-        }
-        let (a, b) = (self.row(i), self.row(j));
-        let (mut x, mut y, mut n) = (0, 0, 0);
-        while x < a.len() && y < b.len() {
-            match a[x].cmp(&b[y]) {
-                std::cmp::Ordering::Less => x += 1,
-                std::cmp::Ordering::Greater => y += 1,
-                std::cmp::Ordering::Equal => {
-                    n += 1;
-                    x += 1;
-                    y += 1;
-                }
+            if self.is_clean(o) {
+                let row = self.entries(o);
+                return row.iter().filter(|&&d| self.in_total(d)).count() as u32;
             }
+            return self.live(o).filter(|&d| self.in_total(d)).count() as u32;
         }
-        n
+        let (s, l) = if self.stored(i) <= self.stored(j) {
+            (i, j)
+        } else {
+            (j, i)
+        };
+        if self.lopsided(s, l) {
+            return self.live(s).filter(|&d| self.find(l, d).is_some()).count() as u32;
+        }
+        let (a, b) = (self.entries(i), self.entries(j));
+        if self.is_clean(i) && self.is_clean(j) {
+            // (Without gone entries, the walk needs no look at the marks.)
+            return common(a, |_| false, b, |_| false);
+        }
+        common(a, self.skip(i), b, self.skip(j))
     }
 
     /// Row `b` loses the variables of ordinary row `a`, all of which it holds.
     fn subtract(&mut self, b: usize, a: usize) {
-        if self.is_total(b) {
-            let (s, l) = (self.start[a], self.len[a] as usize);
-            for k in s..s + l {
-                let d = self.cells[k] as usize;
-                self.total_bits[d / 64] &= !(1u64 << (d % 64));
-            }
-        } else {
-            let (sa, la) = (self.start[a], self.len[a] as usize);
-            let (sb, lb) = (self.start[b], self.len[b] as usize);
-            let (mut k, mut w) = (sa, sb);
-            for idx in sb..sb + lb {
+        let a_clean = self.is_clean(a);
+        let a_span = self.span(a);
+        if !self.is_total(b)
+            && (!MARKS || (self.is_clean(b) && self.stored(b) <= self.tuning.short_row))
+        {
+            // A short row is rewritten in place, walking both rows together.
+            let b_span = self.span(b);
+            let (mut k, mut w) = (a_span.start, b_span.start);
+            for idx in b_span {
                 let x = self.cells[idx];
-                while k < sa + la && self.cells[k] < x {
+                while k < a_span.end && self.cells[k] < x {
                     k += 1;
                 }
-                if k < sa + la && self.cells[k] == x {
+                if k < a_span.end && self.cells[k] == x && (a_clean || !self.is_gone(k)) {
                     continue;
                 }
                 self.cells[w] = x;
                 w += 1;
             }
+            if MARKS {
+                self.stored[b] = (w - self.start[b]) as u32;
+            }
+            self.len[b] -= self.len[a];
+            return;
+        }
+        for k in a_span {
+            if !a_clean && self.is_gone(k) {
+                continue;
+            }
+            let d = self.cells[k];
+            if self.is_total(b) {
+                self.total_bits[d as usize / 64] &= !(1u64 << (d % 64));
+            } else if let Some(p) = self.find(b, d) {
+                self.mark_gone(p);
+            }
         }
         self.len[b] -= self.len[a];
+        if !self.is_total(b) {
+            self.compact_if_sparse(b);
+        }
     }
 
     /// Fills `parts` with `i \ j`, `j \ i` and `i ∩ j` over the constrained variables (the
-    /// total row's free variables are not listed).
-    fn split(&self, i: usize, j: usize, parts: &mut [Vec<u32>; 3]) {
+    /// total row's free variables are not listed), at least those that `need` asks for.
+    fn split(&self, i: usize, j: usize, parts: &mut [Vec<u32>; 3], need: [bool; 3]) {
         for p in parts.iter_mut() {
             p.clear();
         }
         if !self.is_total(i) && !self.is_total(j) {
-            split_sorted(self.row(i), self.row(j), parts);
+            let (s, l, ps, pl) = if self.stored(i) <= self.stored(j) {
+                (i, j, 0, 1)
+            } else {
+                (j, i, 1, 0)
+            };
+            if !self.lopsided(s, l) {
+                let (a, b) = (self.entries(i), self.entries(j));
+                let mut keep = |part: usize, d| {
+                    if need[part] {
+                        parts[part].push(d);
+                    }
+                };
+                if self.is_clean(i) && self.is_clean(j) {
+                    merge(a, |_| false, b, |_| false, &mut keep);
+                } else {
+                    merge(a, self.skip(i), b, self.skip(j), &mut keep);
+                }
+                return;
+            }
+            // Look the short row's variables up in the long one; walk the long one only when
+            // its own part is needed (its variables are then all decided).
+            if need[ps] || need[2] {
+                for d in self.live(s) {
+                    let part = if self.find(l, d).is_some() { 2 } else { ps };
+                    if need[part] {
+                        parts[part].push(d);
+                    }
+                }
+            }
+            if need[pl] {
+                parts[pl].extend(self.live(l).filter(|&d| self.find(s, d).is_none()));
+            }
             return;
         }
         // One total row `t` and one ordinary row `o`: `o` splits by membership in `t`, and
         // `t \ o` is the rest of its bitset.
         let (t_part, o_part) = if self.is_total(i) { (0, 1) } else { (1, 0) };
         let o = if self.is_total(i) { j } else { i };
-        let row = self.row(o);
-        for &d in row {
+        for d in self.live(o) {
             parts[if self.in_total(d) { 2 } else { o_part }].push(d);
         }
-        let mut k = 0;
-        for_each_bit(&self.total_bits, |d| {
-            let d = d as u32;
-            while k < row.len() && row[k] < d {
-                k += 1;
-            }
-            if k == row.len() || row[k] != d {
-                parts[t_part].push(d);
-            }
-        });
+        if need[t_part] {
+            let mut row = self.live(o).peekable();
+            for_each_bit(&self.total_bits, |d| {
+                let d = d as u32;
+                while row.next_if(|&x| x < d).is_some() {}
+                if row.next_if_eq(&d).is_none() {
+                    parts[t_part].push(d);
+                }
+            });
+        }
     }
 
     fn pair(&mut self, i: usize, j: usize) -> Result<(), CspError> {
@@ -357,9 +639,10 @@ impl State {
         }
         // List the three parts first: assignments rewrite rows i and j.
         let mut parts = std::mem::take(&mut self.parts);
-        self.split(i, j, &mut parts);
+        let decisions = [only_i, only_j, both];
+        self.split(i, j, &mut parts, decisions.map(|d| d.is_some()));
         let sides = [Some(i), Some(j), None];
-        for ((part, decision), side) in parts.iter().zip([only_i, only_j, both]).zip(sides) {
+        for ((part, decision), side) in parts.iter().zip(decisions).zip(sides) {
             if let Some(val) = decision {
                 // The total row's part outside the other row holds the free variables too.
                 if side.is_some_and(|r| self.is_total(r)) {
@@ -378,7 +661,7 @@ impl State {
     fn run(&mut self) -> Result<(), CspError> {
         let mut nbuf = std::mem::take(&mut self.nbuf);
         loop {
-            let i = if let Some(i) = self.queue.pop() {
+            let i = if let Some(i) = self.queue.pop().or_else(|| self.long_queue.pop()) {
                 self.queued[i] = false;
                 i
             } else if let Some(t) = self.total_row.filter(|_| self.total_dirty) {
@@ -406,6 +689,22 @@ impl State {
 }
 
 pub(crate) fn run(csp: &BoolCsp) -> Result<Propagated, CspError> {
+    run_tuned(csp, TUNING)
+}
+
+fn run_tuned(csp: &BoolCsp, tuning: Tuning) -> Result<Propagated, CspError> {
+    if csp
+        .constraints
+        .iter()
+        .any(|c| c.vars.len() > tuning.short_row as usize)
+    {
+        run_with::<true>(csp, tuning)
+    } else {
+        run_with::<false>(csp, tuning)
+    }
+}
+
+fn run_with<const MARKS: bool>(csp: &BoolCsp, tuning: Tuning) -> Result<Propagated, CspError> {
     if csp.inconsistent {
         return Err(CspError::Inconsistent);
     }
@@ -472,9 +771,32 @@ pub(crate) fn run(csp: &BoolCsp) -> Result<Propagated, CspError> {
         count.push(t);
         total_row = Some(nord);
     }
-    let mut st = State {
+    // Rows only shrink, and short ones never keep gone entries: without a long row, no
+    // entry is ever marked.
+    let gone = if MARKS {
+        vec![0; cells.len().div_ceil(64)]
+    } else {
+        Vec::new()
+    };
+    let stored = if MARKS {
+        len[..nord].to_vec()
+    } else {
+        Vec::new()
+    };
+    let mut queue = Vec::with_capacity(nord);
+    let mut long_queue = Vec::new();
+    for r in (0..nord).rev() {
+        if len[r] > tuning.long_row {
+            long_queue.push(r);
+        } else {
+            queue.push(r);
+        }
+    }
+    let mut st = State::<MARKS> {
         start,
+        stored,
         cells,
+        gone,
         total_bits,
         len,
         count,
@@ -485,23 +807,20 @@ pub(crate) fn run(csp: &BoolCsp) -> Result<Propagated, CspError> {
         free_value: None,
         var_start,
         var_list,
-        queue: (0..nord).rev().collect(),
+        queue,
+        long_queue,
         queued: vec![true; nrows],
         total_dirty: total_row.is_some(),
         mark: vec![0; nrows],
         stamp: 0,
         parts: Default::default(),
         nbuf: Vec::new(),
+        tuning,
     };
     st.run()?;
     let rows = (0..nord)
         .filter(|&r| st.alive[r])
-        .map(|r| {
-            (
-                st.row(r).iter().map(|&d| orig[d as usize]).collect(),
-                st.count[r],
-            )
-        })
+        .map(|r| (st.live(r).map(|d| orig[d as usize]).collect(), st.count[r]))
         .collect();
     // Variables outside the ordinary constraints share the total row's verdict (none
     // without a total).
@@ -532,7 +851,139 @@ pub fn propagate(csp: &BoolCsp) -> Result<Vec<Option<bool>>, CspError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{for_each_bit, split_sorted};
+    use super::{TUNING, Tuning, for_each_bit, lopsided, merge, run_tuned};
+    use crate::{BoolCsp, CspError};
+    use proptest::prelude::*;
+
+    /// Representations forced to their extremes: every row waiting as a long one, marking
+    /// its leaving variables and compacted as soon as they outnumber the others, rows always
+    /// or never compared by lookup, short rows shifting.
+    const EXTREMES: [Tuning; 5] = [
+        TUNING,
+        Tuning {
+            long_row: 0,
+            short_row: 0,
+            slack: 0,
+            lookup: Some(true),
+        },
+        Tuning {
+            long_row: 1,
+            short_row: 0,
+            slack: 0,
+            lookup: Some(false),
+        },
+        Tuning {
+            long_row: 3,
+            short_row: 2,
+            slack: 1,
+            lookup: None,
+        },
+        Tuning {
+            long_row: 2,
+            short_row: 11,
+            slack: 0,
+            lookup: Some(true),
+        },
+    ];
+
+    /// Whether the pairwise rules would still decide something, or reduce a row, for two
+    /// rows of undecided variables (sorted) and their counts.
+    fn pair_rule_applies((a, ca): (&[usize], u32), (b, cb): (&[usize], u32)) -> bool {
+        let inter = a.iter().filter(|v| b.binary_search(v).is_ok()).count() as u32;
+        let (la, lb) = (a.len() as u32, b.len() as u32);
+        if inter == 0 {
+            return false;
+        }
+        if inter == la || inter == lb {
+            return true;
+        }
+        let (only_a, only_b) = (la - inter, lb - inter);
+        let xmin = ca.saturating_sub(only_a).max(cb.saturating_sub(only_b));
+        let xmax = inter.min(ca).min(cb);
+        xmin > xmax
+            || ca == xmin
+            || ca - xmax == only_a
+            || cb == xmin
+            || cb - xmax == only_b
+            || xmax == 0
+            || xmin == inter
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Whatever the thresholds, the decided values, the reduced rows and the total admit
+        /// exactly the solutions of the original problem (by enumerating every assignment),
+        /// and a contradiction is reported only for a problem without solutions.
+        #[test]
+        fn reduced_problem_has_the_same_solutions(
+            n in 1usize..=11,
+            hidden in prop::collection::vec(any::<bool>(), 11),
+            rows in prop::collection::vec(
+                (prop::collection::vec(prop::bool::weighted(0.5), 11), -1i32..=1, 0u8..4),
+                0..=7,
+            ),
+            total in prop::option::of(-1i32..=1),
+        ) {
+            let mut csp = BoolCsp::new(n);
+            for (mask, shift, dense) in &rows {
+                // Some rows cover nearly everything, so that short rows meet long ones.
+                let vars: Vec<usize> = (0..n).filter(|&v| mask[v] || *dense == 0).collect();
+                let trues = vars.iter().filter(|&&v| hidden[v]).count() as i32;
+                // Counts from the hidden assignment, now and then off by one.
+                let shift = if *dense == 1 { *shift } else { 0 };
+                let _ = csp.exactly(&vars, (trues + shift).max(0) as u32);
+            }
+            if let Some(shift) = total {
+                let trues = hidden[..n].iter().filter(|&&b| b).count() as i32;
+                csp.set_total((trues + shift).max(0) as u32);
+            }
+            let assignments: Vec<Vec<bool>> = (0u32..1 << n)
+                .map(|m| (0..n).map(|v| m >> v & 1 == 1).collect())
+                .collect();
+            let solutions = assignments.iter().filter(|a| csp.is_satisfied_by(a)).count();
+            for tuning in EXTREMES {
+                match run_tuned(&csp, tuning) {
+                    Err(e) => {
+                        prop_assert_eq!(e, CspError::Inconsistent);
+                        prop_assert_eq!(solutions, 0, "false contradiction with {:?}", tuning);
+                    }
+                    Ok(p) => {
+                        for a in &assignments {
+                            let reduced = p.values.iter().zip(a).all(|(v, x)| v.is_none_or(|v| v == *x))
+                                && p.rows.iter().all(|(vars, count)| {
+                                    vars.iter().filter(|&&v| a[v]).count() as u32 == *count
+                                })
+                                && csp.total().is_none_or(|t| a.iter().filter(|&&x| x).count() as u32 == t);
+                            prop_assert_eq!(
+                                reduced,
+                                csp.is_satisfied_by(a),
+                                "assignment {:?} with {:?}: {:?}",
+                                a,
+                                tuning,
+                                p
+                            );
+                        }
+                        for (r, (vars, count)) in p.rows.iter().enumerate() {
+                            prop_assert!(vars.windows(2).all(|w| w[0] < w[1]));
+                            prop_assert!(0 < *count && (*count as usize) < vars.len());
+                            prop_assert!(vars.iter().all(|&v| p.values[v].is_none()));
+                            // A fixpoint: no two rows left that the rules would act on.
+                            for (other, c) in &p.rows[r + 1..] {
+                                prop_assert!(
+                                    !pair_rule_applies((vars, *count), (other, *c)),
+                                    "rows {:?} and {:?} left with {:?}",
+                                    (vars, count),
+                                    (other, c),
+                                    tuning
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn bits_are_listed_across_words() {
@@ -544,9 +995,24 @@ mod tests {
     #[test]
     fn sorted_lists_split_into_differences_and_intersection() {
         let mut parts: [Vec<u32>; 3] = Default::default();
-        split_sorted(&[1, 4, 6, 9, 70], &[0, 4, 5, 9, 80, 81], &mut parts);
+        let (a, b) = ([1, 4, 6, 9, 70], [0, 3, 4, 5, 9, 80, 81]);
+        // Position 1 of `b` (3) has left its list.
+        merge(&a, |_| false, &b, |k| k == 1, |part, d| parts[part].push(d));
         assert_eq!(parts[0], [1, 6, 70]);
         assert_eq!(parts[1], [0, 5, 80, 81]);
         assert_eq!(parts[2], [4, 9]);
+    }
+
+    #[test]
+    fn binary_search_only_against_a_much_longer_list() {
+        // Short rows are always walked together.
+        assert!(!lopsided(8, 8));
+        assert!(!lopsided(1, 64));
+        assert!(!lopsided(0, 1));
+        assert!(lopsided(1, 65));
+        assert!(!lopsided(10, 65));
+        assert!(lopsided(2, 1000));
+        assert!(!lopsided(1000, 10_000));
+        assert!(lopsided(1, u32::MAX));
     }
 }

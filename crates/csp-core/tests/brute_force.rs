@@ -325,6 +325,68 @@ fn a_very_long_chain_is_counted_in_linear_time() {
     assert!(a.probabilities.iter().all(|&p| p == 0.5));
 }
 
+/// Propagation beside one long constraint must not take time quadratic in its length:
+/// - a chain of 900,001 variables, exactly one true in every three in a row, and exactly
+///   300,000 trues among all of them (so the chain's phase with a true at variable 0, which
+///   would have one more, is ruled out);
+/// - a chain of 900,000 variables, exactly one true in every two in a row, half of them
+///   true, and variable 0 true, which decides every variable;
+/// - the same chain with its 300,000 variables at multiples of three holding exactly as many
+///   trues as there are multiples of six (a constraint of which no link of the chain is a
+///   subset, so it stays as long as the chain is undecided).
+///
+/// Each is propagated well within a minute. (Shifting the long constraint's list at every
+/// removal, walking it for every short constraint it meets, or examining it again at every
+/// step of the chain took longer than that.)
+#[test]
+fn a_constraint_over_a_long_chain_propagates_in_linear_time() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let n = 900_001;
+        let mut triples = BoolCsp::new(n);
+        for i in 0..n - 2 {
+            triples.exactly(&[i, i + 1, i + 2], 1).unwrap();
+        }
+        triples
+            .exactly(&(0..n).collect::<Vec<_>>(), 300_000)
+            .unwrap();
+        let n = 900_000;
+        let mut pairs = BoolCsp::new(n);
+        let mut thirds = BoolCsp::new(n);
+        let multiples: Vec<usize> = (0..n).step_by(3).collect();
+        thirds.exactly(&multiples, n.div_ceil(6) as u32).unwrap();
+        for i in 0..n - 1 {
+            pairs.exactly(&[i, i + 1], 1).unwrap();
+            thirds.exactly(&[i, i + 1], 1).unwrap();
+        }
+        pairs.exactly(&(0..n).collect::<Vec<_>>(), 450_000).unwrap();
+        pairs.fix(0, true).unwrap();
+        thirds.fix(0, true).unwrap();
+        let _ = tx.send([propagate(&triples), propagate(&pairs), propagate(&thirds)]);
+    });
+    let [triples, pairs, thirds] = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("propagating beside a long constraint took over a minute");
+    assert!(
+        triples
+            .unwrap()
+            .iter()
+            .enumerate()
+            .all(|(v, x)| match v % 3 {
+                0 => *x == Some(false),
+                _ => x.is_none(),
+            })
+    );
+    for decided in [pairs.unwrap(), thirds.unwrap()] {
+        assert!(
+            decided
+                .iter()
+                .enumerate()
+                .all(|(v, x)| *x == Some(v % 2 == 0))
+        );
+    }
+}
+
 /// Combining many independent components whose numbers of trues vary takes time about
 /// quadratic in the width of their joint distribution, not cubic: 3000 components, each a pair of
 /// constraints on three variables (the middle one true, or the outer two), and 100 free
