@@ -34,7 +34,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::game::generate_moves;
+use crate::game::{generate_moves, merge_classes};
 use crate::{Bound, Evaluate, Keyed, MemoTable, Score, Stats};
 
 /// Fail-soft alpha-beta to `depth` plies, with the game's own move ordering and no memo.
@@ -114,9 +114,10 @@ pub struct Limits {
 impl Limits {
     /// The deepest iteration a search runs when [`Limits::depth`] is not set: more plies than
     /// any game of this workspace lasts (TwoFour's longest, 8190). A game searched to this
-    /// depth without an exact result has keys that collide or positions that repeat; the
-    /// search then ends with [`SearchResult::stopped`] set, where it would otherwise deepen
-    /// forever.
+    /// depth without an exact result has keys that collide, positions that repeat, or a
+    /// selective move generator ([`Game::is_selective`](crate::Game::is_selective)) under
+    /// every line; the search then ends with [`SearchResult::stopped`] set, where it would
+    /// otherwise deepen forever.
     pub const MAX_DEPTH: u32 = 10_000;
 
     /// Search to exactly `depth` plies.
@@ -324,10 +325,7 @@ pub struct Searcher<G: Keyed + Evaluate> {
 /// Largest history table (moves numbered beyond it share no history).
 const HISTORY_LIMIT: usize = 1 << 16;
 
-impl<G: Keyed + Evaluate> Searcher<G>
-where
-    G::Key: Default,
-{
+impl<G: Keyed + Evaluate> Searcher<G> {
     /// A searcher with the given options and the default [`Tuning`].
     #[must_use]
     pub fn new(config: SearchConfig) -> Self {
@@ -660,9 +658,13 @@ where
             memo_move.clone_from(&self.root_first);
         }
         let mut moves = std::mem::take(&mut self.move_stack[p]);
-        self.stats.merged_moves += generate_moves(game, &mut moves, self.config.merge_moves);
-        // Moves left out could change the value: nothing here is proven.
+        generate_moves(game, &mut moves, false);
+        // Moves left out could change the value: nothing here is proven. (Merging moves of
+        // one class leaves out nothing of value, so the game is asked before it.)
         let selective = game.is_selective(&moves);
+        if self.config.merge_moves {
+            self.stats.merged_moves += merge_classes(game, &mut moves);
+        }
         if moves.is_empty() {
             self.move_stack[p] = moves;
             self.hit_horizon |= selective;
@@ -1011,6 +1013,62 @@ mod tests {
         fn evaluate(&self) -> i32 {
             0
         }
+    }
+
+    /// Take one or two, each move generated twice (the copies one class); it calls itself
+    /// selective when it sees fewer than all of its moves.
+    struct TwinTake(u32);
+
+    impl Game for TwinTake {
+        type Move = (u32, u8);
+        fn generate_moves(&self, moves: &mut Vec<(u32, u8)>) {
+            for k in (1..=2).filter(|&k| k <= self.0) {
+                moves.extend([(k, 0), (k, 1)]);
+            }
+        }
+        fn play(&mut self, mv: &(u32, u8)) {
+            self.0 -= mv.0;
+        }
+        fn undo(&mut self, mv: &(u32, u8)) {
+            self.0 += mv.0;
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            (self.0 == 0).then_some(Outcome::Loss)
+        }
+        fn move_class(&self, mv: &(u32, u8)) -> Option<u64> {
+            Some(u64::from(mv.0))
+        }
+        fn is_selective(&self, moves: &[(u32, u8)]) -> bool {
+            moves.len() < 2 * self.0.min(2) as usize
+        }
+    }
+
+    impl Keyed for TwinTake {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.0
+        }
+    }
+
+    impl Evaluate for TwinTake {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// Merging the copies of a move leaves out nothing: the game is asked whether it is
+    /// selective about the moves it generated, not the merged ones, and the win is proven.
+    #[test]
+    fn merged_moves_do_not_make_a_generator_selective() {
+        let config = SearchConfig {
+            merge_moves: true,
+            ..SearchConfig::default()
+        };
+        let mut s = Searcher::<TwinTake>::new(config);
+        let r = s.search(&mut TwinTake(4), &Limits::depth(12));
+        assert!(r.stats.merged_moves > 0);
+        assert!(r.exact && r.score == Score::from_outcome(Outcome::Win, 3));
+        assert_eq!(r.depth, 4);
     }
 
     /// A pile of 4 is a win (take one), but a search shown only the taking of one finds a

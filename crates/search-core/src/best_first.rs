@@ -984,6 +984,13 @@ mod tests {
                 assert_eq!(up(best_kid.score), best);
                 let closed = all_closed || (best_kid.closed() && best.proven_outcome().is_some());
                 assert_eq!(h.closed(), closed, "seed {seed}");
+                // Of the best children, an exact one is chosen if there is one.
+                let exact_best = kids.iter().any(|k| up(k.score) == best && k.exact());
+                assert_eq!(best_kid.exact(), exact_best, "seed {seed}");
+                let win = best.proven_outcome() == Some(Outcome::Win);
+                let all_exact = kids.iter().all(Header::exact);
+                let exact = (exact_best && win) || (all_exact && !h.selective());
+                assert_eq!(h.exact(), exact, "seed {seed}");
             }
         }
     }

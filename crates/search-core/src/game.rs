@@ -108,8 +108,8 @@ pub trait Game {
         None
     }
 
-    /// Whether `moves`, just generated for this position, leave out legal moves that could
-    /// change its value: a selective generator (Gomoku's cut to the best few candidates,
+    /// Whether `moves`, just generated for this position (before any merging of moves of one
+    /// [`move_class`](Game::move_class)), leave out legal moves that could change its value: a selective generator (Gomoku's cut to the best few candidates,
     /// say). The [`Searcher`] then proves nothing under this position: its results there
     /// count as reaching the horizon, so they are not stored as holding at every depth and
     /// do not end iterative deepening as exact. [`BestFirst`] still closes such a node once
@@ -153,8 +153,9 @@ pub trait Game {
 /// kept for positions of another variant whose keys mean other positions (another board
 /// size, another rule) must forget its memo first ([`Solver::clear_memo`](crate::Solver::clear_memo)).
 pub trait Keyed: Game {
-    /// The key type: a packed integer for most games.
-    type Key: Copy + Eq + Ord + Hash + Debug;
+    /// The key type: a packed integer for most games. (`Default` fills the memo's empty
+    /// slots; any value will do, as the slots are marked empty apart from their key.)
+    type Key: Copy + Eq + Ord + Hash + Debug + Default;
 
     /// The key of the current position.
     fn key(&self) -> Self::Key;
@@ -173,8 +174,8 @@ pub trait Keyed: Game {
 pub trait Evaluate: Game {
     /// A heuristic value of a non-terminal position for the side to move.
     ///
-    /// It must lie strictly inside `-Score::MAX_HEURISTIC..=Score::MAX_HEURISTIC` so that it is
-    /// never mistaken for a proven result; searches clamp it there.
+    /// It must lie within `-Score::MAX_HEURISTIC..=Score::MAX_HEURISTIC` so that it is never
+    /// mistaken for a proven result; searches clamp it there.
     ///
     /// [`Score::MAX_HEURISTIC`]: crate::Score::MAX_HEURISTIC
     fn evaluate(&self) -> i32;
@@ -188,7 +189,13 @@ pub trait Evaluate: Game {
 pub fn generate_moves<G: Game + ?Sized>(game: &G, moves: &mut Vec<G::Move>, merge: bool) -> u64 {
     moves.clear();
     game.generate_moves(moves);
-    if !merge || moves.len() < 2 {
+    if merge { merge_classes(game, moves) } else { 0 }
+}
+
+/// Keeps the first move of each [`Game::move_class`] in `moves`; returns how many were
+/// dropped.
+pub(crate) fn merge_classes<G: Game + ?Sized>(game: &G, moves: &mut Vec<G::Move>) -> u64 {
+    if moves.len() < 2 {
         return 0;
     }
     let before = moves.len();

@@ -110,10 +110,7 @@ pub struct Solver<G: Keyed> {
     keys: Vec<G::Key>,
 }
 
-impl<G: Keyed> Solver<G>
-where
-    G::Key: Default,
-{
+impl<G: Keyed> Solver<G> {
     /// A solver with the given optimisations.
     #[must_use]
     pub fn new(config: SolverConfig) -> Self {

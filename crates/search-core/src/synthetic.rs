@@ -99,9 +99,9 @@ impl Game for RandomGame {
 
     fn generate_moves(&self, moves: &mut Vec<u64>) {
         let n = if self.bushy {
-            2 + self.hash(1) % self.max_moves
+            (self.hash(1) % self.max_moves).saturating_add(2)
         } else {
-            self.hash(1) % (self.max_moves + 1)
+            self.hash(1) % self.max_moves.saturating_add(1)
         };
         moves.extend((0..n).map(|k| mix(self.hash(2) ^ k) % self.width));
     }
