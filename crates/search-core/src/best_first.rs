@@ -586,8 +586,12 @@ impl<G: Evaluate> BestFirst<G> {
             for (k, c) in self.child_range(&h).enumerate() {
                 let ch = self.headers[c];
                 let v = up(ch.score);
-                // Of equal values, an exact one: the value is then proven, with its move.
-                if v > best || (v == best && ch.exact() && !best_exact) {
+                // A proven win before anything else, even a quicker win through moves left
+                // out; then the higher value; of equal values, an exact one: the value is
+                // then proven, with its move.
+                let sure = |v: Score, exact| exact && v.proven_outcome() == Some(Outcome::Win);
+                let (key, best_key) = ((sure(v, ch.exact()), v), (sure(best, best_exact), best));
+                if key > best_key || (key == best_key && ch.exact() && !best_exact) {
                     best = v;
                     best_offset = k;
                     best_exact = ch.exact();
@@ -597,9 +601,8 @@ impl<G: Evaluate> BestFirst<G> {
             }
             let best_child = self.headers[h.first_child as usize + best_offset];
             let closed = all_closed || (best_child.closed() && best.proven_outcome().is_some());
-            // A win needs one winning move, the best one (a quicker win through moves left
-            // out proves nothing, not even the slower proven one's distance); any other
-            // outcome needs every move, so none may have been left out.
+            // A win needs one winning move, the best one (a proven win whenever there is
+            // one); any other outcome needs every move, so none may have been left out.
             let exact = (best_exact && best.proven_outcome() == Some(Outcome::Win))
                 || (all_exact && !h.selective());
             let new_best = best_offset as u16 | Header::flags(closed, exact);
@@ -898,8 +901,8 @@ mod tests {
         }
     }
 
-    /// A win counts as proven only when the best child's is: a quicker win through moves
-    /// left out would otherwise lend its distance (and its move) to a slower proven one.
+    /// A proven win is preferred to a quicker one through moves left out (which may not be
+    /// a win at all): the root takes the proven win's distance and move, and is exact.
     #[test]
     fn a_win_is_proven_by_the_best_child_alone() {
         let (quick, slow) = (Score::loss_in(2).0, Score::loss_in(4).0);
@@ -917,9 +920,14 @@ mod tests {
                 Score(root.score),
             )
         };
-        // The quick win is unproven: closed, the quick win's score and move, not exact.
+        // The quick win is unproven: the slow proven one is taken, exact.
         assert_eq!(
             run([(quick, false), (slow, true)]),
+            (true, true, Some(1), Score::win_in(5))
+        );
+        // Neither proven: the quick one, not exact.
+        assert_eq!(
+            run([(quick, false), (slow, false)]),
             (true, false, Some(0), Score::win_in(3))
         );
         // Both proven: exact, the quick one.
@@ -977,7 +985,10 @@ mod tests {
             assert!(r.stats.nodes > 0);
             for h in bf.headers.iter().filter(|h| h.count() > 0) {
                 let kids: Vec<Header> = bf.child_range(h).map(|c| bf.headers[c]).collect();
-                let best = kids.iter().map(|k| up(k.score)).max().unwrap();
+                // The best value, a proven win before any other.
+                let sure =
+                    |k: &Header| k.exact() && up(k.score).proven_outcome() == Some(Outcome::Win);
+                let best = kids.iter().map(|k| (sure(k), up(k.score))).max().unwrap().1;
                 assert_eq!(Score(h.score), best, "seed {seed}");
                 let all_closed = kids.iter().all(Header::closed);
                 let best_kid = kids[h.best_offset().unwrap() as usize];
@@ -986,6 +997,7 @@ mod tests {
                 assert_eq!(h.closed(), closed, "seed {seed}");
                 // Of the best children, an exact one is chosen if there is one.
                 let exact_best = kids.iter().any(|k| up(k.score) == best && k.exact());
+                assert!(!kids.iter().any(sure) || sure(&best_kid), "seed {seed}");
                 assert_eq!(best_kid.exact(), exact_best, "seed {seed}");
                 let win = best.proven_outcome() == Some(Outcome::Win);
                 let all_exact = kids.iter().all(Header::exact);
