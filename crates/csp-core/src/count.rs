@@ -91,11 +91,11 @@ impl Dist {
             .unwrap_or(&ZERO)
     }
 
-    /// `Σ_k self[k] · other[k + shift]`, with `tmp` as scratch.
-    fn dot_shifted(&self, other: &Dist, shift: usize, tmp: &mut BigUint) -> BigUint {
+    /// `Σ_k self[k] · y(k)`, with `tmp` as scratch.
+    fn dot<'a>(&self, y: impl Fn(usize) -> &'a BigUint, tmp: &mut BigUint) -> BigUint {
         let mut acc = BigUint::zero();
         for (i, x) in self.vals.iter().enumerate() {
-            let y = other.get(self.off + i + shift);
+            let y = y(self.off + i);
             if !x.is_zero() && !y.is_zero() {
                 x.mul_into(y, tmp);
                 acc.add_assign(tmp);
@@ -216,7 +216,7 @@ pub(crate) fn tails(comps: &[Dist], f: &FreeWeight) -> Vec<Dist> {
     for c in (0..k).rev() {
         let (w, next) = (&comps[c], &tails[c + 1]);
         let vals = (lo[c]..=hi[c])
-            .map(|s| w.dot_shifted(next, s, &mut tmp))
+            .map(|s| w.dot(|k| next.get(k + s), &mut tmp))
             .collect();
         tails[c] = Dist { off: lo[c], vals };
     }
@@ -718,20 +718,6 @@ fn count_components(
     Ok(Counted { comps, marg, stats })
 }
 
-/// `Σ_k G[k] · F(k)`.
-fn weigh(g: &Dist, f: &FreeWeight) -> BigUint {
-    let mut total = BigUint::zero();
-    let mut tmp = BigUint::zero();
-    for (i, x) in g.vals.iter().enumerate() {
-        let y = f.get(g.off + i);
-        if !x.is_zero() && !y.is_zero() {
-            x.mul_into(y, &mut tmp);
-            total.add_assign(&tmp);
-        }
-    }
-    total
-}
-
 /// Exact analysis: number of solutions, per-variable probabilities and forced values.
 ///
 /// Runs [`propagate`](crate::propagate) first, then enumerates each independent component
@@ -770,7 +756,7 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
         let after = &tails[ci + 1];
         // R[m] = Σ_s prefix[s] · after[s + m]: the completions of m trues in this component.
         let r: Vec<BigUint> = (0..w.vals.len())
-            .map(|i| prefix.dot_shifted(after, w.off + i, &mut tmp))
+            .map(|i| prefix.dot(|k| after.get(k + w.off + i), &mut tmp))
             .collect();
         for (b, vars) in comp.boxes.iter().enumerate() {
             let mut numer = BigUint::zero();
@@ -815,7 +801,7 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
                         all.off,
                         all.max_index(),
                     );
-                    weigh(all, &g)
+                    all.dot(|k| g.get(k), &mut BigUint::zero())
                 };
                 let fv = if numer.is_zero() {
                     Some(false)
@@ -859,7 +845,7 @@ pub fn count(csp: &BoolCsp, budget: &Budget) -> Result<BigUint, CspError> {
         all.off,
         all.max_index(),
     );
-    let solutions = weigh(&all, &f);
+    let solutions = all.dot(|k| f.get(k), &mut BigUint::zero());
     if solutions.is_zero() {
         return Err(CspError::Inconsistent);
     }
