@@ -59,7 +59,8 @@ pub enum ParseErrorKind {
     },
     /// The input ends early.
     #[error(
-        "the input ends after {found} of the {expected} numbers it announces ({games} games of {piles} piles)"
+        "the input ends after {found} of the {expected} numbers it announces ({} of {piles} piles)",
+        games_count(*.games)
     )]
     Missing {
         /// Numbers expected after `N G`.
@@ -75,7 +76,7 @@ pub enum ParseErrorKind {
     #[error("the input ends after N; it must start with `N G`")]
     MissingGameCount,
     /// Input after the last game.
-    #[error("unexpected `{token}` after the last of the {games} games")]
+    #[error("unexpected `{token}` after the {} announced", games_count(*.games))]
     Extra {
         /// The first extra token.
         token: String,
@@ -94,8 +95,16 @@ pub struct ParseError {
     pub kind: ParseErrorKind,
 }
 
+/// The lines of a text, ended by LF, CR LF or a lone CR (old Mac files), numbered from 0.
+type Lines<'a> = std::iter::Enumerate<Box<dyn Iterator<Item = &'a str> + 'a>>;
+
+/// "1 game", "2 games".
+fn games_count(n: u64) -> String {
+    format!("{n} game{}", if n == 1 { "" } else { "s" })
+}
+
 struct Tokens<'a> {
-    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    lines: Lines<'a>,
     current: Option<(usize, std::str::SplitWhitespace<'a>)>,
     last_line: usize,
 }
@@ -103,7 +112,9 @@ struct Tokens<'a> {
 impl<'a> Tokens<'a> {
     fn new(text: &'a str) -> Self {
         Tokens {
-            lines: text.lines().enumerate(),
+            lines: (Box::new(text.lines().flat_map(|l| l.split('\r')))
+                as Box<dyn Iterator<Item = &'a str>>)
+                .enumerate(),
             current: None,
             last_line: 1,
         }
@@ -314,7 +325,7 @@ mod tests {
         );
         assert_eq!(
             err("3 1\n2 2 2 x"),
-            "line 2: unexpected `x` after the last of the 1 games"
+            "line 2: unexpected `x` after the 1 game announced"
         );
         // A byte-order mark is not a token.
         assert_eq!(parse("\u{feff}3 1\n2 2 2\n").unwrap().games.len(), 1);
@@ -344,7 +355,7 @@ mod tests {
         );
         assert_eq!(
             err("3 1\n2 2 2\n\n9\n"),
-            "line 4: unexpected `9` after the last of the 1 games"
+            "line 4: unexpected `9` after the 1 game announced"
         );
         assert_eq!(
             err("3 1\n2 2 99999999999999999999999"),
@@ -354,6 +365,29 @@ mod tests {
             parse_bytes(b"3 1\n2 2 \xff").unwrap_err().to_string(),
             "line 2: the input is not text (invalid UTF-8)"
         );
+        assert_eq!(
+            err("4096 1\n"),
+            "line 1: N = 4096 piles is outside the supported range 3..=4095"
+        );
+        assert_eq!(
+            err("3 1\n"),
+            "line 1: the input ends after 0 of the 3 numbers it announces (1 game of 3 piles)"
+        );
+    }
+
+    /// Lines end with LF, CR LF or a lone CR alike, and errors name the right one.
+    #[test]
+    fn every_line_ending_counts_lines() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let text = ["3 2", "2 2 2", "2 2 7", ""].join(eol);
+            assert_eq!(
+                err(&text),
+                "line 3: game 2: pile 3 holds 7 balls; a pile holds 0 to 4",
+                "{eol:?}"
+            );
+            let good = ["3 2", "2 2 2", "1 2 3", ""].join(eol);
+            assert_eq!(parse(&good).unwrap().games.len(), 2, "{eol:?}");
+        }
     }
 
     #[test]
