@@ -155,6 +155,7 @@ impl P<'_> {
                 self.depth += 1;
                 self.i += 1;
                 let mut kv = Vec::new();
+                let mut keys = std::collections::HashSet::new();
                 self.ws();
                 if self.s.get(self.i) == Some(&b'}') {
                     self.i += 1;
@@ -168,7 +169,17 @@ impl P<'_> {
                     }
                     let at = self.i;
                     let k = self.string()?;
-                    if kv.iter().any(|(seen, _)| *seen == k) {
+                    // A set once the object is past a handful of keys: a list scan per key
+                    // would make a line of many keys quadratic.
+                    let twice = if kv.len() < 16 {
+                        kv.iter().any(|(seen, _)| *seen == k)
+                    } else {
+                        if keys.is_empty() {
+                            keys.extend(kv.iter().map(|(seen, _)| seen.clone()));
+                        }
+                        !keys.insert(k.clone())
+                    };
+                    if twice {
                         self.i = at;
                         return self.err(format!("the key {k:?} appears twice in one object"));
                     }
@@ -386,6 +397,28 @@ pub(crate) fn parse(line: &str) -> Result<Json, JsonError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Keys are checked once each: a duplicate past the first handful of keys is found, and
+    /// a line of 400,000 keys is read in linear time (a list scan per key took minutes).
+    #[test]
+    fn many_keys_are_checked_in_linear_time() {
+        let keys = |n: usize| (0..n).map(|k| format!("\"k{k}\":0")).collect::<Vec<_>>();
+        for n in [3, 16, 17, 40] {
+            let mut line = keys(n);
+            line.push("\"k2\":1".into());
+            let e = parse(&format!("{{{}}}", line.join(","))).unwrap_err();
+            assert!(
+                e.to_string().contains("the key \"k2\" appears twice"),
+                "{n}: {e}"
+            );
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(parse(&format!("{{{}}}", keys(400_000).join(","))).is_ok());
+        });
+        let read = rx.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(read, Ok(true), "400,000 keys not read within a minute");
+    }
 
     #[test]
     fn parses_and_reports() {

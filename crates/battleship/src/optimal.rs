@@ -319,7 +319,10 @@ pub(crate) fn answer(
     cell: usize,
     feedback: Feedback,
 ) -> (Shot, bool) {
-    let m = 1u128 << cell;
+    // A cell off the board (nothing there) is a certain miss.
+    let m = 1u128
+        .checked_shl(cell.try_into().unwrap_or(u32::MAX))
+        .unwrap_or(0);
     let Some((k, ship)) = fleet.clone().enumerate().find(|&(_, c)| c & m != 0) else {
         return (Shot::Miss, false);
     };

@@ -18,7 +18,7 @@ use crate::optimal;
 use crate::rules::{Geometry, cells_of};
 
 mod article;
-pub use article::{ArticleSampler, ArticleShooter, article_layout};
+pub use article::{ArticleSampler, ArticleShooter, MAX_DRAW_NODES, article_layout};
 
 /// One decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -736,13 +736,17 @@ fn answer_to(view: &View, fleet: &[u128], cell: usize, known: u128) -> crate::Sh
 
 /// Expected hits of the best second shot after a shot at `cell`, per drawn fleet: for every
 /// answer the shot can get, the largest number of drawn fleets (of those giving it) covering
-/// one unknown cell, summed over answers and divided by the number of fleets.
+/// one unknown cell, summed over answers and divided by the number of fleets. A cell off the
+/// board is a certain miss.
 pub fn second_shot_value(view: &View, fleets: &[Vec<u128>], cell: usize) -> f64 {
     if fleets.is_empty() {
         return 0.0;
     }
     let known = view.hits() | view.sunk_cells();
-    let open = view.unknown() & !(1u128 << cell);
+    let m = 1u128
+        .checked_shl(cell.try_into().unwrap_or(u32::MAX))
+        .unwrap_or(0);
+    let open = view.unknown() & !m;
     let cells = view.geometry().rules().cells();
     // Per answer, how many fleets giving it cover each cell; answers are few (a handful, or
     // under sunk-reveals-cells one per revealed placement), so a list beats hashing.
@@ -997,6 +1001,11 @@ mod tests {
         // Corner: the two hits share cell 3, the miss has a cell of its own.
         assert!((second_shot_value(&view, &fleets, 0) - 1.0).abs() < 1e-12);
         assert_eq!(second_shot_value(&view, &[], 0), 0.0);
+        // Off the board: a certain miss, after which the best cell (3, say) holds a ship in
+        // two of the three fleets.
+        for off in [9, 127, 128, usize::MAX] {
+            assert!((second_shot_value(&view, &fleets, off) - 2.0 / 3.0).abs() < 1e-12);
+        }
     }
 
     #[test]

@@ -73,7 +73,19 @@ pub struct ArticleSampler<'a> {
     /// `(layout, ships left)` states without completion; the ships left are a canonical
     /// mask (the lowest bits of each length's group), since ships of one length are alike.
     dead: std::collections::HashSet<(u128, u32)>,
+    /// Placements tried by the current draw.
+    nodes: u64,
+    /// Whether a draw ran out of [`MAX_DRAW_NODES`]: the position is then given up.
+    gave_up: bool,
 }
+
+/// Placements one draw may try before the sampler gives up on the position (a crowded
+/// board whose ships cannot all avoid sharing an edge can have astronomically many partial
+/// layouts, none of them completable).
+pub const MAX_DRAW_NODES: u64 = 1_000_000;
+
+/// Dead ends remembered at most (about 32 MiB); past it the memory starts afresh.
+const MAX_DEAD: usize = 1 << 20;
 
 impl<'a> ArticleSampler<'a> {
     /// A sampler of layouts of ships `lengths` avoiding `blocked`. Dead ends are remembered
@@ -99,15 +111,20 @@ impl<'a> ArticleSampler<'a> {
             known,
             blocked,
             dead: std::collections::HashSet::new(),
+            nodes: 0,
+            gave_up: false,
         }
     }
 
     /// One layout (the union of the ships' cells), or `None` when no layout exists (none
-    /// does with a length that is none of the rules' ships).
+    /// does with a length that is none of the rules' ships), or when a draw tried
+    /// [`MAX_DRAW_NODES`] placements without finding one: the sampler then gives up on the
+    /// position, and every later draw is `None` too.
     pub fn sample(&mut self, rng: &mut dyn Rng) -> Option<u128> {
-        if !self.known {
+        if !self.known || self.gave_up {
             return None;
         }
+        self.nodes = 0;
         let n = self.lengths.len();
         let mut order: Vec<usize> = (0..n).collect();
         for i in (1..n).rev() {
@@ -133,6 +150,11 @@ impl<'a> ArticleSampler<'a> {
     ) -> Option<u128> {
         if k == order.len() {
             return Some(layout);
+        }
+        self.nodes += 1;
+        if self.nodes > MAX_DRAW_NODES {
+            self.gave_up = true;
+            return None;
         }
         // The last ship fails or not by one pass over its positions: as quick as a lookup.
         let remember = left != 0 && k + 1 < order.len();
@@ -164,8 +186,15 @@ impl<'a> ArticleSampler<'a> {
             if let Some(l) = self.place(order, k + 1, layout | c, rest, rng) {
                 return Some(l);
             }
+            if self.gave_up {
+                // Not a dead end: the search stopped below.
+                return None;
+            }
         }
         if remember {
+            if self.dead.len() >= MAX_DEAD {
+                self.dead.clear();
+            }
             self.dead.insert((layout, left));
         }
         None
@@ -384,5 +413,27 @@ mod tests {
         assert_eq!(l.count_ones(), 34);
         assert_eq!(l & neighbours4(&geo, l), 0, "no two ships share an edge");
         assert!(many.dead.is_empty());
+    }
+
+    /// 32 ships of 4 tile a 16x8 board only by sharing edges, which the sampler forbids: no
+    /// layout exists, among more partial layouts than any search can visit. The sampler
+    /// gives up after its budget of placements, and then at once.
+    #[test]
+    fn an_impossible_crowded_position_is_given_up() {
+        let geo = Geometry::new(&Rules::with_lengths(16, 8, &[4; 32])).unwrap();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut sampler = ArticleSampler::new(&geo, &[4; 32], 0);
+        assert_eq!(sampler.sample(&mut rng), None);
+        assert!(sampler.gave_up);
+        assert_eq!(sampler.nodes, MAX_DRAW_NODES + 1);
+        // Given up: the next draw searches nothing.
+        assert_eq!(sampler.sample(&mut rng), None);
+        assert_eq!(sampler.nodes, MAX_DRAW_NODES + 1);
+        // The shooter still fires, at an unknown cell.
+        let view = View::new(geo.clone());
+        let d = ArticleShooter { samples: 3 }
+            .choose(&view, &mut rng)
+            .unwrap();
+        assert!(d.cell < 128);
     }
 }
