@@ -47,7 +47,8 @@
 //!   uniformly among their jointly consistent values. Re-placing a single variable uniformly
 //!   already leaves the uniform distribution invariant, but cannot make two variables swap
 //!   the required elements they cover; pair moves can. The chain's estimates carry the usual
-//!   Monte Carlo error and correlation between successive sweeps.
+//!   Monte Carlo error and correlation between successive sweeps, and they are right in the
+//!   limit only where pair moves connect the solutions (see [`PlacementChain`]).
 //! - [`analyze_placements_naive`]: a plain enumeration of every assignment, the reference for
 //!   tests and benchmarks.
 //!
@@ -1203,10 +1204,12 @@ fn pick_weighted(weights: &[(usize, u32, u128)], total: u128, rng: &mut impl Rng
 
 /// Draws one solution exactly uniformly: the value of variable 0 is drawn with probability
 /// proportional to its number of completions, fixed, the problem recounted, and so on.
-/// Costs one exact analysis per variable (each smaller than the last).
+/// Costs one exact analysis per variable (each smaller than the last), each with the whole
+/// `budget`: up to `budget.max_nodes` nodes per variable in all.
 ///
 /// # Errors
-/// As [`analyze_placements`]; [`CspError::Inconsistent`] when there is no solution.
+/// As [`analyze_placements`] (for any of the analyses); [`CspError::Inconsistent`] when
+/// there is no solution.
 pub fn sample_placements(
     csp: &PlacementCsp,
     budget: &Budget,
@@ -1250,8 +1253,16 @@ pub fn sample_placements(
 /// uniform: each step re-places a pair of variables uniformly among the value pairs
 /// consistent with every other variable and with the required elements (a Gibbs update on the
 /// pair). It is the fallback when [`analyze_placements`] exceeds its budget: estimates are
-/// unbiased in the limit but correlated from sweep to sweep, and a chain can in principle mix
-/// slowly when three or more variables must move at once to reach another solution.
+/// correlated from sweep to sweep, and they converge to the exact ones only when pair moves
+/// connect every solution to every other. Where three or more variables must move at once,
+/// the chain never leaves the solutions it can reach. Three straight trominoes that must
+/// cover a 3x3 board, say: from three horizontal ones, no single or pair move can turn any
+/// vertical (the third piece holds a row it would cross), so the chain reports probability 0
+/// for every vertical placement, where the exact answer is 1/2 for each piece's direction;
+/// in Battleship, a 2x5 block of hits walled in by misses holding a 5, a 3 and a 2 cannot
+/// trade the 5's row without moving all three. (Exact counting usually fits its budget in
+/// such small, tight positions; a block move redrawing three or more variables exactly
+/// would remove the limit.)
 #[derive(Debug, Clone)]
 pub struct PlacementChain {
     p: PlacementCsp,
