@@ -663,3 +663,40 @@ fn the_chain_starts_from_a_solution_within_the_budget() {
         Err(CspError::BudgetExceeded { max_nodes: 2, .. })
     ));
 }
+
+/// The limit of pair moves the chain's docs describe: three straight trominoes covering a
+/// 3x3 board lie all horizontal or all vertical (half of the solutions each, exactly), but
+/// no single or pair move turns a piece, so the chain stays in the direction it started in.
+#[test]
+fn the_pair_chain_keeps_three_trominoes_in_their_direction() {
+    let grid = Grid::new(3, 3).unwrap();
+    let domain = || {
+        vec![
+            grid.translates(&[(0, 0), (1, 0), (2, 0)]).unwrap(),
+            grid.translates(&[(0, 0), (0, 1), (0, 2)]).unwrap(),
+        ]
+    };
+    let mut csp = PlacementCsp::new(9).unwrap();
+    for _ in 0..3 {
+        csp.add_var(domain()).unwrap();
+    }
+    csp.require(grid.all()).unwrap();
+    let exact = analyze_placements(&csp, &Budget::default()).unwrap();
+    assert_eq!(exact.solutions, 12);
+    let mut seen = [false; 2];
+    for seed in 0..20 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut chain = PlacementChain::new(&csp, &Budget::default(), &mut rng).unwrap();
+        let direction = chain.state()[0].family;
+        seen[direction] = true;
+        for _ in 0..50 {
+            chain.sweep(&mut rng);
+            assert!(
+                chain.state().iter().all(|v| v.family == direction),
+                "seed {seed}"
+            );
+        }
+    }
+    // Both directions are reachable as starting points, never from each other.
+    assert_eq!(seen, [true, true]);
+}
