@@ -2,8 +2,9 @@
 //!
 //! `probabilities`, `decide` and `analyse` must never panic (errors are fine). When the
 //! probabilities are computed, every unrevealed cell has a finite probability in [0, 1] and
-//! every revealed cell none; a cell the solver calls safe has probability 0, and a guess is a
-//! cell the player may click (hidden or flagged, not a known mine). `analyse` agrees with the
+//! every revealed cell none; the cells the solver calls safe are exactly those of probability
+//! 0 (a guess only when there is none), and a guess is a cell the player may click (hidden or
+//! flagged, not a known mine). `analyse` agrees with the
 //! other two, and with a tiny budget (the fallback's estimates) keeps the same shape and makes
 //! the fallback's move. Positions are kept small and the search budget low, so that each run
 //! stays fast.
@@ -81,9 +82,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let prob = |c: usize| probabilities.as_ref().and_then(|p| p.mine[c]);
+    // The cells certainly safe, by the exact probabilities (an exact 0 is a forced value:
+    // with at most 400 cells no ratio of counts rounds to 0).
+    let certain: Vec<usize> = (0..cells.len()).filter(|&c| prob(c) == Some(0.0)).collect();
     match decision {
         Decision::Safe(safe) => {
             assert!(!safe.is_empty());
+            for c in &certain {
+                assert!(safe.contains(c), "certainly safe cell {c} not revealed");
+            }
             for c in safe {
                 assert!(
                     matches!(cells[c], CellView::Hidden | CellView::Flagged),
@@ -100,6 +107,7 @@ fuzz_target!(|data: &[u8]| {
             mine_probability,
             ..
         } => {
+            assert!(certain.is_empty(), "a guess beside safe cells {certain:?}");
             assert!(
                 matches!(cells[cell], CellView::Hidden | CellView::Flagged),
                 "guess {cell} is {:?}",

@@ -5,7 +5,7 @@
 //! the exact solver and records, for cells that propagation leaves undecided, the neighbourhood
 //! as the model sees it and the exact mine probability. [`train`] fits a one-hidden-layer network
 //! to those probabilities (cross-entropy against the soft targets, plain SGD, seeded), and
-//! [`calibrate`] measures on other games how far the model is from the exact probabilities,
+//! [`calibration`] measures on other games how far the model is from the exact probabilities,
 //! next to the simple local estimate it replaces ([`local_estimates`]).
 //!
 //! What the model sees of a cell: each of the 24 other cells of its 5x5 neighbourhood as one of
@@ -103,7 +103,8 @@ pub struct Sample {
     pub density: f32,
     /// The exact mine probability (the teacher's answer).
     pub target: f32,
-    /// The simple local estimate of the same cell, for comparison.
+    /// The simple local estimate of the same cell: an input of the model, and the estimate
+    /// it is compared with.
     pub local: f32,
 }
 
@@ -679,7 +680,8 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
             let s = &samples[i];
             let t = &sym[rng.random_range(0..8usize)];
             for (slot, &cat) in s.features.iter().enumerate() {
-                features[t[slot]] = cat;
+                // As the model reads a category (a hand-made sample may hold any byte).
+                features[t[slot]] = cat.min(CATEGORIES as u8 - 1);
             }
             let lr = config.learning_rate * (1.0 - 0.9 * step / steps);
             step += 1.0;
@@ -941,6 +943,28 @@ mod tests {
         let want = 1.0 / (1.0 + (-0.65f32).exp());
         let got = m.predict(&f, 0.2, 0.3);
         assert!((got - want).abs() < 1e-6, "{got} against {want}");
+    }
+
+    /// A hand-made sample may hold any byte as a category: training reads it as the model
+    /// does (the last category), instead of indexing past its row or into another slot's.
+    #[test]
+    fn training_reads_out_of_range_categories_as_the_last() {
+        let sample = |cat: u8, target| Sample {
+            features: [cat; NEIGHBOURHOOD],
+            density: 0.1,
+            target,
+            local: 0.1,
+        };
+        let config = TrainConfig {
+            epochs: 3,
+            ..TrainConfig::default()
+        };
+        let last = (CATEGORIES - 1) as u8;
+        for wild in [CATEGORIES as u8, 13, 255] {
+            let odd = [sample(wild, 0.5), sample(UNDECIDED, 0.2)];
+            let clamped = [sample(last, 0.5), sample(UNDECIDED, 0.2)];
+            assert_eq!(train(&odd, &config), train(&clamped, &config), "{wild}");
+        }
     }
 
     #[test]

@@ -41,15 +41,14 @@ fn at(line: usize, column: Option<usize>, error: TextError) -> FormatError {
 pub fn read(input: &str) -> Result<Position, FormatError> {
     // A UTF-8 byte-order mark, as some editors write, is not part of the header.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
-    let mut lines: Vec<&str> = input.split('\n').map(str::trim_end).collect();
-    while lines.last().is_some_and(|l| l.is_empty()) {
-        lines.pop();
-    }
-    let Some((header, rows)) = lines.split_first() else {
+    // Read line by line: a padded input costs no list of its lines.
+    let mut lines = input.split('\n').map(str::trim_end);
+    let header = lines.next().unwrap_or_default();
+    if header.is_empty() && blank_after(&lines) {
         return Err(at(1, None, TextError::Empty));
-    };
+    }
     let (width, height, mines) = parse_dims(header.trim_start())
-        .ok_or_else(|| at(1, None, TextError::BadHeader(header.to_string())))?;
+        .ok_or_else(|| at(1, None, TextError::BadHeader(shorten(header))))?;
     check_size(width, height).map_err(|_| at(1, None, TextError::BadSize { width, height }))?;
     let count = width * height;
     if mines >= count {
@@ -62,19 +61,21 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
             },
         ));
     }
-    if rows.len() < height {
-        return Err(at(
-            rows.len() + 2,
-            None,
-            TextError::MissingRows {
-                expected: height,
-                found: rows.len(),
-            },
-        ));
-    }
     let mut cells = Vec::with_capacity(count);
-    for (y, row) in rows.iter().take(height).enumerate() {
+    for y in 0..height {
         let line = y + 2;
+        let row = lines.next().unwrap_or_default();
+        // Blank lines at the end are no rows.
+        if row.is_empty() && blank_after(&lines) {
+            return Err(at(
+                line,
+                None,
+                TextError::MissingRows {
+                    expected: height,
+                    found: y,
+                },
+            ));
+        }
         let found = row.chars().count();
         if found != width {
             return Err(at(
@@ -92,9 +93,8 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
             cells.push(view);
         }
     }
-    // The rows are right; past them, the first line with something on it is extra (the
-    // blank lines at the end were dropped above).
-    if let Some(extra) = rows[height..].iter().position(|r| !r.trim().is_empty()) {
+    // The rows are right; past them, the first line with something on it is extra.
+    if let Some(extra) = lines.position(|r| !r.trim().is_empty()) {
         return Err(at(
             height + 2 + extra,
             None,
@@ -111,6 +111,19 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
         None => at(1, None, problem.into()),
     })?;
     Ok(Position::from_parts(Arc::new(grid), mines, cells))
+}
+
+/// Whether every line left is blank.
+fn blank_after<'a>(rest: &(impl Iterator<Item = &'a str> + Clone)) -> bool {
+    rest.clone().all(str::is_empty)
+}
+
+/// A header for an error message: at most 40 characters of it, with `...` for the rest.
+fn shorten(header: &str) -> String {
+    match header.char_indices().nth(40) {
+        Some((end, _)) => format!("{}...", &header[..end]),
+        None => header.to_string(),
+    }
 }
 
 /// Writes a position: the `WxHxM` header and one line per row, each ending with `\n`.
@@ -144,6 +157,22 @@ mod tests {
         assert_eq!(write(&p), "4x3x2\n01HH\n02FH\n01HM\n");
         assert_eq!(read(&write(&p)).unwrap(), p);
         assert_eq!(read(&format!("\u{feff}{s}")).unwrap(), p);
+    }
+
+    /// A long first line is quoted in part; blank lines after the board cost no list.
+    #[test]
+    fn long_headers_are_shortened_and_padding_is_read() {
+        let header = "9".repeat(100_000);
+        assert_eq!(
+            err(&format!("{header}\nHHH\n")),
+            format!(
+                "line 1: bad header `{}...`: expected `WxHxM` (width, height, mines) such as `30x16x99`",
+                "9".repeat(40)
+            )
+        );
+        let padded = format!("3x1x1\nHH1\n{}", "\n".repeat(1_000_000));
+        assert_eq!(read(&padded).unwrap().mines(), 1);
+        assert_eq!(err("é".repeat(41).as_str()).matches('é').count(), 40);
     }
 
     #[test]
