@@ -564,8 +564,6 @@ mod tests {
         );
     }
 
-    /// Boards are written as they are read, and a first click off the board is refused with
-    /// the line it would have been on.
     /// Keys are checked once each: a duplicate past the first handful of keys is found, and
     /// a line of 400,000 keys is read in linear time (a list scan per key took minutes).
     #[test]
@@ -592,6 +590,8 @@ mod tests {
         assert_eq!(read, Ok(Ok(1)), "400,000 keys not read within a minute");
     }
 
+    /// Boards are written as they are read, and a first click off the board is refused with
+    /// the line it would have been on.
     #[test]
     fn written_boards_read_back() {
         let specs = vec![

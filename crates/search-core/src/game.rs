@@ -109,14 +109,15 @@ pub trait Game {
     }
 
     /// Whether `moves`, just generated for this position (before any merging of moves of one
-    /// [`move_class`](Game::move_class)), leave out legal moves that could change its value: a selective generator (Gomoku's cut to the best few candidates,
-    /// say). The [`Searcher`] then proves nothing under this position: its results there
-    /// count as reaching the horizon, so they are not stored as holding at every depth and
-    /// do not end iterative deepening as exact. [`BestFirst`] still closes such a node once
-    /// its kept moves are decided, but calls its value exact only for a win found among
-    /// them. The exact [`Solver`], [`negamax`] and the plain [`alpha_beta`] do not ask: they
-    /// solve the game the generated moves describe. Default: never (the moves are all the
-    /// legal ones, or all that matter).
+    /// [`move_class`](Game::move_class)), leave out legal moves that could change its value:
+    /// a selective generator (Gomoku's cut to the best few candidates, say). The [`Searcher`]
+    /// then proves nothing under this position: its results there count as reaching the
+    /// horizon, so they are not stored as holding at every depth and do not end iterative
+    /// deepening as exact. [`BestFirst`] still closes such a node once its kept moves are
+    /// decided, but calls its value exact only for a win found among them. The exact
+    /// [`Solver`], [`negamax`] and the plain [`alpha_beta`] do not ask: they solve the game
+    /// the generated moves describe. Default: never (the moves are all the legal ones, or all
+    /// that matter).
     ///
     /// [`Solver`]: crate::Solver
     /// [`negamax`]: crate::minimax::negamax

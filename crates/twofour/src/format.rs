@@ -112,8 +112,11 @@ struct Tokens<'a> {
 impl<'a> Tokens<'a> {
     fn new(text: &'a str) -> Self {
         Tokens {
-            lines: (Box::new(text.lines().flat_map(|l| l.split('\r')))
-                as Box<dyn Iterator<Item = &'a str>>)
+            // `lines` ends lines at LF and CR LF, and leaves a last line's lone CR.
+            lines: (Box::new(
+                text.lines()
+                    .flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r')),
+            ) as Box<dyn Iterator<Item = &'a str>>)
                 .enumerate(),
             current: None,
             last_line: 1,
@@ -250,9 +253,11 @@ pub fn parse_bytes(input: &[u8]) -> Result<Problem, ParseError> {
     match std::str::from_utf8(input) {
         Ok(text) => parse(text),
         Err(e) => Err(ParseError {
+            // Line ends as `parse` counts them: LF, CR LF, or a lone CR.
             line: 1 + input[..e.valid_up_to()]
                 .iter()
-                .filter(|&&b| b == b'\n')
+                .enumerate()
+                .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && input.get(i + 1) != Some(&b'\n')))
                 .count(),
             kind: ParseErrorKind::NotText,
         }),
@@ -387,6 +392,21 @@ mod tests {
             );
             let good = ["3 2", "2 2 2", "1 2 3", ""].join(eol);
             assert_eq!(parse(&good).unwrap().games.len(), 2, "{eol:?}");
+            // An input ending early names its last line, ended or not.
+            for text in [format!("3 1{eol}"), format!("3 1{eol}2 2{eol}")] {
+                let line = text.matches(eol).count();
+                assert!(
+                    err(&text).starts_with(&format!("line {line}: the input ends")),
+                    "{text:?}"
+                );
+            }
+            let mut bytes = ["3 1", "2 2", "2"].join(eol).into_bytes();
+            bytes.push(0xff);
+            let e = parse_bytes(&bytes).unwrap_err().to_string();
+            assert_eq!(
+                e, "line 3: the input is not text (invalid UTF-8)",
+                "{eol:?}"
+            );
         }
     }
 

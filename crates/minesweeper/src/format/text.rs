@@ -61,21 +61,29 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
             },
         ));
     }
-    let mut cells = Vec::with_capacity(count);
-    for y in 0..height {
-        let line = y + 2;
-        let row = lines.next().unwrap_or_default();
-        // Blank lines at the end are no rows.
-        if row.is_empty() && blank_after(&lines) {
-            return Err(at(
-                line,
-                None,
-                TextError::MissingRows {
-                    expected: height,
-                    found: y,
-                },
-            ));
+    // Enough rows? Blank lines at the end are no rows.
+    let mut found = 0;
+    for (k, row) in lines.clone().enumerate() {
+        if found >= height {
+            break;
         }
+        if !row.is_empty() {
+            found = k + 1;
+        }
+    }
+    if found < height {
+        return Err(at(
+            found + 2,
+            None,
+            TextError::MissingRows {
+                expected: height,
+                found,
+            },
+        ));
+    }
+    let mut cells = Vec::with_capacity(count);
+    for (y, row) in lines.by_ref().take(height).enumerate() {
+        let line = y + 2;
         let found = row.chars().count();
         if found != width {
             return Err(at(
@@ -159,7 +167,7 @@ mod tests {
         assert_eq!(read(&format!("\u{feff}{s}")).unwrap(), p);
     }
 
-    /// A long first line is quoted in part; blank lines after the board cost no list.
+    /// A long first line is quoted in part; a position padded with blank lines is read.
     #[test]
     fn long_headers_are_shortened_and_padding_is_read() {
         let header = "9".repeat(100_000);
@@ -209,6 +217,15 @@ mod tests {
         assert_eq!(
             err("3x4x1\nHHH\n"),
             "line 3: missing row: expected 4 rows, found 1"
+        );
+        // Missing rows are named before a row's contents.
+        assert_eq!(
+            err("3x3x1\nHH\n"),
+            "line 3: missing row: expected 3 rows, found 1"
+        );
+        assert_eq!(
+            err("3x3x1\nHHx\n\n\n"),
+            "line 3: missing row: expected 3 rows, found 1"
         );
         assert_eq!(
             err("3x1x1\nHHH\nHHH\n"),
