@@ -182,7 +182,8 @@ impl Fleet {
             let _ = write!(
                 s,
                 "{{\"length\":{},\"x\":{},\"y\":{},\"dir\":\"{}\"}}",
-                r.fleet[i].length,
+                // The ship's own length (a fleet read for other rules has other ships).
+                self.cells(i).count_ones(),
                 p.x,
                 p.y,
                 if p.dir == Dir::Vertical { "v" } else { "h" }

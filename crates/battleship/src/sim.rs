@@ -199,6 +199,12 @@ pub fn play(
             rec.shots += 1;
         }
     }
+    if !game.is_over() && rec.error.is_none() {
+        // Every cell shot and a ship afloat: the fleet has cells off these rules' board.
+        rec.error = Some(Error::Shot(
+            "every cell was shot and the game is not over (a fleet for other rules?)".into(),
+        ));
+    }
     rec
 }
 
@@ -206,6 +212,35 @@ pub fn play(
 mod tests {
     use super::*;
     use crate::Rules;
+
+    /// A fleet drawn for other rules: written with its own ships' lengths, and a game
+    /// against it that cannot end is reported, not passed off as finished.
+    #[test]
+    fn a_fleet_for_other_rules_is_written_and_reported() {
+        let big = Geometry::new(&Rules::standard()).unwrap();
+        let small = Geometry::new(&Rules::with_lengths(4, 4, &[2])).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        // Ships far from the small board's 16 cells.
+        let fleet = loop {
+            let f = Fleet::random(&big, &mut rng).unwrap();
+            if f.all_cells() & small.all_cells() == 0 {
+                break f;
+            }
+        };
+        let json = fleet.to_json(&small);
+        assert!(
+            json.starts_with("{\"width\":4,\"height\":4,\"ships\":[{\"length\":5,"),
+            "{json}"
+        );
+        assert_eq!(json.matches("length").count(), 5);
+        let mut shooter = crate::ShooterKind::Random.build();
+        let rec = play(&small, fleet, shooter.as_mut(), 1);
+        assert_eq!(rec.shots, 16);
+        assert!(
+            rec.error
+                .is_some_and(|e| e.to_string().contains("not over"))
+        );
+    }
 
     #[test]
     fn placers_read_back_from_their_names() {
