@@ -284,6 +284,8 @@ impl<G: Keyed> Solver<G> {
 ///
 /// [`Solver`] answers with these functions; a wrapper that solves a projection of its game
 /// (a canonical form, a different representation) gets the same move-level answers from them.
+/// Moves of one [`Game::move_class`] lead to positions of one value, so `value` is asked once
+/// per class (TwoFour's N^2 pile moves fall in at most 8 classes).
 pub fn move_values_by<G: Game>(
     game: &mut G,
     mut value: impl FnMut(&mut G) -> Outcome,
@@ -293,12 +295,20 @@ pub fn move_values_by<G: Game>(
     }
     let mut moves = Vec::new();
     game.generate_moves(&mut moves);
+    let mut known: Vec<(u64, Outcome)> = Vec::new();
     moves
         .into_iter()
         .map(|mv| {
+            let class = game.move_class(&mv);
+            if let Some(&(_, v)) = known.iter().find(|&&(c, _)| Some(c) == class) {
+                return (mv, v);
+            }
             game.play(&mv);
             let v = value(game).flip();
             game.undo(&mv);
+            if let Some(c) = class {
+                known.push((c, v));
+            }
             (mv, v)
         })
         .collect()
@@ -366,6 +376,45 @@ mod tests {
         }
         fn symmetric_keys(&self, keys: &mut Vec<(u32, u32)>) {
             keys.push((self.1, self.0));
+        }
+    }
+
+    /// [`Piles`] whose moves from either of two equal piles are one class.
+    #[derive(Clone)]
+    struct MergedPiles(Piles);
+    impl Game for MergedPiles {
+        type Move = (bool, u32);
+        fn generate_moves(&self, m: &mut Vec<(bool, u32)>) {
+            self.0.generate_moves(m);
+        }
+        fn play(&mut self, mv: &(bool, u32)) {
+            self.0.play(mv);
+        }
+        fn undo(&mut self, mv: &(bool, u32)) {
+            self.0.undo(mv);
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            self.0.outcome()
+        }
+        fn move_class(&self, &(second, k): &(bool, u32)) -> Option<u64> {
+            let apart = second && self.0.0 != self.0.1;
+            Some(u64::from(k) + if apart { 10 } else { 0 })
+        }
+    }
+
+    /// Move values ask for one position of each move class, and agree with the solver's own.
+    #[test]
+    fn move_values_ask_once_per_class() {
+        let mut solver = Solver::new(config(false));
+        for (a, b, classes) in [(3, 3, 2), (3, 2, 4), (1, 1, 1), (2, 0, 2)] {
+            let mut calls = 0;
+            let mut g = MergedPiles(Piles(a, b));
+            let values = move_values_by(&mut g, |g| {
+                calls += 1;
+                solver.solve(&mut g.0)
+            });
+            assert_eq!(calls, classes, "({a}, {b})");
+            assert_eq!(values, solver.move_values(&mut Piles(a, b)), "({a}, {b})");
         }
     }
 
