@@ -7,7 +7,7 @@ use rand::Rng;
 
 use crate::Error;
 use crate::game::View;
-use crate::rules::{Feedback, cells_of};
+use crate::rules::{Feedback, cell_bit, cells_of};
 
 /// The constraint problem of a view: the fleets consistent with every observation.
 ///
@@ -371,7 +371,7 @@ impl Combine<'_> {
 /// and hybrid shooters.
 pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f64> {
     // A cell off the board (nothing there) is a certain miss.
-    let m = if cell < 128 { 1u128 << cell } else { 0 };
+    let m = cell_bit(cell);
     let p_hit = post.hit.get(cell).copied().unwrap_or(0.0).clamp(0.0, 1.0);
     let mut out = vec![1.0 - p_hit];
     let feedback = view.geometry().rules().feedback;

@@ -41,7 +41,7 @@ use std::sync::Arc;
 
 use crate::Error;
 use crate::game::Shot;
-use crate::rules::{Adjacency, Feedback, Geometry, MAX_CELLS, cells_of};
+use crate::rules::{Adjacency, Feedback, Geometry, MAX_CELLS, cell_bit, cells_of};
 
 /// Which shot is taken in each state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,10 +319,7 @@ pub(crate) fn answer(
     cell: usize,
     feedback: Feedback,
 ) -> (Shot, bool) {
-    // A cell off the board (nothing there) is a certain miss.
-    let m = 1u128
-        .checked_shl(cell.try_into().unwrap_or(u32::MAX))
-        .unwrap_or(0);
+    let m = cell_bit(cell);
     let Some((k, ship)) = fleet.clone().enumerate().find(|&(_, c)| c & m != 0) else {
         return (Shot::Miss, false);
     };

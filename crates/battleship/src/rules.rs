@@ -406,6 +406,12 @@ impl Geometry {
     }
 }
 
+/// The mask of `cell`: 0 for a cell past the 128 a mask holds (off any board, so a shot
+/// there is a certain miss).
+pub(crate) fn cell_bit(cell: usize) -> u128 {
+    if cell < 128 { 1u128 << cell } else { 0 }
+}
+
 /// The cell indices of a mask, lowest first.
 pub fn cells_of(mut m: u128) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {

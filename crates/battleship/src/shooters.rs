@@ -15,7 +15,7 @@ use crate::Error;
 use crate::game::View;
 use crate::infer::{Posterior, PosteriorConfig, answer_distribution, consistent_fleets, posterior};
 use crate::optimal;
-use crate::rules::{Geometry, cells_of};
+use crate::rules::{Geometry, cell_bit, cells_of};
 
 mod article;
 pub use article::{ArticleSampler, ArticleShooter, MAX_DRAW_NODES, article_layout};
@@ -743,10 +743,7 @@ pub fn second_shot_value(view: &View, fleets: &[Vec<u128>], cell: usize) -> f64 
         return 0.0;
     }
     let known = view.hits() | view.sunk_cells();
-    let m = 1u128
-        .checked_shl(cell.try_into().unwrap_or(u32::MAX))
-        .unwrap_or(0);
-    let open = view.unknown() & !m;
+    let open = view.unknown() & !cell_bit(cell);
     let cells = view.geometry().rules().cells();
     // Per answer, how many fleets giving it cover each cell; answers are few (a handful, or
     // under sunk-reveals-cells one per revealed placement), so a list beats hashing.

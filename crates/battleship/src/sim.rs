@@ -145,6 +145,7 @@ pub fn play(
     shooter_seed: u64,
 ) -> GameRecord {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(shooter_seed);
+    let fleet_cells = fleet.all_cells();
     let mut game = Game::new(Arc::clone(geo), fleet);
     let mut rec = GameRecord {
         shots: 0,
@@ -154,6 +155,13 @@ pub fn play(
         decide_time_max: Duration::ZERO,
         error: None,
     };
+    if fleet_cells & !geo.all_cells() != 0 {
+        // A fleet for other rules, with cells off this board: no game could end.
+        rec.error = Some(Error::Shot(
+            "the fleet has cells off the board (a fleet for other rules?)".into(),
+        ));
+        return rec;
+    }
     let salvo = geo.rules().salvo.max(1);
     let cells = geo.rules().cells() as u32;
     while !game.is_over() && rec.shots < cells {
@@ -199,12 +207,6 @@ pub fn play(
             rec.shots += 1;
         }
     }
-    if !game.is_over() && rec.error.is_none() {
-        // Every cell shot and a ship afloat: the fleet has cells off these rules' board.
-        rec.error = Some(Error::Shot(
-            "every cell was shot and the game is not over (a fleet for other rules?)".into(),
-        ));
-    }
     rec
 }
 
@@ -214,7 +216,7 @@ mod tests {
     use crate::Rules;
 
     /// A fleet drawn for other rules: written with its own ships' lengths, and a game
-    /// against it that cannot end is reported, not passed off as finished.
+    /// against it that cannot end is refused at once, not passed off as finished.
     #[test]
     fn a_fleet_for_other_rules_is_written_and_reported() {
         let big = Geometry::new(&Rules::standard()).unwrap();
@@ -235,10 +237,10 @@ mod tests {
         assert_eq!(json.matches("length").count(), 5);
         let mut shooter = crate::ShooterKind::Random.build();
         let rec = play(&small, fleet, shooter.as_mut(), 1);
-        assert_eq!(rec.shots, 16);
+        assert_eq!(rec.shots, 0);
         assert!(
             rec.error
-                .is_some_and(|e| e.to_string().contains("not over"))
+                .is_some_and(|e| e.to_string().contains("off the board"))
         );
     }
 

@@ -801,7 +801,7 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
                         all.off,
                         all.max_index(),
                     );
-                    all.dot(|k| g.get(k), &mut BigUint::zero())
+                    all.dot(|k| g.get(k), &mut tmp)
                 };
                 let fv = if numer.is_zero() {
                     Some(false)
@@ -839,12 +839,7 @@ pub fn count(csp: &BoolCsp, budget: &Budget) -> Result<BigUint, CspError> {
         .comps
         .iter()
         .fold(Dist::unit(), |acc, c| acc.conv(c));
-    let f = FreeWeight::new(
-        prep.free_vars.len(),
-        prep.total_rem,
-        all.off,
-        all.max_index(),
-    );
+    let f = FreeWeight::for_components(prep.free_vars.len(), prep.total_rem, &counted.comps);
     let solutions = all.dot(|k| f.get(k), &mut BigUint::zero());
     if solutions.is_zero() {
         return Err(CspError::Inconsistent);

@@ -191,10 +191,10 @@ fn common(
     n
 }
 
-/// Whether looking up each of `small` entries in a list of `large` (a long one) by binary
-/// search is cheaper than walking both lists together.
-fn lopsided(small: u32, large: u32) -> bool {
-    large > 2 * SHORT_ROW
+/// Whether looking up each of `small` entries in a list of `large` (a long one: over twice
+/// `short_row`) by binary search is cheaper than walking both lists together.
+fn lopsided(small: u32, large: u32, short_row: u32) -> bool {
+    large > 2 * short_row
         && u64::from(small) * u64::from(33 - large.leading_zeros()) < u64::from(large)
 }
 
@@ -202,9 +202,9 @@ impl<const MARKS: bool> State<MARKS> {
     /// Whether ordinary rows `s` and `l` (`s` the shorter) are compared by looking each
     /// variable of `s` up in `l`.
     fn lopsided(&self, s: usize, l: usize) -> bool {
-        self.tuning
-            .lookup
-            .unwrap_or_else(|| MARKS && lopsided(self.stored(s), self.stored(l)))
+        self.tuning.lookup.unwrap_or_else(|| {
+            MARKS && lopsided(self.stored(s), self.stored(l), self.tuning.short_row)
+        })
     }
 
     /// The positions in `cells` of ordinary row `r`'s entries.
@@ -851,7 +851,7 @@ pub fn propagate(csp: &BoolCsp) -> Result<Vec<Option<bool>>, CspError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{TUNING, Tuning, for_each_bit, lopsided, merge, run_tuned};
+    use super::{SHORT_ROW, TUNING, Tuning, for_each_bit, lopsided, merge, run_tuned};
     use crate::{BoolCsp, CspError};
     use proptest::prelude::*;
 
@@ -1005,13 +1005,13 @@ mod tests {
     #[test]
     fn binary_search_only_against_a_much_longer_list() {
         // Short rows are always walked together.
-        assert!(!lopsided(8, 8));
-        assert!(!lopsided(1, 64));
-        assert!(!lopsided(0, 1));
-        assert!(lopsided(1, 65));
-        assert!(!lopsided(10, 65));
-        assert!(lopsided(2, 1000));
-        assert!(!lopsided(1000, 10_000));
-        assert!(lopsided(1, u32::MAX));
+        assert!(!lopsided(8, 8, SHORT_ROW));
+        assert!(!lopsided(1, 64, SHORT_ROW));
+        assert!(!lopsided(0, 1, SHORT_ROW));
+        assert!(lopsided(1, 65, SHORT_ROW));
+        assert!(!lopsided(10, 65, SHORT_ROW));
+        assert!(lopsided(2, 1000, SHORT_ROW));
+        assert!(!lopsided(1000, 10_000, SHORT_ROW));
+        assert!(lopsided(1, u32::MAX, SHORT_ROW));
     }
 }

@@ -583,18 +583,17 @@ impl<G: Evaluate> BestFirst<G> {
             let mut best = -Score::INFINITY;
             let mut best_offset = 0usize;
             let (mut all_closed, mut all_exact, mut best_exact) = (true, true, false);
+            let mut best_sure = false;
             for (k, c) in self.child_range(&h).enumerate() {
                 let ch = self.headers[c];
                 let v = up(ch.score);
                 // A proven win before anything else, even a quicker win through moves left
                 // out; then the higher value; of equal values, an exact one: the value is
                 // then proven, with its move.
-                let sure = |v: Score, exact| exact && v.proven_outcome() == Some(Outcome::Win);
-                let (key, best_key) = ((sure(v, ch.exact()), v), (sure(best, best_exact), best));
-                if key > best_key || (key == best_key && ch.exact() && !best_exact) {
-                    best = v;
+                let sure = ch.exact() && v.proven_outcome() == Some(Outcome::Win);
+                if (sure, v, ch.exact()) > (best_sure, best, best_exact) {
+                    (best_sure, best, best_exact) = (sure, v, ch.exact());
                     best_offset = k;
-                    best_exact = ch.exact();
                 }
                 all_closed &= ch.closed();
                 all_exact &= ch.exact();
