@@ -47,8 +47,10 @@
 //!   uniformly among their jointly consistent values. Re-placing a single variable uniformly
 //!   already leaves the uniform distribution invariant, but cannot make two variables swap
 //!   the required elements they cover; pair moves can. The chain's estimates carry the usual
-//!   Monte Carlo error and correlation between successive sweeps, and they are right in the
-//!   limit only where pair moves connect the solutions (see [`PlacementChain`]).
+//!   Monte Carlo error and correlation between successive sweeps, and sweeps alone are right
+//!   in the limit only where pair moves connect the solutions;
+//!   [`PlacementChain::step_block`] redraws three or more variables exactly where they do
+//!   not (see [`PlacementChain`]).
 //! - [`analyze_placements_naive`]: a plain enumeration of every assignment, the reference for
 //!   tests and benchmarks.
 //!
@@ -1261,8 +1263,43 @@ pub fn sample_placements(
 /// for every vertical placement, where the exact answer is 1/2 for each piece's direction;
 /// in Battleship, a 2x5 block of hits walled in by misses holding a 5, a 3 and a 2 cannot
 /// trade the 5's row without moving all three. (Exact counting usually fits its budget in
-/// such small, tight positions; a block move redrawing three or more variables exactly
-/// would remove the limit.)
+/// such small, tight positions.) [`PlacementChain::step_block`] removes the limit where it
+/// matters: it redraws any set of variables exactly, by counting their completions, so
+/// moves over sets of three or more reach what pairs cannot, at the cost of an exact
+/// analysis of the set each time. [`PlacementChain::sweep`] makes only single and pair
+/// moves; interleave block moves with it where pair moves may not connect the solutions.
+///
+/// # Example
+///
+/// The three trominoes above, with a block move over all three after each sweep:
+///
+/// ```
+/// use csp_core::{Budget, Grid, PlacementChain, PlacementCsp};
+/// use rand::SeedableRng;
+/// use rand_xoshiro::Xoshiro256PlusPlus;
+///
+/// let grid = Grid::new(3, 3)?;
+/// let mut csp = PlacementCsp::new(9)?;
+/// for _ in 0..3 {
+///     csp.add_var(vec![
+///         grid.translates(&[(0, 0), (1, 0), (2, 0)])?, // family 0: horizontal
+///         grid.translates(&[(0, 0), (0, 1), (0, 2)])?, // family 1: vertical
+///     ])?;
+/// }
+/// csp.require(grid.all())?;
+/// let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+/// let mut chain = PlacementChain::new(&csp, &Budget::default(), &mut rng)?;
+/// let mut horizontal = 0;
+/// for _ in 0..400 {
+///     chain.sweep(&mut rng);
+///     chain.step_block(&[0, 1, 2], &Budget::default(), &mut rng)?;
+///     horizontal += usize::from(chain.state()[0].family == 0);
+/// }
+/// // Half of the solutions are horizontal; without the block move the chain would stay
+/// // in the direction it started in.
+/// assert!((100..300).contains(&horizontal));
+/// # Ok::<(), csp_core::CspError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct PlacementChain {
     p: PlacementCsp,
@@ -1310,10 +1347,12 @@ impl PlacementChain {
         Some(self.p.vars[v][val.family].cells(val.start))
     }
 
-    fn others(&self, skip: [usize; 2]) -> (u128, u128) {
+    /// The union of the halos and of the cells of the variables outside `skip` (a set of
+    /// variable indices, as bits: at most 64 variables).
+    fn others(&self, skip: u64) -> (u128, u128) {
         let (mut block, mut cells) = (0u128, 0u128);
         for (w, val) in self.state.iter().enumerate() {
-            if !skip.contains(&w) {
+            if skip >> w & 1 == 0 {
                 let f = &self.p.vars[w][val.family];
                 block |= f.block(val.start);
                 cells |= f.cells(val.start);
@@ -1329,7 +1368,7 @@ impl PlacementChain {
         if a >= n || b >= n {
             return;
         }
-        let (block, cells) = self.others([a, b]);
+        let (block, cells) = self.others(1 << a | 1 << b);
         let need = self.p.required & !cells;
         let vars = &self.p.vars;
         // Starts of family f that avoid `blk` and cover every element of `need`.
@@ -1411,6 +1450,58 @@ impl PlacementChain {
             }
             r -= c;
         }
+    }
+
+    /// Re-places the variables of `vars` jointly, exactly uniformly among their assignments
+    /// consistent with every other variable and with the required and forbidden elements (a
+    /// Gibbs update on the set, drawn by [`sample_placements`] on the problem restricted to
+    /// it). With every variable in `vars` it is an independent exact draw; with three or more
+    /// it makes the moves that pairs cannot (see the [type's documentation](PlacementChain)).
+    /// An empty set does nothing.
+    ///
+    /// # Errors
+    /// [`CspError::VarOutOfRange`] for an index that is not a variable,
+    /// [`CspError::DuplicateVar`] for one given twice, and [`CspError::BudgetExceeded`] when
+    /// the exact analysis of the set needs more than `budget.max_nodes` nodes. On an error
+    /// the state is unchanged.
+    pub fn step_block(
+        &mut self,
+        vars: &[usize],
+        budget: &Budget,
+        rng: &mut impl Rng,
+    ) -> Result<(), CspError> {
+        let n = self.state.len();
+        let mut chosen = 0u64;
+        for &v in vars {
+            if v >= n {
+                return Err(CspError::VarOutOfRange {
+                    var: v,
+                    num_vars: n,
+                });
+            }
+            // At most 64 variables (`PlacementChain::new` refuses more).
+            if chosen >> v & 1 == 1 {
+                return Err(CspError::DuplicateVar { var: v });
+            }
+            chosen |= 1 << v;
+        }
+        if vars.is_empty() {
+            return Ok(());
+        }
+        let (block, cells) = self.others(chosen);
+        // The halo relation is symmetric (`check_halos`), so keeping the set's cells out of
+        // the others' halos also keeps the others' cells out of the set's halos.
+        let mut sub = PlacementCsp::new(self.p.universe)?;
+        for &v in vars {
+            sub.add_var(self.p.vars[v].clone())?;
+        }
+        sub.forbid(block | self.p.forbidden)?;
+        sub.require(self.p.required & !cells)?;
+        let values = sample_placements(&sub, budget, rng)?;
+        for (&v, val) in vars.iter().zip(values) {
+            self.state[v] = val;
+        }
+        Ok(())
     }
 
     /// One sweep: a single-variable move for every variable (cheap: a few word operations
@@ -1552,7 +1643,7 @@ impl PlacementChain {
     #[allow(clippy::needless_range_loop)] // `v` indexes the state and the variables too
     fn accumulate(&self, acc: &mut [Vec<Vec<f64>>]) {
         for v in 0..self.state.len() {
-            let (block, cells) = self.others([v, v]);
+            let (block, cells) = self.others(1 << v);
             let need = self.p.required & !cells;
             let masks: Vec<u128> = self.p.vars[v]
                 .iter()

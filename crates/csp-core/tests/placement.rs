@@ -700,3 +700,96 @@ fn the_pair_chain_keeps_three_trominoes_in_their_direction() {
     // Both directions are reachable as starting points, never from each other.
     assert_eq!(seen, [true, true]);
 }
+
+/// Block moves over three variables reach what pair moves cannot: with the three trominoes
+/// of the test above beside a domino on a 4x3 board (the left 3x3 required), a chain that
+/// follows every sweep with a block move on a random triple of the four variables matches
+/// the exact marginals, within 5 standard errors allowing a factor of 4 for correlation.
+#[test]
+fn block_moves_mix_where_pairs_cannot() {
+    let grid = Grid::new(4, 3).unwrap();
+    let mut csp = PlacementCsp::new(12).unwrap();
+    for _ in 0..3 {
+        csp.add_var(vec![
+            grid.translates(&[(0, 0), (1, 0), (2, 0)]).unwrap(),
+            grid.translates(&[(0, 0), (0, 1), (0, 2)]).unwrap(),
+        ])
+        .unwrap();
+    }
+    csp.add_var(vec![
+        grid.translates(&[(0, 0), (1, 0)]).unwrap(),
+        grid.translates(&[(0, 0), (0, 1)]).unwrap(),
+    ])
+    .unwrap();
+    let left = (0..3).fold(0u128, |m, y| m | 0b111 << (4 * y));
+    csp.require(left).unwrap();
+    let exact = analyze_placements(&csp, &BIG).unwrap();
+    let m = exact.marginals();
+    // The tromino directions: the share of solutions with tromino 0 horizontal.
+    let horizontal = exact.value_counts[0][0].iter().sum::<u128>() as f64 / exact.solutions as f64;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut chain = PlacementChain::new(&csp, &BIG, &mut rng).unwrap();
+    let sweeps = 8000usize;
+    let (mut hits, mut h0) = (vec![0usize; 12], 0usize);
+    for _ in 0..sweeps {
+        chain.sweep(&mut rng);
+        let skip = rng.random_range(0..4);
+        let triple: Vec<usize> = (0..4).filter(|&v| v != skip).collect();
+        chain.step_block(&triple, &BIG, &mut rng).unwrap();
+        assert!(csp.is_solution(chain.state()));
+        let cells = (0..4).fold(0u128, |a, v| a | chain.cells(v).unwrap());
+        for (e, h) in hits.iter_mut().enumerate() {
+            *h += (cells >> e & 1) as usize;
+        }
+        h0 += usize::from(chain.state()[0].family == 0);
+    }
+    let n = sweeps as f64 / 4.0;
+    for e in 0..12 {
+        let f = hits[e] as f64 / sweeps as f64;
+        let se = (m[e] * (1.0 - m[e]) / n).sqrt();
+        assert!(
+            (f - m[e]).abs() <= 5.0 * se + 1e-12,
+            "element {e}: {f} vs {}",
+            m[e]
+        );
+    }
+    let f = h0 as f64 / sweeps as f64;
+    let se = (horizontal * (1.0 - horizontal) / n).sqrt();
+    assert!(
+        (f - horizontal).abs() <= 5.0 * se,
+        "tromino 0 horizontal: {f} vs {horizontal}"
+    );
+}
+
+/// A block move refuses bad sets and a budget too small for its analysis, and leaves the
+/// state as it was; an empty set changes nothing.
+#[test]
+fn block_move_errors_leave_the_state_unchanged() {
+    let p = fleet(&[3, 2, 2], 6, 6, false);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let mut chain = PlacementChain::new(&p, &BIG, &mut rng).unwrap();
+    let before = chain.state().to_vec();
+    assert_eq!(
+        chain.step_block(&[0, 3], &BIG, &mut rng),
+        Err(CspError::VarOutOfRange {
+            var: 3,
+            num_vars: 3
+        })
+    );
+    assert_eq!(
+        chain.step_block(&[1, 0, 1], &BIG, &mut rng),
+        Err(CspError::DuplicateVar { var: 1 })
+    );
+    assert!(matches!(
+        chain.step_block(&[0, 1, 2], &Budget { max_nodes: 2 }, &mut rng),
+        Err(CspError::BudgetExceeded { .. })
+    ));
+    chain.step_block(&[], &BIG, &mut rng).unwrap();
+    assert_eq!(chain.state(), before);
+    // A move on the whole fleet is an exact draw: it changes the state sooner or later.
+    let moved = (0..20).any(|_| {
+        chain.step_block(&[2, 0, 1], &BIG, &mut rng).unwrap();
+        chain.state() != before
+    });
+    assert!(moved && p.is_solution(chain.state()));
+}
