@@ -188,7 +188,8 @@ impl<'a> Chain<'a> {
             for &c in &self.of_var[v] {
                 for &w in &self.csp.constraints()[c].vars {
                     if block.len() >= size - far {
-                        // Full: the rest of a long constraint would add nothing.
+                        // Full: growing the block reads no more of a long constraint (the
+                        // redraw still reads all of it, see `redraw`).
                         break 'grow;
                     }
                     if self.in_block[w] == 0 && self.movable_var(w) {
@@ -218,6 +219,12 @@ impl<'a> Chain<'a> {
 
     /// Replaces the block's values by an exactly uniform draw among those that keep every
     /// constraint with the rest fixed.
+    ///
+    /// It reads every variable of every constraint the block meets (to count the trues
+    /// outside the block) and, with a total, the whole state (to count all its trues): a step
+    /// takes time linear in the length of those constraints and, with a total, in the number
+    /// of variables, however small the block ([`estimate`] also adds up every variable's
+    /// value after each averaged step).
     fn redraw<R: Rng + ?Sized>(&mut self, block: &[usize], rng: &mut R) -> Result<(), CspError> {
         let mut sub = BoolCsp::new(block.len());
         // The constraints the block meets, in the order first met.

@@ -41,6 +41,23 @@ pub fn analyze_naive(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspErro
     let vars: Vec<usize> = (0..n).filter(|&v| !rows_of[v].is_empty()).collect();
     let free_vars: Vec<usize> = (0..n).filter(|&v| rows_of[v].is_empty()).collect();
     let free = free_vars.len() as u64;
+    // With a total `t`, a full assignment with `m` trues (`m <= t`, `m <= c` for the `c`
+    // constrained variables) reads `C(free, j)` and `C(free - 1, j - 1)` for `j = t - m`: only
+    // `j` in `t - c ..= t` (and `j <= free`, beyond which both are 0) is ever read. Without a
+    // total, neither table is read.
+    let (ways, ways_one_less) = match csp.total.map(u64::from) {
+        None => (Binomials::empty(), Binomials::empty()),
+        Some(t) => {
+            let lo = t.saturating_sub(vars.len() as u64);
+            let hi = t.min(free);
+            let one_less = match hi.checked_sub(1) {
+                // `free >= hi >= 1`.
+                Some(hi1) => Binomials::new(free - 1, lo.saturating_sub(1), hi1),
+                None => Binomials::empty(),
+            };
+            (Binomials::new(free, lo, hi), one_less)
+        }
+    };
 
     let mut search = Search {
         rows_of: vars.iter().map(|&v| rows_of[v].clone()).collect(),
@@ -53,22 +70,17 @@ pub fn analyze_naive(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspErro
         value: vec![false; vars.len()],
         trues: 0,
         total: csp.total.map(u64::from),
-        // C(free, j) and C(free - 1, j) for every j.
-        ways: BigUint::binomial_range(free, 0, free),
-        ways_one_less: if free > 0 {
-            BigUint::binomial_range(free - 1, 0, free - 1)
-        } else {
-            Vec::new()
-        },
+        ways,
+        ways_one_less,
         pow_free: BigUint::pow2(free),
-        pow_free_one_less: BigUint::pow2(free.saturating_sub(1)),
+        pow_free_one_less: (free > 0).then(|| BigUint::pow2(free - 1)),
         solutions: BigUint::zero(),
         var_count: vec![BigUint::zero(); vars.len()],
         free_count: BigUint::zero(),
         nodes: 0,
         max_nodes: budget.max_nodes,
     };
-    search.go(0)?;
+    search.run()?;
     let Search {
         solutions,
         var_count,
@@ -126,10 +138,14 @@ struct Search {
     /// Trues in the current assignment.
     trues: u64,
     total: Option<u64>,
-    ways: Vec<BigUint>,
-    ways_one_less: Vec<BigUint>,
+    /// `C(free, j)` for the `j` that can be read (with a total).
+    ways: Binomials,
+    /// `C(free - 1, j)` for the `j` that can be read (with a total).
+    ways_one_less: Binomials,
+    /// `2^free`.
     pow_free: BigUint,
-    pow_free_one_less: BigUint,
+    /// `2^(free - 1)`, or `None` when no variable is free.
+    pow_free_one_less: Option<BigUint>,
     solutions: BigUint,
     /// Weighted number of solutions in which each variable is true.
     var_count: Vec<BigUint>,
@@ -140,25 +156,50 @@ struct Search {
 }
 
 impl Search {
-    fn go(&mut self, i: usize) -> Result<(), CspError> {
-        if i == self.value.len() {
-            self.leaf();
-            return Ok(());
-        }
-        for x in [false, true] {
+    /// Depth-first search over all assignments of the variables, in index order, false before
+    /// true, calling [`Search::leaf`] on each full assignment that keeps every constraint and
+    /// the total. The path is kept on an explicit stack, not the thread's: one level per
+    /// constrained variable, and there may be millions.
+    fn run(&mut self) -> Result<(), CspError> {
+        let len = self.value.len();
+        // For each variable on the current path (variables `0..tried.len()`), how many of its
+        // values, false then true, have been tried: the last one tried is its current value.
+        let mut tried: Vec<u8> = Vec::with_capacity(len);
+        // Whether the assignment of the variables on the path keeps every constraint, so that
+        // the search goes one level deeper.
+        let mut descend = true;
+        loop {
+            if descend {
+                if tried.len() == len {
+                    self.leaf();
+                } else {
+                    tried.push(0);
+                }
+            }
+            // The deepest variable on the path: undo its value and try the next, or leave it.
+            let Some(i) = tried.len().checked_sub(1) else {
+                return Ok(());
+            };
+            let t = tried[i];
+            if t > 0 {
+                self.unassign(i, t == 2);
+            }
+            if t == 2 {
+                tried.pop();
+                descend = false;
+                continue;
+            }
+            tried[i] = t + 1;
+            let x = t == 1;
             self.nodes += 1;
             if self.nodes > self.max_nodes {
                 return Err(CspError::BudgetExceeded {
                     max_nodes: self.max_nodes,
-                    component_vars: self.value.len(),
+                    component_vars: len,
                 });
             }
-            if self.assign(i, x) {
-                self.go(i + 1)?;
-            }
-            self.unassign(i, x);
+            descend = self.assign(i, x);
         }
-        Ok(())
     }
 
     /// Sets variable `i` to `x`; `false` if some constraint or the total can no longer be met.
@@ -190,13 +231,11 @@ impl Search {
         // The weight of the assignment, and the number of its completions in which one given
         // free variable is true.
         let (weight, free_true) = match self.total {
-            None => (
-                &self.pow_free,
-                (!self.ways_one_less.is_empty()).then_some(&self.pow_free_one_less),
-            ),
+            None => (&self.pow_free, self.pow_free_one_less.as_ref()),
             Some(t) => {
                 // `assign` keeps `trues <= t`.
-                let j = (t - self.trues) as usize;
+                let j = t - self.trues;
+                // Outside the table only when `j > free`: no completion.
                 let Some(w) = self.ways.get(j) else {
                     return;
                 };
@@ -213,5 +252,34 @@ impl Search {
         if let Some(w) = free_true {
             self.free_count.add_assign(w);
         }
+    }
+}
+
+/// The binomial coefficients `C(n, j)` for `j` in a range `lo..=hi`, looked up by `j`.
+struct Binomials {
+    lo: u64,
+    /// `C(n, lo + k)` at `k`.
+    table: Vec<BigUint>,
+}
+
+impl Binomials {
+    fn new(n: u64, lo: u64, hi: u64) -> Binomials {
+        Binomials {
+            lo,
+            table: BigUint::binomial_range(n, lo, hi),
+        }
+    }
+
+    fn empty() -> Binomials {
+        Binomials {
+            lo: 0,
+            table: Vec::new(),
+        }
+    }
+
+    /// `C(n, j)`, or `None` outside the range.
+    fn get(&self, j: u64) -> Option<&BigUint> {
+        let k = usize::try_from(j.checked_sub(self.lo)?).ok()?;
+        self.table.get(k)
     }
 }

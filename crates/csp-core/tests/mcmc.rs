@@ -60,8 +60,19 @@ fn estimates_are_reproducible() {
 }
 
 /// The chain's work does not grow with the square of a constraint's length: one constraint
-/// over 400,000 variables (half of them true) is searched once for a first solution and, at
-/// every step, read only until the block is full. Every marginal is one half by symmetry.
+/// over 400,000 variables (half of them true) is walked once by the search for a first
+/// solution. A step stops growing its block from the constraint once the block is full, but
+/// its redraw then reads the whole constraint (to count the trues outside the block) and the
+/// estimate adds every variable's value to its tally, so a step costs time linear in the
+/// constraint's length: 220 steps are a few hundred passes over 400,000 variables.
+///
+/// Every marginal is one half by symmetry, and the mean of the estimates is one half for any
+/// sequence of solutions, even a chain that never moves. In 200 steps a block of 16 redraws
+/// only about 1,000 variables drawn at random (the random first variable and four far picks
+/// per step), so most marginals stay at 0 or 1; each redraw changes the variable about half
+/// the time, so about 500 marginals are strictly between 0 and 1, where a chain that never
+/// moves has none. (`every_variable_of_a_long_constraint_is_near_one_half` checks every
+/// marginal on a constraint short enough to mix.)
 #[test]
 fn a_very_long_constraint_is_walked_once() {
     let n = 400_000;
@@ -86,4 +97,40 @@ fn a_very_long_constraint_is_walked_once() {
     assert!(e.forced.iter().all(Option::is_none));
     let mean = e.probabilities.iter().sum::<f64>() / n as f64;
     assert!((mean - 0.5).abs() < 1e-9, "mean {mean}");
+    let moved = e
+        .probabilities
+        .iter()
+        .filter(|&&p| p > 0.0 && p < 1.0)
+        .count();
+    assert!(
+        moved >= 200,
+        "only {moved} marginals strictly between 0 and 1"
+    );
+}
+
+/// One constraint over 200 variables, half of them true, redrawn by blocks of 16: every
+/// marginal is one half, and every estimate is within 0.11 of it. A variable outside the
+/// first few of the constraint (which are in every block) is redrawn when it is the block's
+/// random first variable or one of its four far picks, about 5 steps in 200, and keeps its
+/// value in between: its values are correlated over about `2 * 200 / 5 = 80` steps, so over
+/// 40,000 steps its estimate has a standard error of about `sqrt(0.25 * 80 / 40_000)`, 0.022,
+/// and 0.11 is five of them. A chain that never moves (or `steps: 0`) has every estimate at
+/// 0 or 1.
+#[test]
+fn every_variable_of_a_long_constraint_is_near_one_half() {
+    let n = 200;
+    let mut csp = csp_core::BoolCsp::new(n);
+    csp.exactly(&(0..n).collect::<Vec<_>>(), (n / 2) as u32)
+        .unwrap();
+    let config = McmcConfig {
+        steps: 40_000,
+        burn_in: 1_000,
+        ..McmcConfig::default()
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let e = estimate(&csp, &config, &mut rng).unwrap();
+    assert_eq!(e.chain_vars, n);
+    for (v, p) in e.probabilities.iter().enumerate() {
+        assert!((p - 0.5).abs() < 0.11, "var {v}: {p}");
+    }
 }

@@ -130,3 +130,69 @@ fn budget_exceeded() {
     assert_eq!(naive.solutions, fast.solutions);
     assert!(naive.stats.nodes > fast.stats.nodes);
 }
+
+/// The search keeps its path off the thread's stack: one level per constrained variable, with
+/// a million of them (two nodes each, well within the default budget), on a thread with a
+/// 256 KiB stack.
+#[test]
+fn a_long_problem_needs_no_deep_stack() {
+    let analysed = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            // One constraint over a million variables, none true: a single solution.
+            let n = 1_000_000;
+            let mut csp = BoolCsp::new(n);
+            csp.exactly(&(0..n).collect::<Vec<_>>(), 0).unwrap();
+            let wide = analyze_naive(&csp, &Budget::default()).unwrap();
+            // A chain of 100,000 variables, neighbours differing: two solutions.
+            let n = 100_000;
+            let mut csp = BoolCsp::new(n);
+            for i in 0..n - 1 {
+                csp.exactly(&[i, i + 1], 1).unwrap();
+            }
+            let chain = analyze_naive(&csp, &Budget::default()).unwrap();
+            (wide, chain)
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let (wide, chain) = analysed;
+    assert_eq!(wide.solutions, BigUint::one());
+    assert_eq!(wide.forced, vec![Some(false); 1_000_000]);
+    assert_eq!(wide.stats.nodes, 2_000_000);
+    assert_eq!(chain.solutions, BigUint::from_u64(2));
+    assert!(chain.probabilities.iter().all(|&p| p == 0.5));
+    assert!(chain.forced.iter().all(Option::is_none));
+}
+
+/// Variables in no constraint cost no table of binomials per variable: 300,000 of them (a
+/// table would take gigabytes) are counted at once, with and without a total, alone and next
+/// to a few constrained variables, as `analyze` counts them.
+#[test]
+fn many_unconstrained_variables_are_counted_at_once() {
+    let n = 300_000;
+    let mut alone = BoolCsp::new(n);
+    let mut with_some = BoolCsp::new(n);
+    with_some.exactly(&[0, 1, 2], 1).unwrap();
+    with_some.exactly(&[2, 3], 1).unwrap();
+    for total in [
+        None,
+        Some(0),
+        Some(1),
+        Some(100_000),
+        Some(150_000),
+        Some(299_999),
+    ] {
+        for csp in [&mut alone, &mut with_some] {
+            if let Some(t) = total {
+                csp.set_total(t);
+            }
+            check(csp).unwrap();
+        }
+    }
+    alone.set_total(150_000);
+    let a = analyze_naive(&alone, &Budget::default()).unwrap();
+    assert_eq!(a.solutions, BigUint::binomial(300_000, 150_000));
+    assert!(a.probabilities.iter().all(|&p| (p - 0.5).abs() < 1e-12));
+    assert_eq!(a.stats.free_vars, n);
+}

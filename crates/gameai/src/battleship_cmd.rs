@@ -378,6 +378,21 @@ impl Tuned {
         }
     }
 
+    /// The shooter's name with every setting it has, defaults spelled out, so that runs with
+    /// the same settings carry the same text however they were asked for (`--json`'s
+    /// `shooter_settings`).
+    fn settings(self) -> String {
+        match self {
+            Tuned::Default(ShooterKind::Hybrid) => {
+                Tuned::Hybrid(HybridShooter::default().info_weight).label()
+            }
+            Tuned::Default(ShooterKind::Endgame) => {
+                Tuned::Endgame(EndgameShooter::default()).label()
+            }
+            _ => self.label(),
+        }
+    }
+
     /// The shooter's name, with the options that set it.
     fn label(self) -> String {
         match self {
@@ -427,19 +442,19 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         )
     };
     let games = fleets.as_ref().map_or(a.games, |f| f.len() as u64);
+    let mut config = infer::PosteriorConfig::default();
+    if let Some(n) = a.exact_nodes {
+        config.exact_nodes = n;
+    }
+    if let Some(n) = a.sweeps {
+        config.sweeps = n;
+        config.burn_in = config.burn_in.min(n);
+    }
     let play_one = |i: u64| -> Result<GameRecord, battleship::Error> {
         let fleet: Fleet = match &fleets {
             Some(f) => f[i as usize].clone(),
             None => seeded_fleet(&geo, placer, a.seed, i)?,
         };
-        let mut config = infer::PosteriorConfig::default();
-        if let Some(n) = a.exact_nodes {
-            config.exact_nodes = n;
-        }
-        if let Some(n) = a.sweeps {
-            config.sweeps = n;
-            config.burn_in = config.burn_in.min(n);
-        }
         let mut shooter = tuned.build(config);
         Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(a.seed, i)))
     };
@@ -479,9 +494,12 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     if a.json {
         writeln!(
             out,
-            "{{\"games\":{},\"shooter\":\"{}\",\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
+            "{{\"games\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
             records.len(),
             kind,
+            tuned.settings(),
+            config.exact_nodes,
+            config.sweeps,
             a.rules.rules,
             rules.feedback,
             rules.width,
@@ -577,16 +595,7 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         let mut line = String::new();
         for x in 0..w {
             let c = y * w + x;
-            let m = 1u128 << c;
-            let label = if view.misses() & m != 0 {
-                "  o ".to_owned()
-            } else if view.hits() & m != 0 {
-                "  x ".to_owned()
-            } else if view.sunk_cells() & m != 0 {
-                "  s ".to_owned()
-            } else {
-                format!("{:>3.0} ", 100.0 * post.hit[c])
-            };
+            let label = format!("{:>3} ", cell_label(&view, &post.hit, c));
             if colored {
                 let (r, g, b) = colour(post.hit[c]);
                 line.push_str(&format!(
@@ -626,9 +635,26 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
             )?;
         }
     }
-    crate::write_output(&a.svg, svg.as_bytes(), out)?;
-    writeln!(out, "wrote {}", a.svg.display())?;
+    if crate::write_output(&a.svg, svg.as_bytes(), out)? {
+        writeln!(out, "wrote {}", a.svg.display())?;
+    }
     Ok(())
+}
+
+/// What a heatmap shows in cell `c`: `o` for a miss, `x` for a hit, `s` for a sunk ship's
+/// cell, else the hit probability in whole percent (never 0 for a cell that may hold a
+/// ship, nor 100 for one that may not).
+fn cell_label(view: &battleship::View, hit: &[f64], c: usize) -> String {
+    let m = 1u128 << c;
+    if view.misses() & m != 0 {
+        "o".to_owned()
+    } else if view.hits() & m != 0 {
+        "x".to_owned()
+    } else if view.sunk_cells() & m != 0 {
+        "s".to_owned()
+    } else {
+        crate::percent(hit[c])
+    }
 }
 
 /// The heatmap of hit probabilities `hit` as an SVG picture, `w` x `h` cells.
@@ -642,17 +668,8 @@ fn heatmap_svg(view: &battleship::View, hit: &[f64], w: usize, h: usize) -> Stri
     for y in 0..h {
         for x in 0..w {
             let c = y * w + x;
-            let m = 1u128 << c;
             let (r, g, b) = colour(hit[c]);
-            let label = if view.misses() & m != 0 {
-                "o".to_owned()
-            } else if view.hits() & m != 0 {
-                "x".to_owned()
-            } else if view.sunk_cells() & m != 0 {
-                "s".to_owned()
-            } else {
-                format!("{:.0}", 100.0 * hit[c])
-            };
+            let label = cell_label(view, hit, c);
             svg.push_str(&format!(
                 "<rect x=\"{}\" y=\"{}\" width=\"{cell}\" height=\"{cell}\" fill=\"rgb({r},{g},{b})\" stroke=\"#333\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{label}</text>\n",
                 x * cell,
@@ -726,6 +743,30 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cell that may hold a ship never reads 0, and one that may be water never 100;
+    /// only certainties do.
+    #[test]
+    fn heatmap_labels_do_not_round_a_possibility_away() {
+        let rules = battleship::Rules::standard();
+        let view = text::read("o.........\n".repeat(10).trim_end())
+            .unwrap()
+            .view(&rules)
+            .unwrap();
+        let mut hit = vec![0.0; 100];
+        hit[1] = 0.004;
+        hit[2] = 0.996;
+        hit[3] = 1.0;
+        hit[4] = 0.5;
+        let labels: Vec<String> = (0..5).map(|c| cell_label(&view, &hit, c)).collect();
+        assert_eq!(labels, ["o", "1", "99", "100", "50"]);
+        assert_eq!(cell_label(&view, &hit, 5), "0");
+        let svg = heatmap_svg(&view, &hit, 10, 10);
+        assert!(
+            svg.contains(">1</text>") && svg.contains(">99</text>"),
+            "{svg}"
+        );
+    }
 
     fn record(shots: u32, decisions: u32, ms: u64, error: bool) -> GameRecord {
         GameRecord {

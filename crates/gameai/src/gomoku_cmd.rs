@@ -621,7 +621,10 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             args.games,
             args.time_ms,
             args.game.size,
-            json_escape(&args.game.rule),
+            match rule {
+                Rule::Freestyle => "freestyle",
+                Rule::ExactlyFive => "exact",
+            },
             points / games,
             mean_ms(think[0]),
             mean_ms(think[1]),

@@ -78,9 +78,22 @@ pub fn check_allocation(bytes: usize, what: &str) -> Result<(), CliError> {
     })
 }
 
+/// A probability as a whole percentage that never rounds a possibility away: only a certain
+/// event reads 100 and only an impossible one 0 (a mine in Minesweeper, a hit in Battleship).
+pub fn percent(p: f64) -> String {
+    if p <= 0.0 {
+        "0".to_owned()
+    } else if p >= 1.0 {
+        "100".to_owned()
+    } else {
+        format!("{:.0}", (100.0 * p).clamp(1.0, 99.0))
+    }
+}
+
 /// Writes `contents` to the output file `path`, or to `out` (standard output) for `-`.
-/// Returns whether it went to a file, so that the caller says so only then (standard output
-/// then carries the contents alone).
+/// Returns whether it went to a file that is not written directly (see
+/// [`output::OutputFile`]), so that the caller says so only then (standard output, which
+/// `/dev/stdout` names too, then carries the contents alone).
 pub fn write_output(
     path: &std::path::Path,
     contents: &[u8],
@@ -93,16 +106,17 @@ pub fn write_output(
     let mut file = output::OutputFile::create(path)?;
     file.write_with(|w| w.write_all(contents))?;
     file.commit()?;
-    Ok(true)
+    // Written directly (to `/dev/stdout`, say), a report on standard output could end up in
+    // the output.
+    Ok(!output::is_direct(path))
 }
 
 /// Checks, before a long run, that the output file `path` (not `-`) can be written, leaving
 /// nothing behind: it is written once the run is over.
 pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
-    // Something that is not a regular file (a terminal, a pipe) is written directly: opening
-    // it twice could block (a pipe with no reader yet) or end a reader's input early.
-    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
-    if !is_dash(path) && !special {
+    // What is written directly (a terminal, a pipe, `/dev/stdout`) is not opened twice:
+    // that could block (a pipe with no reader yet) or end a reader's input early.
+    if !is_dash(path) && !output::is_direct(path) {
         // Opened and dropped: a regular file's temporary copy is removed at once.
         output::OutputFile::create(path)?;
     }

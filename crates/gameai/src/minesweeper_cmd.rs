@@ -329,16 +329,27 @@ fn samples(
 fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
     let g = &a.games;
     let start = start_cell(&g.start, &g.level)?;
-    // Refuses counts whose boards cannot be held, as `eval` does, instead of growing until
-    // the system stops the program.
-    let mut specs = crate::parallel::results_buffer(g.games)?;
-    for i in 0..g.games {
+    // One line a board, written as it is drawn: memory stays the same for any count.
+    let line = |i: u64| -> Result<String, CliError> {
         let board = seeded_board(&g.level, g.rule, start, g.seed, i)?;
-        specs.push(minesweeper::BoardSpec { board, start });
+        minesweeper::write_boards(&[minesweeper::BoardSpec { board, start }])
+            .map_err(|e| CliError(e.to_string()))
+    };
+    if crate::is_dash(&a.out) {
+        for i in 0..g.games {
+            out.write_all(line(i)?.as_bytes())?;
+        }
+        return Ok(());
     }
-    let text = minesweeper::write_boards(&specs).map_err(|e| CliError(e.to_string()))?;
-    if crate::write_output(&a.out, text.as_bytes(), out)? {
-        writeln!(out, "wrote {} boards to {}", specs.len(), a.out.display())?;
+    let mut file = crate::output::OutputFile::create(&a.out)?;
+    for i in 0..g.games {
+        let text = line(i)?;
+        file.write_with(|w| w.write_all(text.as_bytes()))?;
+    }
+    file.commit()?;
+    // Written to standard output by another name, a report would end up among the boards.
+    if !crate::output::is_direct(&a.out) {
+        writeln!(out, "wrote {} boards to {}", g.games, a.out.display())?;
     }
     Ok(())
 }
@@ -652,8 +663,8 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
                 let shown = match (pos.cells()[cell], probs.mine[cell]) {
                     (minesweeper::CellView::Revealed(n), _) => format!("[{n}]"),
                     (minesweeper::CellView::Mine, _) => "[M]".to_owned(),
-                    (minesweeper::CellView::Flagged, Some(p)) => format!("{}F", percent(p)),
-                    (_, Some(p)) => percent(p),
+                    (minesweeper::CellView::Flagged, Some(p)) => format!("{}F", crate::percent(p)),
+                    (_, Some(p)) => crate::percent(p),
                     (_, None) => "?".to_owned(),
                 };
                 format!("{shown:>5}")
@@ -690,18 +701,6 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
         )?,
     }
     Ok(())
-}
-
-/// A probability as a whole percentage that never rounds a possibility away: only a certain
-/// mine reads 100 and only a certainly safe cell reads 0.
-fn percent(p: f64) -> String {
-    if p <= 0.0 {
-        "0".to_owned()
-    } else if p >= 1.0 {
-        "100".to_owned()
-    } else {
-        format!("{:.0}", (100.0 * p).clamp(1.0, 99.0))
-    }
 }
 
 /// The showcase's Minesweeper part: a few hundred seeded games per level (a few dozen with

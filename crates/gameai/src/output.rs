@@ -13,7 +13,10 @@ use crate::CliError;
 /// file takes the old one's permissions; being a new file, it has the owner of the run and no
 /// other hard links, and its directory must be writable. A path that exists but is not a
 /// regular file (a terminal, a pipe, `/dev/null`) is written directly: there is nothing to
-/// replace.
+/// replace. So is a file reached through a descriptor link (`/dev/stdout`, `/dev/fd/N`,
+/// `/proc/self/fd/N`), even a regular one: it is the open file the link names (the shell's
+/// `> FILE` or `>> FILE`, shared with the program's other output), written after what it
+/// holds, not a file to replace.
 pub struct OutputFile {
     writer: Option<BufWriter<File>>,
     /// The temporary file, until it is renamed into place.
@@ -45,35 +48,94 @@ fn resolve(path: &Path) -> Option<PathBuf> {
     None
 }
 
+/// Whether `path`, or a link on its way to a file, names an open file of the process: the
+/// kernel's descriptor links (`/proc/PID/fd/N`, which `/dev/fd/N` and `/dev/stdout` lead
+/// to) point at an open file, not at a path (a pipe's reads `pipe:[N]`), so they can be
+/// neither resolved nor replaced.
+fn through_descriptor(path: &Path) -> bool {
+    let names_descriptor = |p: &Path| {
+        let parts: Vec<String> = p
+            .components()
+            .take(4)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        matches!(
+            parts[..],
+            ["/", "dev", "fd" | "stdout" | "stderr", ..] | ["/", "proc", _, "fd", ..]
+        )
+    };
+    let mut at = path.to_owned();
+    for _ in 0..=40 {
+        if names_descriptor(&at) {
+            return true;
+        }
+        match std::fs::read_link(&at) {
+            Ok(next) => {
+                at = at
+                    .parent()
+                    .map_or_else(|| next.clone(), |dir| dir.join(&next));
+            }
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+/// Whether the output `path` is written directly (see [`OutputFile`]): it exists and is not
+/// a regular file or a directory, or it is reached through a descriptor link.
+pub fn is_direct(path: &Path) -> bool {
+    through_descriptor(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 impl OutputFile {
     /// Opens the output, so that a path that cannot be written fails before any work.
     pub fn create(path: &Path) -> Result<OutputFile, CliError> {
         let error = |e: std::io::Error| CliError(format!("cannot write {}: {e}", path.display()));
+        // `results/` names a directory, made or not: the file could never be renamed there.
+        if path
+            .as_os_str()
+            .to_string_lossy()
+            .ends_with(std::path::is_separator)
+        {
+            return Err(CliError(format!(
+                "cannot write {}: it names a directory",
+                path.display()
+            )));
+        }
+        if is_direct(path) {
+            // Appended to: a descriptor link may name a file the shell opened with `>>`, or
+            // one the program's own output is going to as well.
+            let file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .map_err(error)?;
+            return Ok(OutputFile {
+                writer: Some(BufWriter::new(file)),
+                partial: None,
+                target: path.to_owned(),
+                shown: path.to_owned(),
+            });
+        }
         let target = resolve(path).ok_or_else(|| {
             CliError(format!(
                 "cannot write {}: too many levels of symbolic links",
                 path.display()
             ))
         })?;
-        let meta = std::fs::metadata(&target);
-        if meta.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
+        if std::fs::metadata(&target).is_ok_and(|m| m.is_dir()) {
             return Err(CliError(format!(
                 "cannot write {}: it is a directory",
                 path.display()
             )));
         }
-        let direct = meta.is_ok_and(|m| !m.is_file());
-        let (file, partial) = if direct {
-            (File::create(&target).map_err(error)?, None)
-        } else {
-            let mut name = target.file_name().unwrap_or_default().to_owned();
-            name.push(format!(".partial-{}", std::process::id()));
-            let partial = target.with_file_name(name);
-            (File::create(&partial).map_err(error)?, Some(partial))
-        };
+        let mut name = target.file_name().unwrap_or_default().to_owned();
+        name.push(format!(".partial-{}", std::process::id()));
+        let partial = target.with_file_name(name);
+        let file = File::create(&partial).map_err(error)?;
         Ok(OutputFile {
             writer: Some(BufWriter::new(file)),
-            partial,
+            partial: Some(partial),
             target,
             shown: path.to_owned(),
         })
@@ -240,6 +302,54 @@ mod tests {
         let err = OutputFile::create(&dir).err().unwrap();
         assert!(err.0.ends_with("it is a directory"), "{}", err.0);
         assert!(crate::check_output(&dir).is_err());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `--out /dev/stdout >> log` (here a descriptor of the test's own, appending to a file
+    /// of its own): the output goes after what the file holds, into the same file, which is
+    /// not replaced by a new one.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_descriptor_link_is_written_through_not_replaced() {
+        use std::os::unix::fs::MetadataExt;
+        use std::os::unix::io::AsRawFd;
+        let dir = scratch("descriptor");
+        let path = dir.join("log.txt");
+        std::fs::write(&path, "old\n").unwrap();
+        let inode = std::fs::metadata(&path).unwrap().ino();
+        let open = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let link = PathBuf::from(format!("/proc/self/fd/{}", open.as_raw_fd()));
+        assert!(is_direct(&link));
+        crate::check_output(&link).unwrap();
+        replace(&link, b"new\n");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old\nnew\n");
+        assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode);
+        // So are the other spellings, and a link of the user's to one of them.
+        assert!(through_descriptor(Path::new("/dev/stdout")));
+        assert!(through_descriptor(Path::new("/dev/fd/1")));
+        let mine = dir.join("to-stdout");
+        std::os::unix::fs::symlink("/dev/stdout", &mine).unwrap();
+        assert!(through_descriptor(&mine));
+        assert!(!through_descriptor(&path));
+        drop(open);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `results/` names a directory whether or not it exists: refused before any work, with
+    /// nothing left behind (it used to pass the early check and fail once the run was over).
+    #[test]
+    fn a_path_ending_in_a_separator_is_refused_at_once() {
+        let dir = scratch("slash");
+        for name in ["results/", "file.jsonl/"] {
+            let path = dir.join(name);
+            let err = OutputFile::create(&path).err().unwrap();
+            assert!(err.0.ends_with("it names a directory"), "{}", err.0);
+            assert!(crate::check_output(&path).is_err());
+        }
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -68,6 +68,24 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(last_json(&out).contains("\"games\":2"));
     assert!(last_json(&out).contains("\"shooter\":\"endgame\""));
+    // The settings that tell runs of one shooter apart.
+    let settings = gameai(&[
+        "battleship",
+        "eval",
+        "--fleets",
+        file.to_str().unwrap(),
+        "--search-fleets",
+        "300",
+        "--sweeps",
+        "50",
+        "--json",
+    ]);
+    let json = last_json(&settings);
+    assert!(
+        json.contains("\"shooter_settings\":\"endgame (8 candidates, from 300 fleets,"),
+        "{json}"
+    );
+    assert!(json.contains("\"sweeps\":50,"), "{json}");
     // Touching ships are refused under no-touch, with the line.
     std::fs::write(
         &file,

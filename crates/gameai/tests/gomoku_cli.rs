@@ -54,7 +54,7 @@ fn match_against_the_brain_program() {
             "--size",
             "9",
             "--rule",
-            "exact",
+            "Exactly-Five",
             "--json",
             "--memory-mb",
             "8",
@@ -73,6 +73,8 @@ fn match_against_the_brain_program() {
         json_number(json, "a_wins") + json_number(json, "draws") + json_number(json, "b_wins"),
         2.0
     );
+    // The rule as the program names it, however it was spelled.
+    assert!(json.contains("\"rule\":\"exact\""), "{json}");
 }
 
 #[test]
