@@ -437,6 +437,7 @@ fn training_that_diverges_writes_no_model() {
 fn a_reader_that_stops_early_ends_the_run_quietly() {
     use std::io::Read;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .current_dir(common::run_dir())
         .args(["twofour", "--generate", "30", "200000", "--seed", "1"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

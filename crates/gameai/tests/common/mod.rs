@@ -4,9 +4,19 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-/// Runs `gameai` with `args`, feeding `stdin`.
+/// The working directory of every run: a directory of the test process's own, so that a
+/// relative output path (or a default one, such as `battleship show`'s `heatmap.svg`) never
+/// lands in the source tree, even when a test meant to be refused is not.
+pub fn run_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("gameai-cli-runs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `gameai` with `args`, feeding `stdin`, in [`run_dir`].
 pub fn gameai(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .current_dir(run_dir())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
