@@ -2,8 +2,9 @@
 //!
 //! Parsing must never panic; a parsed problem must print back to an equal problem; and every
 //! parsed game must solve to the same result at two levels, with a principal line that is legal
-//! and ends with that result. Both levels share the memo and its symmetric keys, so small games
-//! (at most 12 piles) are also solved at the `merged` level, which has neither.
+//! and ends with that result. Both levels share the memo and its symmetric keys, so the first
+//! two games of a small problem (at most 10 piles) are also solved at the `merged` level,
+//! which has neither.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -23,10 +24,10 @@ fuzz_target!(|data: &[u8]| {
     let mut fast = TwoFourSolver::new(Level::Multiset);
     let mut other = TwoFourSolver::new(Level::Duality);
     let mut plain = TwoFourSolver::new(Level::Merged);
-    for game in problem.games.iter().take(8) {
+    for (i, game) in problem.games.iter().take(8).enumerate() {
         let winner = fast.solve(game);
         assert_eq!(other.solve(game), winner, "{game}");
-        if problem.piles <= 12 {
+        if problem.piles <= 10 && i < 2 {
             assert_eq!(plain.solve(game), winner, "{game}");
         }
         let mut p = game.clone();

@@ -498,8 +498,9 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             records.len(),
             kind,
             tuned.settings(),
-            config.exact_nodes,
-            config.sweeps,
+            // The posterior's budgets, for the shooters that use it (`null` for the others).
+            posterior_setting(kind, config.exact_nodes),
+            posterior_setting(kind, config.sweeps),
             a.rules.rules,
             rules.feedback,
             rules.width,
@@ -537,6 +538,16 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
+/// A setting of the posterior in `--json`: its value for a shooter on the posterior, `null`
+/// for the others, which ignore it.
+fn posterior_setting(kind: ShooterKind, value: u64) -> String {
+    if kind.uses_posterior() {
+        value.to_string()
+    } else {
+        "null".to_owned()
+    }
+}
+
 /// The colour of a probability: blue (0) through yellow to red (1).
 fn colour(p: f64) -> (u8, u8, u8) {
     let p = p.clamp(0.0, 1.0);
@@ -571,7 +582,7 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let post = infer::posterior(&view, &config, &mut rng)?;
     let (w, h) = (pos.width, pos.height);
     let svg = heatmap_svg(&view, &post.hit, w, h);
-    if a.svg.as_os_str() == "-" {
+    if crate::is_standard_output(&a.svg) {
         // The SVG goes to standard output, and nothing else does.
         crate::write_output(&a.svg, svg.as_bytes(), out)?;
         return Ok(());

@@ -92,28 +92,27 @@ pub fn percent(p: f64) -> String {
 
 /// Writes `contents` to the output file `path`, or to `out` (standard output) for `-`.
 /// Returns whether it went to a file that is not written directly (see
-/// [`output::OutputFile`]), so that the caller says so only then (standard output, which
-/// `/dev/stdout` names too, then carries the contents alone).
+/// [`output::OutputFile`]), so that the caller says so only then (standard output then
+/// carries the contents alone). A path naming standard output (`/dev/stdout`) counts as `-`.
 pub fn write_output(
     path: &std::path::Path,
     contents: &[u8],
     out: &mut impl Write,
 ) -> Result<bool, CliError> {
-    if is_dash(path) {
+    if is_standard_output(path) {
         out.write_all(contents)?;
         return Ok(false);
     }
     let mut file = output::OutputFile::create(path)?;
     file.write_with(|w| w.write_all(contents))?;
     file.commit()?;
-    // Written directly (to `/dev/stdout`, say), a report on standard output could end up in
-    // the output.
-    Ok(!output::is_direct(path))
+    Ok(true)
 }
 
 /// Checks, before a long run, that the output file `path` (not `-`) can be written, leaving
 /// nothing behind: it is written once the run is over.
 pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
+    output::check_not_directory_name(path)?;
     // What is written directly (a terminal, a pipe, `/dev/stdout`) is not opened twice:
     // that could block (a pipe with no reader yet) or end a reader's input early.
     if !is_dash(path) && !output::is_direct(path) {
@@ -127,6 +126,12 @@ pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
 /// tools.
 fn is_dash(path: &std::path::Path) -> bool {
     path.as_os_str() == "-"
+}
+
+/// Whether the output `path` is standard output: `-`, or a name for the file or pipe standard
+/// output goes to (`/dev/stdout`), written through it so that the order of the output holds.
+fn is_standard_output(path: &std::path::Path) -> bool {
+    is_dash(path) || output::is_stdout(path)
 }
 
 /// How errors name an input.
@@ -166,7 +171,7 @@ impl RecordsFile {
     /// refused: standard output carries the summary.
     fn create(path: Option<&std::path::Path>) -> Result<Option<RecordsFile>, CliError> {
         path.map(|path| {
-            if is_dash(path) {
+            if is_standard_output(path) {
                 return Err(CliError(
                     "--records needs a file name: standard output carries the summary".into(),
                 ));

@@ -335,7 +335,7 @@ fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
         minesweeper::write_boards(&[minesweeper::BoardSpec { board, start }])
             .map_err(|e| CliError(e.to_string()))
     };
-    if crate::is_dash(&a.out) {
+    if crate::is_standard_output(&a.out) {
         for i in 0..g.games {
             out.write_all(line(i)?.as_bytes())?;
         }
@@ -347,10 +347,7 @@ fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
         file.write_with(|w| w.write_all(text.as_bytes()))?;
     }
     file.commit()?;
-    // Written to standard output by another name, a report would end up among the boards.
-    if !crate::output::is_direct(&a.out) {
-        writeln!(out, "wrote {} boards to {}", g.games, a.out.display())?;
-    }
+    writeln!(out, "wrote {} boards to {}", g.games, a.out.display())?;
     Ok(())
 }
 

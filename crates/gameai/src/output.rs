@@ -13,10 +13,10 @@ use crate::CliError;
 /// file takes the old one's permissions; being a new file, it has the owner of the run and no
 /// other hard links, and its directory must be writable. A path that exists but is not a
 /// regular file (a terminal, a pipe, `/dev/null`) is written directly: there is nothing to
-/// replace. So is a file reached through a descriptor link (`/dev/stdout`, `/dev/fd/N`,
-/// `/proc/self/fd/N`), even a regular one: it is the open file the link names (the shell's
-/// `> FILE` or `>> FILE`, shared with the program's other output), written after what it
-/// holds, not a file to replace.
+/// replace. So is a file reached through a descriptor link (`/dev/fd/N`, `/proc/self/fd/N`),
+/// even a regular one: it is the open file the link names (the shell's `>> FILE`, say),
+/// written after what it holds, not a file to replace. (A path that names the program's
+/// standard output is written through it, as `-` is: see [`is_stdout`].)
 pub struct OutputFile {
     writer: Option<BufWriter<File>>,
     /// The temporary file, until it is renamed into place.
@@ -82,6 +82,46 @@ fn through_descriptor(path: &Path) -> bool {
     false
 }
 
+/// Whether `path` names the file the program's standard output goes to (`/dev/stdout`, or
+/// the file or pipe it was redirected to, by any name): output for it must go through
+/// standard output itself, in order with the rest, not through a second descriptor with an
+/// offset and a buffer of its own.
+pub fn is_stdout(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        match (File::from(fd).metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Refuses a path that ends in a separator: `results/` names a directory, made or not, and
+/// no file could ever be written there.
+pub fn check_not_directory_name(path: &Path) -> Result<(), CliError> {
+    if path
+        .as_os_str()
+        .to_string_lossy()
+        .ends_with(std::path::is_separator)
+    {
+        return Err(CliError(format!(
+            "cannot write {}: it names a directory",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Whether the output `path` is written directly (see [`OutputFile`]): it exists and is not
 /// a regular file or a directory, or it is reached through a descriptor link.
 pub fn is_direct(path: &Path) -> bool {
@@ -92,20 +132,9 @@ impl OutputFile {
     /// Opens the output, so that a path that cannot be written fails before any work.
     pub fn create(path: &Path) -> Result<OutputFile, CliError> {
         let error = |e: std::io::Error| CliError(format!("cannot write {}: {e}", path.display()));
-        // `results/` names a directory, made or not: the file could never be renamed there.
-        if path
-            .as_os_str()
-            .to_string_lossy()
-            .ends_with(std::path::is_separator)
-        {
-            return Err(CliError(format!(
-                "cannot write {}: it names a directory",
-                path.display()
-            )));
-        }
+        check_not_directory_name(path)?;
         if is_direct(path) {
-            // Appended to: a descriptor link may name a file the shell opened with `>>`, or
-            // one the program's own output is going to as well.
+            // Appended to: a descriptor link may name a file the shell opened with `>>`.
             let file = std::fs::OpenOptions::new()
                 .append(true)
                 .open(path)

@@ -340,6 +340,19 @@ fn output_files_can_be_standard_output() {
         );
         assert!(dev.status.success(), "{}", text(&dev.stderr));
         assert_eq!(text(&dev.stdout), s);
+        // Records are refused there as for `-` (the summary goes there), before any game.
+        let records = gameai(
+            &words("minesweeper eval --games 2 --records /dev/stdout"),
+            b"",
+        );
+        assert_failed(&records, "--records needs a file name");
+        // A name ending in a separator is refused at once, even one that leads to a
+        // descriptor.
+        let slash = gameai(
+            &words("minesweeper eval --games 2 --records /dev/stdout/"),
+            b"",
+        );
+        assert_failed(&slash, "it names a directory");
     }
 }
 

@@ -4,11 +4,12 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-/// The working directory of every run: a directory of the test process's own, so that a
-/// relative output path (or a default one, such as `battleship show`'s `heatmap.svg`) never
-/// lands in the source tree, even when a test meant to be refused is not.
+/// The working directory of every run: a scratch directory (one for all runs, so that runs
+/// leave nothing to pile up), so that a relative output path (or a default one, such as
+/// `battleship show`'s `heatmap.svg`) never lands in the source tree, even when a test meant
+/// to be refused is not.
 pub fn run_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("gameai-cli-runs-{}", std::process::id()));
+    let dir = std::env::temp_dir().join("gameai-cli-runs");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
