@@ -153,8 +153,9 @@ impl View {
     /// Hits not yet explained by a sunk ship whose cells are known, with the sunk ships'
     /// cells attributed heuristically when the rules do not reveal them: a ship of length `L`
     /// sunk at `c` is given the first line of `L` hits through `c` (horizontal first) not
-    /// already given to another ship. Heuristic shooters use this; the exact posterior does
-    /// not need it.
+    /// already given to another ship. Where every hit names its ship, a sunk ship's cells are
+    /// the hits that named it. Heuristic shooters use this; the exact posterior does not
+    /// need it.
     pub fn unresolved_hits(&self) -> u128 {
         let rules = self.geo.rules();
         let mut resolved = 0u128;
@@ -165,6 +166,11 @@ impl View {
                 continue;
             }
             let len = rules.fleet[i].length;
+            // Every cell of the ship named: nothing to guess.
+            if self.named[i].count_ones() as usize == len {
+                resolved |= self.named[i];
+                continue;
+            }
             let w = rules.width;
             // `at` is on the board, so every start found below is too.
             let (cx, cy) = (s.at % w, s.at / w);
@@ -511,6 +517,24 @@ mod tests {
         v.record(at(3, 3), HIT).unwrap();
         assert_eq!(v.pending(), mask(&[(0, 0)]));
         assert_eq!(v.shots(), 2);
+    }
+
+    /// Where every hit names its ship, a sunk ship's cells are the hits that named it, not a
+    /// guess: here the guess (the first line of two hits through the sinking cell) would
+    /// take the hit of the ship still afloat.
+    #[test]
+    fn named_hits_resolve_a_sunk_ship_exactly() {
+        let geo = Geometry::new(&Rules {
+            feedback: Feedback::HitNamesShip,
+            ..Rules::with_lengths(6, 6, &[2, 2])
+        })
+        .unwrap();
+        let mut v = View::new(geo);
+        // Ship 0 stands at (2,0)-(2,1), ship 1 at (0,0)-(1,0).
+        v.record(at(2, 0), Shot::Hit { ship: Some(0) }).unwrap();
+        v.record(at(0, 0), Shot::Hit { ship: Some(1) }).unwrap();
+        v.record(at(1, 0), sunk(1)).unwrap();
+        assert_eq!(v.unresolved_hits(), mask(&[(2, 0)]));
     }
 
     #[test]
