@@ -285,8 +285,13 @@ impl Position {
         }
     }
 
-    /// Plays the side to move on the empty on-board cell `p` (the caller checked it).
+    /// Plays the side to move on the empty on-board cell `p` (the caller checked it: this is
+    /// the search's hot path; [`crate::Board`] checks moves for callers that need it).
     pub fn play(&mut self, p: usize) {
+        debug_assert!(
+            self.geo.on_board(p) && self.cells[p] == EMPTY,
+            "play on cell {p}, which is not an empty cell of the board"
+        );
         let s = self.stm;
         let code = s.code();
         let mut wins = false;
@@ -319,11 +324,17 @@ impl Position {
         self.stm = s.other();
     }
 
-    /// Takes back the last move; returns its cell.
+    /// Takes back the last move; returns its cell. A pass made since must be taken back first
+    /// (by another pass): the stone taken back is the one of the side not to move.
     pub fn undo(&mut self) -> Option<usize> {
         let p = usize::from(self.history.pop()?);
         self.bbox.pop();
         let s = self.stm.other();
+        debug_assert_eq!(
+            self.cells[p],
+            s.code(),
+            "undo of cell {p} with a pass not taken back"
+        );
         let code = s.code();
         self.cells[p] = EMPTY;
         self.update_neighbours(p, code);

@@ -134,6 +134,12 @@ impl ThreatSolver {
         self.node_limit = limits.nodes;
         self.nodes = 0;
         self.aborted = false;
+        // A VCT fails or not given the VCF depth its threats may finish with, which its
+        // memo's keys do not hold: a failure found with fewer fours allowed says nothing
+        // about more.
+        if limits.vcf_depth != self.vcf_depth {
+            self.vct_fail.clear();
+        }
         self.vcf_depth = limits.vcf_depth;
     }
 

@@ -237,6 +237,23 @@ fn finds_known_vcf_wins_quickly() {
     assert!(slowest < Duration::from_millis(500), "{slowest:?}");
 }
 
+/// The VCT failure memo holds for one VCF depth: a position whose only wins are long VCFs
+/// has no VCT when its threats may not end in a VCF, and then does when they may (a memo
+/// kept across the two searches answered the second from the first).
+#[test]
+fn a_vct_failure_is_remembered_for_its_vcf_depth_only() {
+    let (moves, _) = VCF_SET[VCF_SET.len() - 1];
+    let board = board_of(15, Rule::Freestyle, &parse_moves(moves));
+    let mut pos = Position::from_board(&board);
+    let mut solver = ThreatSolver::new();
+    let no_vcf = ThreatLimits {
+        vcf_depth: 0,
+        ..ThreatLimits::default()
+    };
+    assert!(solver.vct(&mut pos, &no_vcf).is_none());
+    assert!(solver.vct(&mut pos, &ThreatLimits::default()).is_some());
+}
+
 #[test]
 fn no_vcf_where_none_exists() {
     // A lone open two has no forced win by fours.
