@@ -151,16 +151,24 @@ impl View {
     }
 
     /// Hits not yet explained by a sunk ship whose cells are known, with the sunk ships'
-    /// cells attributed heuristically when the rules do not reveal them: a ship of length `L`
-    /// sunk at `c` is given the first line of `L` hits through `c` (horizontal first) not
-    /// already given to another ship. Where every hit names its ship, a sunk ship's cells are
-    /// the hits that named it. Heuristic shooters use this; the exact posterior does not
-    /// need it.
+    /// cells attributed heuristically when the rules do not reveal them: in the order the
+    /// ships sank, a ship of length `L` sunk at `c` is given the first line of `L` hits through
+    /// `c` (horizontal first), among the hits made by then, not already given to another
+    /// ship. Where every hit names its ship, a sunk ship's cells are the hits that named it.
+    /// Heuristic shooters use this; the exact posterior does not need it.
     pub fn unresolved_hits(&self) -> u128 {
         let rules = self.geo.rules();
         let mut resolved = 0u128;
-        for (i, s) in self.sunk.iter().enumerate() {
-            let Some(s) = s else { continue };
+        // The order of sinking: every sinking is a hit, so the hits made by then only grow.
+        // (Ships of a position read from text share theirs, and keep their own order.)
+        let mut order: Vec<(usize, &Sunk)> = self
+            .sunk
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((i, s.as_ref()?)))
+            .collect();
+        order.sort_by_key(|(_, s)| s.hits_then.count_ones());
+        for (i, s) in order {
             if let Some(c) = s.cells {
                 resolved |= c;
                 continue;
@@ -535,6 +543,21 @@ mod tests {
         v.record(at(0, 0), Shot::Hit { ship: Some(1) }).unwrap();
         v.record(at(1, 0), sunk(1)).unwrap();
         assert_eq!(v.unresolved_hits(), mask(&[(2, 0)]));
+    }
+
+    /// Sunk ships are given their cells in the order they sank: ship 1 (at (0,0)-(1,0)) sank
+    /// first, so the hits at (0,0) and (1,0) are its own, and ship 0 (at (2,0)-(2,1)), sunk
+    /// at (2,0) later, lies along the column. In ship-number order, ship 0 would take (1,0)
+    /// and (2,0), and two hits of sunk ships would seem to belong to ships afloat.
+    #[test]
+    fn sunk_ships_are_resolved_in_the_order_they_sank() {
+        let geo = Geometry::new(&Rules::with_lengths(6, 6, &[2, 2])).unwrap();
+        let mut v = View::new(geo);
+        v.record(at(0, 0), HIT).unwrap();
+        v.record(at(1, 0), sunk(1)).unwrap();
+        v.record(at(2, 1), HIT).unwrap();
+        v.record(at(2, 0), sunk(0)).unwrap();
+        assert_eq!(v.unresolved_hits(), 0);
     }
 
     #[test]
