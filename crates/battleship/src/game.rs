@@ -159,8 +159,8 @@ impl View {
     pub fn unresolved_hits(&self) -> u128 {
         let rules = self.geo.rules();
         let mut resolved = 0u128;
-        // The order of sinking: every sinking is a hit, so the hits made by then only grow.
-        // (Ships of a position read from text share theirs, and keep their own order.)
+        // The order of sinking: `record` makes every sinking a new hit, so the hits made by
+        // then strictly grow from one sinking to the next.
         let mut order: Vec<(usize, &Sunk)> = self
             .sunk
             .iter()
@@ -182,7 +182,12 @@ impl View {
             let w = rules.width;
             // `at` is on the board, so every start found below is too.
             let (cx, cy) = (s.at % w, s.at / w);
-            let avail = s.hits_then & !resolved;
+            // Nor a hit that named another ship (where hits name ships but not all of them are
+            // named, as in a view built by hand).
+            let others = (0..self.named.len())
+                .filter(|&j| j != i)
+                .fold(0u128, |m, j| m | self.named[j]);
+            let avail = s.hits_then & !resolved & !others;
             let mut found = 0u128;
             'dirs: for vertical in [false, true] {
                 for k in 0..len {
@@ -541,6 +546,13 @@ mod tests {
         // Ship 0 stands at (2,0)-(2,1), ship 1 at (0,0)-(1,0).
         v.record(at(2, 0), Shot::Hit { ship: Some(0) }).unwrap();
         v.record(at(0, 0), Shot::Hit { ship: Some(1) }).unwrap();
+        v.record(at(1, 0), sunk(1)).unwrap();
+        assert_eq!(v.unresolved_hits(), mask(&[(2, 0)]));
+        // With a hit that names no ship (a view built by hand), the guess still leaves out the
+        // hit that named ship 0.
+        let mut v = View::new(v.geometry().clone());
+        v.record(at(2, 0), Shot::Hit { ship: Some(0) }).unwrap();
+        v.record(at(0, 0), HIT).unwrap();
         v.record(at(1, 0), sunk(1)).unwrap();
         assert_eq!(v.unresolved_hits(), mask(&[(2, 0)]));
     }

@@ -335,23 +335,25 @@ fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
         minesweeper::write_boards(&[minesweeper::BoardSpec { board, start }])
             .map_err(|e| CliError(e.to_string()))
     };
-    // Progress on standard error (shown on a terminal only): a large count takes a while.
-    let bar = crate::parallel::games_bar(g.games);
     if crate::is_standard_output(&a.out) {
+        // No progress bar: on a terminal it would draw among the boards.
         for i in 0..g.games {
             out.write_all(line(i)?.as_bytes())?;
-            bar.inc(1);
         }
-        bar.finish_and_clear();
         return Ok(());
     }
+    // Progress on standard error (shown on a terminal only): a large count takes a while.
+    let bar = crate::parallel::games_bar(g.games);
     let mut file = crate::output::OutputFile::create(&a.out)?;
-    for i in 0..g.games {
+    let written = (0..g.games).try_for_each(|i| {
         let text = line(i)?;
         file.write_with(|w| w.write_all(text.as_bytes()))?;
         bar.inc(1);
-    }
+        Ok::<(), CliError>(())
+    });
+    // Cleared before any error is printed, too.
     bar.finish_and_clear();
+    written?;
     file.commit()?;
     writeln!(out, "wrote {} boards to {}", g.games, a.out.display())?;
     Ok(())
