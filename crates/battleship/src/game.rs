@@ -168,6 +168,8 @@ impl View {
             .filter_map(|(i, s)| Some((i, s.as_ref()?)))
             .collect();
         order.sort_by_key(|(_, s)| s.hits_then.count_ones());
+        // Hits that named a ship (a ship's cells are its own, so the sets are disjoint).
+        let named = self.named.iter().fold(0u128, |m, &n| m | n);
         for (i, s) in order {
             if let Some(c) = s.cells {
                 resolved |= c;
@@ -184,10 +186,7 @@ impl View {
             let (cx, cy) = (s.at % w, s.at / w);
             // Nor a hit that named another ship (where hits name ships but not all of them are
             // named, as in a view built by hand).
-            let others = (0..self.named.len())
-                .filter(|&j| j != i)
-                .fold(0u128, |m, j| m | self.named[j]);
-            let avail = s.hits_then & !resolved & !others;
+            let avail = s.hits_then & !resolved & !(named & !self.named[i]);
             let mut found = 0u128;
             'dirs: for vertical in [false, true] {
                 for k in 0..len {

@@ -91,9 +91,9 @@ pub fn percent(p: f64) -> String {
 }
 
 /// Writes `contents` to the output file `path`, or to `out` (standard output) for `-`.
-/// Returns whether it went to a file that is not written directly (see
-/// [`output::OutputFile`]), so that the caller says so only then (standard output then
-/// carries the contents alone). A path naming standard output (`/dev/stdout`) counts as `-`.
+/// Returns whether it went to a file, so that the caller says so only then (standard output
+/// then carries the contents alone). A path naming standard output (`/dev/stdout`) counts as
+/// `-`.
 pub fn write_output(
     path: &std::path::Path,
     contents: &[u8],

@@ -34,18 +34,22 @@ fn resolve(path: &Path) -> Option<PathBuf> {
     if let Ok(target) = std::fs::canonicalize(path) {
         return Some(target);
     }
-    let mut at = path.to_owned();
-    for _ in 0..=40 {
-        match std::fs::read_link(&at) {
-            Ok(next) => {
-                at = at
-                    .parent()
-                    .map_or_else(|| next.clone(), |dir| dir.join(&next));
-            }
-            Err(_) => return Some(at),
-        }
-    }
-    None
+    let last = link_chain(path).last()?;
+    // Still a link after 40 steps: a loop, or a chain the system would refuse too.
+    std::fs::read_link(&last).is_err().then_some(last)
+}
+
+/// `path` and the paths the symbolic links from it lead to, one step at a time, up to the
+/// first that is not a link or 41 steps.
+fn link_chain(path: &Path) -> impl Iterator<Item = PathBuf> {
+    std::iter::successors(Some(path.to_owned()), |at| {
+        let next = std::fs::read_link(at).ok()?;
+        Some(
+            at.parent()
+                .map_or_else(|| next.clone(), |dir| dir.join(&next)),
+        )
+    })
+    .take(42)
 }
 
 /// Whether `path`, or a link on its way to a file, names an open file of the process: the
@@ -65,21 +69,7 @@ fn through_descriptor(path: &Path) -> bool {
             ["/", "dev", "fd" | "stdout" | "stderr", ..] | ["/", "proc", _, "fd", ..]
         )
     };
-    let mut at = path.to_owned();
-    for _ in 0..=40 {
-        if names_descriptor(&at) {
-            return true;
-        }
-        match std::fs::read_link(&at) {
-            Ok(next) => {
-                at = at
-                    .parent()
-                    .map_or_else(|| next.clone(), |dir| dir.join(&next));
-            }
-            Err(_) => return false,
-        }
-    }
-    false
+    link_chain(path).any(|at| names_descriptor(&at))
 }
 
 /// Whether `path` names the file the program's standard output goes to (`/dev/stdout`, or

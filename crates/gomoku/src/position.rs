@@ -330,12 +330,11 @@ impl Position {
         let p = usize::from(self.history.pop()?);
         self.bbox.pop();
         let s = self.stm.other();
+        let code = s.code();
         debug_assert_eq!(
-            self.cells[p],
-            s.code(),
+            self.cells[p], code,
             "undo of cell {p} with a pass not taken back"
         );
-        let code = s.code();
         self.cells[p] = EMPTY;
         self.update_neighbours(p, code);
         for d in 0..4 {
