@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use battleship::{
     Adjacency, Feedback, Fleet, GameRecord, Geometry, Placer, Rules, ShooterKind, game_seed, infer,
     play, read_fleets, seeded_fleet, shooter_seed,
-    shooters::{EndgameShooter, HybridShooter},
+    shooters::{EndgameShooter, HybridShooter, LookaheadShooter},
     text,
 };
 use rand::SeedableRng;
@@ -388,6 +388,16 @@ impl Tuned {
             }
             Tuned::Default(ShooterKind::Endgame) => {
                 Tuned::Endgame(EndgameShooter::default()).label()
+            }
+            Tuned::Default(ShooterKind::Lookahead) => {
+                let l = LookaheadShooter::default();
+                format!(
+                    "{} ({} candidates, ratio {}, {} fleets)",
+                    ShooterKind::Lookahead,
+                    l.candidates,
+                    l.min_ratio,
+                    l.samples
+                )
             }
             _ => self.label(),
         }
@@ -838,6 +848,26 @@ mod tests {
         assert_eq!(colour(1.0), (220, 30, 30));
         assert_eq!(colour(-1.0), colour(0.0));
         assert_eq!(colour(2.0), colour(1.0));
+    }
+
+    /// Every shooter with settings of its own spells them out, defaults included, so that
+    /// `shooter_settings` tells runs with other settings apart.
+    #[test]
+    fn settings_spell_out_the_defaults() {
+        assert_eq!(
+            Tuned::Default(ShooterKind::Lookahead).settings(),
+            "lookahead (5 candidates, ratio 0.8, 800 fleets)"
+        );
+        assert_eq!(
+            Tuned::Default(ShooterKind::Hybrid).settings(),
+            Tuned::Hybrid(HybridShooter::default().info_weight).settings()
+        );
+        assert!(
+            Tuned::Default(ShooterKind::Endgame)
+                .settings()
+                .starts_with("endgame (8 candidates, from ")
+        );
+        assert_eq!(Tuned::Default(ShooterKind::Density).settings(), "density");
     }
 
     /// A fleet of one's own keeps the rule set's board and adjacency.

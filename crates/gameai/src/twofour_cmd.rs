@@ -47,11 +47,11 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     let memo_bytes = args
         .memo_bytes
         .unwrap_or_else(|| twofour::memo_bytes_for(problem.piles));
-    // The plain and merged levels have no memo to allocate.
-    if !matches!(args.level, Level::Plain | Level::Merged) {
-        crate::check_allocation(memo_bytes, "the memo")?;
-    }
-    let mut solver = TwoFourSolver::with_memo_bytes(args.level, memo_bytes);
+    let mut solver = TwoFourSolver::try_with_memo_bytes(args.level, memo_bytes).map_err(|_| {
+        CliError(format!(
+            "cannot allocate {memo_bytes} bytes for the memo: choose a smaller size"
+        ))
+    })?;
     let start = Instant::now();
     for (i, game) in problem.games.iter().enumerate() {
         if args.explain {

@@ -237,3 +237,43 @@ fn exits_when_input_closes() {
         thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// `END` while the engine thinks ends the program at once, with no move printed: the
+/// protocol asks a brain to terminate as soon as possible and write nothing after `END`.
+#[test]
+fn end_interrupts_a_long_think() {
+    for engine in ["alphabeta", "bestfirst"] {
+        let mut b = Brain::start(engine);
+        b.send("INFO timeout_turn 30000");
+        b.send("START 15");
+        assert_eq!(b.reply(Duration::from_secs(2)), "OK");
+        // A quiet middle game: nothing forced, so the engine spends its time.
+        b.send("BOARD");
+        for (x, y, f) in [
+            (7, 7, 2),
+            (8, 8, 1),
+            (6, 9, 2),
+            (9, 6, 1),
+            (5, 5, 2),
+            (10, 11, 1),
+        ] {
+            b.send(&format!("{x},{y},{f}"));
+        }
+        b.send("DONE");
+        thread::sleep(Duration::from_millis(300));
+        let t = Instant::now();
+        b.send("END");
+        let status = loop {
+            if let Some(s) = b.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(2),
+                "{engine}: END did not interrupt the think"
+            );
+            thread::sleep(Duration::from_millis(10));
+        };
+        assert!(status.success());
+        assert!(b.lines.recv_timeout(Duration::from_millis(100)).is_err());
+    }
+}

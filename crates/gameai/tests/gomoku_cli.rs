@@ -236,16 +236,20 @@ fn the_winner_of_each_game_is_the_engine_that_made_five() {
     let script = dir.file("first-empty.sh");
     std::fs::write(
         &script,
-        r#"while read -r line; do
+        r#"play() {
+  for y in 0 1 2 3 4 5 6 7 8; do for x in 0 1 2 3 4 5 6 7 8; do
+    case "$occ" in *" $x,$y "*) ;; *) occ="$occ$x,$y "; echo "$x,$y"; return ;; esac
+  done; done
+}
+while read -r line; do
   case "$line" in
     ABOUT*) echo 'name="first-empty"' ;;
     END*) exit ;;
-    START*) echo OK ;;
+    START*|RESTART*) occ=" "; echo OK ;;
     BOARD*) occ=" " ;;
+    TURN*) occ="$occ${line#TURN } "; play ;;
     [0-9]*) occ="$occ${line%,*} " ;;
-    DONE*) for y in 0 1 2 3 4 5 6 7 8; do for x in 0 1 2 3 4 5 6 7 8; do
-      case "$occ" in *" $x,$y "*) ;; *) echo "$x,$y"; break 2 ;; esac
-    done; done ;;
+    DONE*) play ;;
   esac
 done
 "#,

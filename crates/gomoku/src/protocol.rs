@@ -757,9 +757,12 @@ impl<E: Engine> Brain<E> {
 
 /// An [`Engine`] that runs an external Gomocup brain and asks it for moves.
 ///
-/// Each move is asked for with a complete `BOARD` block, so the brain never has to follow
-/// takebacks or new games; `START` is sent again when the board size changes, and
-/// `INFO timeout_turn` when the time per move does. A brain that does not answer within the
+/// The engine remembers the game the brain holds: a position one opponent's move past it
+/// is asked for with `TURN`, as tournament managers do, and any other (a new game, a
+/// takeback, another opening) with a complete `BOARD` block, after `RESTART` when the brain
+/// holds a game, as the protocol asks (`START` when it refuses `RESTART`, and a fresh run of
+/// the program when it does not answer). `START` is sent again when the board size changes,
+/// `INFO rule` when the rule does, and `INFO timeout_turn` when the time per move does. A brain that does not answer within the
 /// time plus a grace period, or answers with anything but a legal move, makes `choose_move`
 /// fail (a match counts that as a loss). Such a brain may still be thinking, and its late
 /// answer would be read as the answer to the next request, so it is restarted before the
@@ -773,6 +776,9 @@ pub struct ExternalEngine {
     /// `ABOUT` went unanswered within its wait: its answer may still come, and must not be
     /// taken for the answer to a later command.
     about_pending: bool,
+    /// The moves of the game the brain holds (a `BOARD` block was sent since the last
+    /// `START` or `RESTART`), its own answers included; `None` when its board is empty.
+    game: Option<Vec<Move>>,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
@@ -850,6 +856,7 @@ impl ExternalEngine {
             args: args.to_vec(),
             failed: false,
             about_pending: false,
+            game: None,
             child,
             stdin,
             lines: rx,
@@ -884,6 +891,23 @@ impl ExternalEngine {
         Ok(())
     }
 
+    /// Sends `START size` and reads the brain's `OK`: a new, empty board.
+    fn start(&mut self, size: usize) -> Result<(), GomokuError> {
+        self.send(&format!("START {size}"))?;
+        let deadline = Instant::now() + Duration::from_secs(5).saturating_add(self.grace);
+        let line = self.answer(deadline)?;
+        // The protocol's own example answers "OK - everything is good".
+        if line.split_whitespace().next() != Some("OK") {
+            return Err(GomokuError::External(format!(
+                "{} refused START {size}: {line}",
+                self.name
+            )));
+        }
+        self.size = Some(size);
+        self.game = None;
+        Ok(())
+    }
+
     fn send(&mut self, line: &str) -> Result<(), GomokuError> {
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
@@ -908,21 +932,37 @@ impl ExternalEngine {
     fn answer(&mut self, deadline: Instant) -> Result<String, GomokuError> {
         loop {
             let line = self.next_line(deadline)?;
-            let word = line
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .to_ascii_uppercase();
-            if word == "MESSAGE" || word == "DEBUG" || line.trim().is_empty() {
-                continue;
-            }
-            if self.about_pending && line.contains("=\"") {
-                self.about_pending = false;
+            if is_comment(&line) || self.late_about(&line) {
                 continue;
             }
             return Ok(line.trim().to_string());
         }
     }
+
+    /// Whether `line` is the late answer to `ABOUT` (and notes that it came): while one is
+    /// due, a line that is no command's answer. Brains answer in order, so it comes first;
+    /// an old brain may answer in plain words (`MyBrain 1.0`), a newer one with `key="value"`
+    /// fields, and one that never answers `ABOUT` still has its other answers read.
+    fn late_about(&mut self, line: &str) -> bool {
+        let line = line.trim();
+        let word = line.split_whitespace().next().unwrap_or("");
+        let an_answer = matches!(word, "OK" | "ERROR" | "UNKNOWN") || parse_move(line).is_some();
+        if self.about_pending && (line.contains("=\"") || !an_answer) {
+            self.about_pending = false;
+            return true;
+        }
+        false
+    }
+}
+
+/// A line a brain writes for people, never an answer: `MESSAGE`, `DEBUG` or a blank line.
+fn is_comment(line: &str) -> bool {
+    let word = line
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    word == "MESSAGE" || word == "DEBUG" || line.trim().is_empty()
 }
 
 /// The value of `key="value"` in an `ABOUT` answer.
@@ -957,14 +997,15 @@ impl ExternalEngine {
     fn ask(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
         // Nothing was asked since the last answer: whatever came since is not an answer.
         while let Ok(line) = self.lines.try_recv() {
-            if line.contains("=\"") {
-                self.about_pending = false;
+            if !is_comment(&line) {
+                self.late_about(&line);
             }
         }
         let deadline_for = |t: Duration, grace: Duration| {
             Instant::now() + t.saturating_add(grace).min(crate::engine::LONGEST_WAIT)
         };
-        if self.rule != Some(board.rule()) {
+        let rule_changed = self.rule != Some(board.rule());
+        if rule_changed {
             let mask = match board.rule() {
                 Rule::Freestyle => 0,
                 Rule::ExactlyFive => 1,
@@ -973,41 +1014,71 @@ impl ExternalEngine {
             self.rule = Some(board.rule());
         }
         if self.size != Some(board.size()) {
-            self.send(&format!("START {}", board.size()))?;
-            let line = self.answer(deadline_for(Duration::from_secs(5), self.grace))?;
-            // The protocol's own example answers "OK - everything is good".
-            if line.split_whitespace().next() != Some("OK") {
-                return Err(GomokuError::External(format!(
-                    "{} refused START {}: {line}",
-                    self.name,
-                    board.size()
-                )));
-            }
-            self.size = Some(board.size());
+            self.start(board.size())?;
         }
         // 2^31 - 1 ms is the protocol's "unlimited"; brains may keep the value in 32 bits.
+        // 0 is its "as fast as possible".
         let ms = time.as_millis().min(i32::MAX as u128) as u64;
         if self.timeout_ms != Some(ms) {
-            self.send(&format!("INFO timeout_turn {}", ms.max(1)))?;
+            self.send(&format!("INFO timeout_turn {ms}"))?;
             self.send("INFO timeout_match 0")?;
             self.timeout_ms = Some(ms);
         }
-        let me = board.side_to_move();
-        let mut block = String::from("BOARD\n");
-        for (i, m) in board.history().iter().enumerate() {
-            let mover = if i % 2 == 0 {
-                Stone::Black
-            } else {
-                Stone::White
-            };
-            let field = if mover == me { 1 } else { 2 };
-            block.push_str(&format!("{},{},{field}\n", m.x, m.y));
+        let history = board.history();
+        let next = match &self.game {
+            Some(held)
+                if !rule_changed
+                    && history.len() == held.len() + 1
+                    && history.starts_with(held) =>
+            {
+                history.last().copied()
+            }
+            _ => None,
+        };
+        if let Some(m) = next {
+            // The game the brain holds, one opponent's move on.
+            self.send(&format!("TURN {},{}", m.x, m.y))?;
+        } else {
+            if self.game.is_some() {
+                // "If there is any open match, the manager sends RESTART command before the
+                // BOARD command."
+                self.send("RESTART")?;
+                match self.answer(deadline_for(Duration::from_secs(1), self.grace)) {
+                    Ok(line) if line.split_whitespace().next() == Some("OK") => {}
+                    // UNKNOWN, or any other refusal: START empties the board too.
+                    Ok(_) => self.start(board.size())?,
+                    // Silent: a late answer could be read as the next one; run it afresh.
+                    Err(_) => {
+                        self.restart()?;
+                        return self.ask(board, time);
+                    }
+                }
+                self.game = None;
+            }
+            let me = board.side_to_move();
+            let mut block = String::from("BOARD\n");
+            for (i, m) in history.iter().enumerate() {
+                let mover = if i % 2 == 0 {
+                    Stone::Black
+                } else {
+                    Stone::White
+                };
+                let field = if mover == me { 1 } else { 2 };
+                block.push_str(&format!("{},{},{field}\n", m.x, m.y));
+            }
+            block.push_str("DONE");
+            self.send(&block)?;
         }
-        block.push_str("DONE");
-        self.send(&block)?;
+        // Whatever the answer, the brain now holds a game; a failed request restarts it.
+        self.game = Some(history.to_vec());
         let line = self.answer(deadline_for(time, self.grace))?;
         match parse_move(&line) {
-            Some(m) if board.is_legal(m) => Ok(m),
+            Some(m) if board.is_legal(m) => {
+                if let Some(held) = &mut self.game {
+                    held.push(m);
+                }
+                Ok(m)
+            }
             Some(m) => Err(GomokuError::External(format!(
                 "{} played the illegal move {m}",
                 self.name
@@ -1443,6 +1514,7 @@ done
                 r#"
 while read -r line; do
   case "$line" in
+    ABOUT*) echo 'name="remarks"' ;;
     START*) echo '{answer}' ;;
     DONE*) echo 7,7 ;;
   esac
@@ -1462,26 +1534,99 @@ done
     }
 
     /// A brain slow to start answers ABOUT after the engine stopped waiting; that answer is
-    /// not taken for the answer to START.
+    /// not taken for the answer to START, whether in `key="value"` fields or, as old brains
+    /// answer, in plain words.
     #[cfg(unix)]
     #[test]
     fn a_late_about_answer_is_skipped() {
-        let mut e = shell_brain(
-            r#"
+        for about in [
+            r#"name="sleepy", version="1""#,
+            "Sleepy brain 1.0 by nobody",
+        ] {
+            let mut e = shell_brain(&format!(
+                r#"
 sleep 2
 while read -r line; do
   case "$line" in
-    ABOUT*) echo 'name="sleepy", version="1"' ;;
+    ABOUT*) echo '{about}' ;;
     START*) echo OK ;;
     DONE*) echo 3,4 ;;
   esac
 done
-"#,
-        );
-        assert_eq!(e.name(), "sh", "no name within the wait");
-        let board = Board::new(15, Rule::Freestyle).unwrap();
-        let m = e.choose_move(&board, Duration::from_secs(3)).unwrap();
-        assert_eq!(m, Move::new(3, 4));
+"#
+            ));
+            assert_eq!(e.name(), "sh", "no name within the wait");
+            let board = Board::new(15, Rule::Freestyle).unwrap();
+            let m = e.choose_move(&board, Duration::from_secs(3)).unwrap();
+            assert_eq!(m, Move::new(3, 4), "{about}");
+        }
+    }
+
+    /// A brain that keeps its game between requests, as the protocol's template brains do,
+    /// and refuses a stone on an occupied cell. A position one move past the game it holds
+    /// is asked for with `TURN`; any other, after `RESTART` (or `START` when the brain
+    /// answers `RESTART` with `UNKNOWN`, or a fresh run when it does not answer), with a
+    /// `BOARD` block.
+    #[cfg(unix)]
+    #[test]
+    fn the_brain_follows_one_game_and_is_restarted_for_another() {
+        // `$1`: how the brain takes RESTART. It answers `n,y`: n the stones it holds, y 1
+        // after TURN and 0 after a block; then it holds its own stone too.
+        let script = r#"
+cells=" "
+answer() {
+  if [ -n "$err" ]; then echo "$err"; return; fi
+  n=0; for c in $cells; do n=$((n+1)); done
+  echo "$n,$1"; cells="$cells$n,$1 "
+}
+add() {
+  case "$cells" in *" $1 "*) err="ERROR stone on $1" ;; *) cells="$cells$1 " ;; esac
+}
+while read -r line; do
+  case "$line" in
+    ABOUT*) echo 'name="keeper"' ;;
+    START*) cells=" "; echo OK ;;
+    RESTART*) case "$1" in ok) cells=" "; echo OK ;; unknown) echo 'UNKNOWN RESTART' ;; esac ;;
+    TURN*) err=; add "${line#TURN }"; answer 1 ;;
+    BOARD*) err= ;;
+    [0-9]*,*) add "${line%,*}" ;;
+    DONE*) answer 0 ;;
+  esac
+done
+"#;
+        for restart in ["ok", "unknown", "silent"] {
+            let mut e = shell_brain_with(script, &[restart.to_string()]);
+            e.grace = Duration::from_millis(300);
+            assert_eq!(e.name(), "keeper");
+            let t = Duration::from_secs(3);
+            let mut board = Board::new(15, Rule::Freestyle).unwrap();
+            board.play(Move::new(7, 7)).unwrap();
+            assert_eq!(e.choose_move(&board, t).unwrap(), Move::new(1, 0));
+            board.play(Move::new(1, 0)).unwrap();
+            board.play(Move::new(8, 8)).unwrap();
+            // One move on: TURN, and the brain holds all three stones.
+            assert_eq!(
+                e.choose_move(&board, t).unwrap(),
+                Move::new(3, 1),
+                "{restart}"
+            );
+            // Another position of two stones: a fresh board with both.
+            let mut other = Board::new(15, Rule::Freestyle).unwrap();
+            other.play(Move::new(7, 7)).unwrap();
+            other.play(Move::new(2, 2)).unwrap();
+            assert_eq!(
+                e.choose_move(&other, t).unwrap(),
+                Move::new(2, 0),
+                "{restart}"
+            );
+            // A new game starts empty.
+            let board = Board::new(15, Rule::Freestyle).unwrap();
+            assert_eq!(
+                e.choose_move(&board, t).unwrap(),
+                Move::new(0, 0),
+                "{restart}"
+            );
+        }
     }
 
     /// The engine tells the brain the rule, the board size and the time (again whenever

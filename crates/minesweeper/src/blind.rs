@@ -38,6 +38,11 @@ fn protected(board: &Board, rule: FirstClick, start: usize) -> Vec<bool> {
 /// the time on large dense boards, where a cell can start very many sets.
 const NODES_PER_CELL: usize = 20_000;
 
+/// The largest blind sets searched for: a larger `max_cells` searches up to this size. Each
+/// cell of a growing set is a level of recursion and is rescanned at every step, so the cap
+/// bounds both the stack and the work per step.
+pub const MAX_BLIND_CELLS: usize = 64;
+
 /// Depth-first search for blind sets whose smallest cell is a given one.
 ///
 /// A set is grown from its smallest cell by repairs: flipping cells changes the numbers of
@@ -72,7 +77,7 @@ impl<'a> Search<'a> {
             delta: vec![0; n],
             set: Vec::new(),
             balance: 0,
-            max,
+            max: max.min(MAX_BLIND_CELLS),
             nodes: 0,
             found: Vec::new(),
         }
@@ -189,7 +194,8 @@ impl<'a> Search<'a> {
     }
 }
 
-/// The coin flips built into a board: sets of at most `max_cells` cells, half of them mines,
+/// The coin flips built into a board: sets of at most `max_cells` cells (and at most
+/// [`MAX_BLIND_CELLS`]), half of them mines,
 /// whose mines and safe cells can all be exchanged without changing any other safe cell's
 /// number, and which the first-click `rule` (first click on `start`) allows both ways. Until
 /// it clicks a cell of such a set, a player sees exactly the same on both boards (the mine
@@ -514,61 +520,103 @@ mod tests {
 
         #[test]
         fn bound_classes_never_overlap((board, rule, start) in board_strategy(7)) {
-            let sets = bound_class(&board, rule, start, 6);
-            for (i, s) in sets.iter().enumerate() {
-                prop_assert!(blind(&board, s));
-                for t in &sets[..i] {
-                    prop_assert!(apart(&board, s, t));
-                }
-            }
-            // Every board of the class names the same sets, so it is the same class.
-            for mask in 1u32..1 << sets.len() {
-                let cells: Vec<usize> = (0..sets.len())
-                    .filter(|&i| mask >> i & 1 == 1)
-                    .flat_map(|i| sets[i].clone())
-                    .collect();
-                let other = flip_cells(&board, &cells).unwrap();
-                prop_assert_ne!(&other, &board);
-                prop_assert_eq!(other.mine_count(), board.mine_count());
-                prop_assert_eq!(bound_class(&other, rule, start, 6), sets.clone());
-            }
+            classes_never_overlap(&board, rule, start)?;
         }
 
         #[test]
         fn a_class_looks_the_same_until_each_set_is_clicked(
             (board, rule, start) in board_strategy(8),
         ) {
-            let sets = bound_class(&board, rule, start, 6);
-            let inside: Vec<usize> = sets.iter().flatten().copied().collect();
-            let mut games: Vec<Game> = (0u32..1 << sets.len())
-                .map(|mask| {
-                    let cells: Vec<usize> = (0..sets.len())
-                        .filter(|&i| mask >> i & 1 == 1)
-                        .flat_map(|i| sets[i].clone())
-                        .collect();
-                    Game::new(flip_cells(&board, &cells).unwrap())
-                })
-                .collect();
-            // Every safe cell outside the sets, on every board: the views stay equal.
-            for c in (0..board.len()).filter(|c| !inside.contains(c) && !board.is_mine(*c)) {
-                if !games[0].is_revealed(c) {
-                    for g in &mut games {
-                        g.reveal(c).unwrap();
-                    }
-                }
-                prop_assert!(games.iter().all(|g| g.view() == games[0].view()));
-            }
-            // A click in each set in turn loses half the boards left; the rest look alike.
-            for set in &sets {
-                let before = games.len();
-                for g in &mut games {
-                    g.reveal(set[0]).unwrap();
-                }
-                games.retain(|g| g.state() != GameState::Lost);
-                prop_assert_eq!(2 * games.len(), before);
-                prop_assert!(games.iter().all(|g| g.view() == games[0].view()));
+            class_looks_the_same(&board, rule, start)?;
+        }
+    }
+
+    /// The board of `board`'s class with the sets of `mask`'s bits flipped.
+    fn class_board(board: &Board, sets: &[Vec<usize>], mask: u32) -> Board {
+        let cells: Vec<usize> = (0..sets.len())
+            .filter(|&i| mask >> i & 1 == 1)
+            .flat_map(|i| sets[i].clone())
+            .collect();
+        flip_cells(board, &cells).unwrap()
+    }
+
+    /// The sets of a board's class are blind and apart, and every board of the class names
+    /// the same sets; returns how many sets there are.
+    fn classes_never_overlap(
+        board: &Board,
+        rule: FirstClick,
+        start: usize,
+    ) -> Result<usize, TestCaseError> {
+        let sets = bound_class(board, rule, start, 6);
+        for (i, s) in sets.iter().enumerate() {
+            prop_assert!(blind(board, s));
+            for t in &sets[..i] {
+                prop_assert!(apart(board, s, t));
             }
         }
+        // Every board of the class names the same sets, so it is the same class.
+        for mask in 1u32..1 << sets.len() {
+            let other = class_board(board, &sets, mask);
+            prop_assert_ne!(&other, board);
+            prop_assert_eq!(other.mine_count(), board.mine_count());
+            prop_assert_eq!(bound_class(&other, rule, start, 6), sets.clone());
+        }
+        Ok(sets.len())
+    }
+
+    /// The boards of a class show the same views until a set is clicked, and each click
+    /// into a set loses half of the boards left; returns how many sets there are.
+    fn class_looks_the_same(
+        board: &Board,
+        rule: FirstClick,
+        start: usize,
+    ) -> Result<usize, TestCaseError> {
+        let sets = bound_class(board, rule, start, 6);
+        let inside: Vec<usize> = sets.iter().flatten().copied().collect();
+        let mut games: Vec<Game> = (0u32..1 << sets.len())
+            .map(|mask| Game::new(class_board(board, &sets, mask)))
+            .collect();
+        // Every safe cell outside the sets, on every board: the views stay equal.
+        for c in (0..board.len()).filter(|c| !inside.contains(c) && !board.is_mine(*c)) {
+            if !games[0].is_revealed(c) {
+                for g in &mut games {
+                    g.reveal(c).unwrap();
+                }
+            }
+            prop_assert!(games.iter().all(|g| g.view() == games[0].view()));
+        }
+        // A click in each set in turn loses half the boards left; the rest look alike.
+        for set in &sets {
+            let before = games.len();
+            for g in &mut games {
+                g.reveal(set[0]).unwrap();
+            }
+            games.retain(|g| g.state() != GameState::Lost);
+            prop_assert_eq!(2 * games.len(), before);
+            prop_assert!(games.iter().all(|g| g.view() == games[0].view()));
+        }
+        Ok(sets.len())
+    }
+
+    /// The two class checks above reach boards with classes, of several sets too: on 300
+    /// boards drawn as the property tests draw them, with a fixed seed.
+    #[test]
+    fn the_class_checks_see_classes() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = board_strategy(8);
+        let (mut with_class, mut with_several) = (0, 0);
+        for _ in 0..300 {
+            let (board, rule, start) = strategy.new_tree(&mut runner).unwrap().current();
+            let k = classes_never_overlap(&board, rule, start).unwrap();
+            assert_eq!(class_looks_the_same(&board, rule, start).unwrap(), k);
+            with_class += usize::from(k >= 1);
+            with_several += usize::from(k >= 2);
+        }
+        assert!(
+            with_class >= 30 && with_several >= 3,
+            "{with_class}, {with_several}"
+        );
     }
 
     /// Plays both boards with the same clicks (every safe cell of the first board outside
@@ -849,6 +897,25 @@ mod tests {
                 .iter()
                 .all(|s| s.len() <= 10 && blind(&board, s))
         );
+    }
+
+    /// However large the size asked for, a set grows at most `MAX_BLIND_CELLS` levels deep:
+    /// on an almost empty board a set swallows safe cells one level at a time until the node
+    /// budget, which would take tens of thousands of stack frames.
+    #[test]
+    fn set_growth_is_bounded_in_depth() {
+        let board = Board::new(60, 60, &[3599]).unwrap();
+        let deepest = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let mut search = Search::new(&board, FirstClick::None, 0, usize::MAX);
+                search.grow_from(0);
+                search.max
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(deepest, MAX_BLIND_CELLS);
     }
 
     #[test]

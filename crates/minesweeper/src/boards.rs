@@ -81,12 +81,12 @@ impl Reader<'_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Json, String> {
-        if depth > MAX_DEPTH {
-            return self.err("nested too deeply");
-        }
         self.ws();
         match self.s.get(self.i) {
             None => self.err("unexpected end"),
+            // The line's object is at depth 0: 63 levels of arrays or objects inside it,
+            // whatever they hold.
+            Some(b'{' | b'[') if depth >= MAX_DEPTH => self.err("nested too deeply"),
             Some(b'{') => {
                 self.i += 1;
                 let mut fields: Vec<(String, Json)> = Vec::new();
@@ -551,6 +551,10 @@ mod tests {
         };
         assert!(read_boards(&nested(63)).is_ok());
         assert!(e(&nested(64)).contains("nested too deeply"));
+        // The same limit when the innermost array is empty.
+        let empty = |k: usize| nested(k).replace("[0]", "[]");
+        assert!(read_boards(&empty(63)).is_ok());
+        assert!(e(&empty(64)).contains("nested too deeply"));
         // A line may end inside a number, a word or an escape; the error names the byte.
         assert_eq!(
             e("{\"width\":2"),

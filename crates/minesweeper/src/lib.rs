@@ -101,7 +101,8 @@ mod sim;
 mod solver;
 
 pub use blind::{
-    MAX_CLASS_SETS, Shares, blind_sets, board_bound, bound_class, flip_cells, win_bound,
+    MAX_BLIND_CELLS, MAX_CLASS_SETS, Shares, blind_sets, board_bound, bound_class, flip_cells,
+    win_bound,
 };
 pub use board::{Board, BoardError, FirstClick, Grid, MAX_SIDE, Neighbours, ParseFirstClickError};
 pub use boards::{BoardSpec, BoardsError, read_boards, write_boards};

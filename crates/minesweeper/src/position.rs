@@ -19,14 +19,15 @@ pub enum CellView {
 }
 
 impl CellView {
-    /// The character of the text format: `H`, `F`, `M` or `0`-`8` (`?` for a number above 9,
+    /// The character of the text format: `H`, `F`, `M` or `0`-`8` (`?` for a number above 8,
     /// which no valid position holds).
     pub fn to_char(self) -> char {
         match self {
             CellView::Hidden => 'H',
             CellView::Flagged => 'F',
             CellView::Mine => 'M',
-            CellView::Revealed(n) => char::from_digit(u32::from(n), 10).unwrap_or('?'),
+            CellView::Revealed(n @ 0..=8) => char::from(b'0' + n),
+            CellView::Revealed(_) => '?',
         }
     }
 
@@ -339,6 +340,7 @@ mod tests {
             assert_eq!(CellView::from_char(c).unwrap().to_char(), c);
         }
         assert_eq!(CellView::from_char('9'), None);
+        assert_eq!(R(9).to_char(), '?');
         assert_eq!(CellView::from_char('h'), None);
         assert_eq!(
             [R(0), R(7), H, F, M].map(CellView::number),

@@ -183,8 +183,9 @@ pub enum Decision {
         cell: usize,
         /// Its mine probability: exact, or an estimate when `exact` is false.
         mine_probability: f64,
-        /// False when the exact count exceeded the budget and the guess rests on propagation
-        /// and local estimates instead.
+        /// False when the exact count exceeded the budget and the guess rests on the
+        /// fallback's estimates instead ([`SolverConfig::fallback`]: sampled layouts by
+        /// default).
         exact: bool,
     },
 }
@@ -397,8 +398,11 @@ impl Solver {
     /// may name one (the flag is then wrong, or a guess); remove the flag before revealing it,
     /// as [`play_from`](crate::play_from) does. Known mines (`M`) are never named.
     ///
+    /// A position too large for the exact count's budget is still decided, on the
+    /// fallback's estimates ([`SolverConfig::fallback`]; the guess then says `exact: false`).
+    ///
     /// # Errors
-    /// When the position is inconsistent, too large for the budget, or has nothing to reveal.
+    /// When the position is inconsistent or has nothing to reveal.
     pub fn decide(&self, pos: &Position) -> Result<Decision, SolveError> {
         let p = build(pos)?;
         let a = match csp_core::analyze(&p.csp, &self.config.budget) {

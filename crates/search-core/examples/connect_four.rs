@@ -51,7 +51,8 @@ struct ConnectK {
 impl ConnectK {
     /// An empty `width` x `height` board where `k` in a row wins.
     fn new(width: u32, height: u32, k: u32) -> Result<ConnectK, String> {
-        if width == 0 || height == 0 || (height + 1) * width > 64 {
+        // In u64: a u32 product can wrap to a small number on absurd sizes.
+        if width == 0 || height == 0 || (u64::from(height) + 1) * u64::from(width) > 64 {
             return Err(format!(
                 "a {width}x{height} board does not fit: (height + 1) x width must be 1 to 64"
             ));
@@ -454,7 +455,17 @@ mod tests {
 
     #[test]
     fn bad_boards_are_refused() {
-        for b in ["7", "9x7", "0x3", "3x3:5", "3x3:1", "ax3", "3x3:x"] {
+        for b in [
+            "7",
+            "9x7",
+            "0x3",
+            "3x3:5",
+            "3x3:1",
+            "ax3",
+            "3x3:x",
+            "1x4294967295",
+            "65536x65535",
+        ] {
             assert!(parse_board(b).is_err(), "{b}");
         }
     }

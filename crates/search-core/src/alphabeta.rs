@@ -327,6 +327,9 @@ const HISTORY_LIMIT: usize = 1 << 16;
 
 impl<G: Keyed + Evaluate> Searcher<G> {
     /// A searcher with the given options and the default [`Tuning`].
+    ///
+    /// A memo larger than the machine can give ends the process, as any allocation does;
+    /// check a size that comes from a user first ([`MemoTable::try_with_memory`] tells).
     #[must_use]
     pub fn new(config: SearchConfig) -> Self {
         Searcher::with_tuning(config, Tuning::default())

@@ -52,7 +52,10 @@
 //!     fn key(&self) -> u64 {
 //!         let mut piles = self.0.clone();
 //!         piles.sort(); // pile order does not matter: a canonical key
-//!         piles.iter().fold(0, |k, &n| k * 16 + u64::from(n))
+//!         // Four bits a pile: distinct for up to 16 piles of up to 15 (a key shared by two
+//!         // positions would make the solver answer one with the other's result).
+//!         debug_assert!(piles.len() <= 16 && piles.iter().all(|&n| n < 16));
+//!         piles.iter().fold(0, |k, &n| k << 4 | u64::from(n))
 //!     }
 //! }
 //!

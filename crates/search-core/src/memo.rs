@@ -154,7 +154,9 @@ impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
     }
 
     /// Stores `value` for `key`. `work` estimates what it cost to compute (a depth, or the
-    /// log of a node count): the replacement policy keeps costly entries longer.
+    /// log of a node count): the replacement policy keeps costly entries longer. A key
+    /// already stored gets the new value and the new work in place (a caller that merges
+    /// what it knew into the new value passes the work of the merged value).
     pub fn store(&mut self, key: K, value: V, work: u8) {
         let work = work.saturating_add(1);
         let b = self.bucket(&key);
@@ -162,8 +164,10 @@ impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
         let live = |s: &Slot<K, V>| s.work != 0 && s.generation == generation;
         let pair = &mut self.slots[b..b + 2];
         if let Some(s) = pair.iter_mut().find(|s| live(s) && s.key == key) {
+            // The new value replaces the old, and its cost the old cost: a deep result
+            // overwritten by a shallow one must not keep the deep one's claim on the slot.
             s.value = value;
-            s.work = s.work.max(work);
+            s.work = work;
             return;
         }
         let (first, second) = pair.split_at_mut(1);
@@ -326,6 +330,14 @@ mod tests {
         assert_eq!(t.len(), 2);
         t.store(4, 41, 0);
         assert_eq!(t.get(&4), Some(&41), "same key updates in place");
+        // ... and with it the work: a cheap value no longer holds the keeper's slot.
+        t.store(6, 60, 5);
+        t.store(7, 70, 3);
+        assert_eq!(
+            (t.get(&6), t.get(&7), t.get(&4)),
+            (Some(&60), Some(&70), None),
+            "the costlier new entry took the first slot"
+        );
         t.clear();
         assert!(t.is_empty() && t.get(&4).is_none());
     }

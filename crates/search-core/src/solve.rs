@@ -112,11 +112,34 @@ pub struct Solver<G: Keyed> {
 
 impl<G: Keyed> Solver<G> {
     /// A solver with the given optimisations.
+    ///
+    /// A memo larger than the machine can give ends the process, as any allocation does;
+    /// where the size comes from a user, [`Solver::try_new`] reports that instead.
     #[must_use]
     pub fn new(config: SolverConfig) -> Self {
+        Solver::with_memo(
+            config,
+            (config.memo_bytes > 0).then(|| MemoTable::with_memory(config.memo_bytes)),
+        )
+    }
+
+    /// As [`Solver::new`], or the allocation's error if the memo cannot be had.
+    ///
+    /// # Errors
+    /// When the memo's slots cannot be allocated.
+    pub fn try_new(config: SolverConfig) -> Result<Self, std::collections::TryReserveError> {
+        let memo = if config.memo_bytes > 0 {
+            Some(MemoTable::try_with_memory(config.memo_bytes)?)
+        } else {
+            None
+        };
+        Ok(Solver::with_memo(config, memo))
+    }
+
+    fn with_memo(config: SolverConfig, memo: Option<MemoTable<G::Key, Bounds>>) -> Self {
         Solver {
             config,
-            memo: (config.memo_bytes > 0).then(|| MemoTable::with_memory(config.memo_bytes)),
+            memo,
             stats: Stats::default(),
             move_stack: Vec::new(),
             keys: Vec::new(),

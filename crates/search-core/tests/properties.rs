@@ -146,6 +146,9 @@ proptest! {
         let flag = Arc::new(AtomicBool::new(true));
         let r = s.search(&mut game, &Limits { stop: Some(flag), ..Limits::default() });
         prop_assert_eq!(game.path(), g.path());
+        // The raised flag is seen at the first check, after at most 256 nodes: only a
+        // search that small can finish, exactly.
+        prop_assert!(r.stats.nodes <= 256, "{} nodes", r.stats.nodes);
         prop_assert!(r.stopped || r.exact);
     }
 }

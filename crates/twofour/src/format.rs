@@ -112,11 +112,15 @@ struct Tokens<'a> {
 impl<'a> Tokens<'a> {
     fn new(text: &'a str) -> Self {
         Tokens {
-            // `lines` ends lines at LF and CR LF, and leaves a last line's lone CR.
-            lines: (Box::new(
-                text.lines()
-                    .flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r')),
-            ) as Box<dyn Iterator<Item = &'a str>>)
+            // A piece ending in LF loses it and the one CR before it (CR LF); a last piece
+            // without LF loses its final lone CR, which ends it; any other CR ends a line.
+            lines: (Box::new(text.split_inclusive('\n').flat_map(|l| {
+                match l.strip_suffix('\n') {
+                    Some(body) => body.strip_suffix('\r').unwrap_or(body),
+                    None => l.strip_suffix('\r').unwrap_or(l),
+                }
+                .split('\r')
+            })) as Box<dyn Iterator<Item = &'a str>>)
                 .enumerate(),
             current: None,
             last_line: 1,
@@ -408,6 +412,14 @@ mod tests {
                 "{eol:?}"
             );
         }
+        // A lone CR before a CR LF ends a line of its own, for text and bytes alike.
+        let text = "3 1\r\r\n2 2 7\n";
+        assert_eq!(
+            err(text),
+            "line 3: game 1: pile 3 holds 7 balls; a pile holds 0 to 4"
+        );
+        let e = parse_bytes(b"3 1\r\r\n2 2 \xff").unwrap_err();
+        assert_eq!(e.line, 3);
     }
 
     #[test]

@@ -159,6 +159,10 @@ impl TwoFourSolver {
     }
 
     /// A solver at `level` whose memo (if the level has one) uses at most `memo_bytes` bytes.
+    ///
+    /// A memo larger than the machine can give ends the process, as any allocation does;
+    /// where the size comes from a user, [`TwoFourSolver::try_with_memo_bytes`] reports that
+    /// instead.
     #[must_use]
     pub fn with_memo_bytes(level: Level, memo_bytes: usize) -> Self {
         let config = level.config(memo_bytes);
@@ -167,6 +171,30 @@ impl TwoFourSolver {
             _ => Engine::Piles(Solver::new(config)),
         };
         TwoFourSolver { level, engine }
+    }
+
+    /// As [`TwoFourSolver::with_memo_bytes`], or the allocation's error if the memo cannot
+    /// be had.
+    ///
+    /// ```
+    /// use twofour::{Level, TwoFourSolver};
+    /// assert!(TwoFourSolver::try_with_memo_bytes(Level::Multiset, usize::MAX).is_err());
+    /// // The plain level has no memo to allocate.
+    /// assert!(TwoFourSolver::try_with_memo_bytes(Level::Plain, usize::MAX).is_ok());
+    /// ```
+    ///
+    /// # Errors
+    /// When the memo's slots cannot be allocated.
+    pub fn try_with_memo_bytes(
+        level: Level,
+        memo_bytes: usize,
+    ) -> Result<Self, std::collections::TryReserveError> {
+        let config = level.config(memo_bytes);
+        let engine = match level {
+            Level::Multiset => Engine::Multiset(Solver::try_new(config)?),
+            _ => Engine::Piles(Solver::try_new(config)?),
+        };
+        Ok(TwoFourSolver { level, engine })
     }
 
     /// Its level.

@@ -2,7 +2,9 @@
 //!
 //! A reader thread turns standard input into lines (CR, LF or CR LF) and queues them, so that
 //! lines arriving while the engine thinks are neither lost nor misread; the main thread answers
-//! them in order, flushing after every line. A panic inside the engine is caught and answered
+//! them in order, flushing after every line. `END` is acted on as soon as it is read, even
+//! while the engine thinks: the protocol asks a brain to terminate as soon as possible and to
+//! write nothing after it. A panic inside the engine is caught and answered
 //! with `ERROR`, and a closed output ends the program quietly.
 //!
 //! Options (for testing; tournament managers pass none): `--engine alphabeta|bestfirst`.
@@ -13,7 +15,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use gomoku::protocol::{Brain, LineSplitter};
+use gomoku::protocol::{Brain, Command, LineSplitter, parse_line};
 use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, GomokuError, Move};
 use search_core::best_first::{BestFirstConfig, Policy};
 
@@ -137,6 +139,9 @@ fn main() {
                 Err(_) => break,
             }
             for line in lines.drain(..) {
+                if matches!(parse_line(&line), Command::End) {
+                    std::process::exit(0);
+                }
                 if tx.send(line).is_err() {
                     return;
                 }
@@ -144,6 +149,9 @@ fn main() {
         }
         splitter.finish(&mut lines);
         for line in lines {
+            if matches!(parse_line(&line), Command::End) {
+                std::process::exit(0);
+            }
             let _ = tx.send(line);
         }
     });
