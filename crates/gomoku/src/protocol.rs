@@ -760,9 +760,10 @@ impl<E: Engine> Brain<E> {
 /// The engine remembers the game the brain holds: a position one opponent's move past it
 /// is asked for with `TURN`, as tournament managers do, and any other (a new game, a
 /// takeback, another opening) with a complete `BOARD` block, after `RESTART` when the brain
-/// holds a game, as the protocol asks (`START` when it refuses `RESTART`, and a fresh run of
-/// the program when it does not answer). `START` is sent again when the board size changes,
-/// `INFO rule` when the rule does, and `INFO timeout_turn` when the time per move does. A brain that does not answer within the
+/// holds a game, as the protocol asks (a brain that does not answer `OK` is ended and run
+/// afresh, as the protocol has it for `UNKNOWN`). `START` is sent again when the board size
+/// changes, `INFO rule` when the rule does, and `INFO timeout_turn` when the time per move
+/// does. A brain that does not answer within the
 /// time plus a grace period, or answers with anything but a legal move, makes `choose_move`
 /// fail (a match counts that as a loss). Such a brain may still be thinking, and its late
 /// answer would be read as the answer to the next request, so it is restarted before the
@@ -891,11 +892,17 @@ impl ExternalEngine {
         Ok(())
     }
 
+    /// When an answer that may take `t` (plus the grace period) is due.
+    fn deadline(&self, t: Duration) -> Instant {
+        Instant::now()
+            + t.saturating_add(self.grace)
+                .min(crate::engine::LONGEST_WAIT)
+    }
+
     /// Sends `START size` and reads the brain's `OK`: a new, empty board.
     fn start(&mut self, size: usize) -> Result<(), GomokuError> {
         self.send(&format!("START {size}"))?;
-        let deadline = Instant::now() + Duration::from_secs(5).saturating_add(self.grace);
-        let line = self.answer(deadline)?;
+        let line = self.answer(self.deadline(INIT_WAIT))?;
         // The protocol's own example answers "OK - everything is good".
         if line.split_whitespace().next() != Some("OK") {
             return Err(GomokuError::External(format!(
@@ -945,8 +952,13 @@ impl ExternalEngine {
     /// fields, and one that never answers `ABOUT` still has its other answers read.
     fn late_about(&mut self, line: &str) -> bool {
         let line = line.trim();
-        let word = line.split_whitespace().next().unwrap_or("");
-        let an_answer = matches!(word, "OK" | "ERROR" | "UNKNOWN") || parse_move(line).is_some();
+        let word = line
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase();
+        let an_answer =
+            matches!(word.as_str(), "OK" | "ERROR" | "UNKNOWN") || parse_move(line).is_some();
         if self.about_pending && (line.contains("=\"") || !an_answer) {
             self.about_pending = false;
             return true;
@@ -964,6 +976,10 @@ fn is_comment(line: &str) -> bool {
         .to_ascii_uppercase();
     word == "MESSAGE" || word == "DEBUG" || line.trim().is_empty()
 }
+
+/// How long `START` and `RESTART` may take (besides the grace period): they are not on the
+/// clock, and a brain may set up large tables for them.
+const INIT_WAIT: Duration = Duration::from_secs(5);
 
 /// The value of `key="value"` in an `ABOUT` answer.
 fn about_field(line: &str, key: &str) -> Option<String> {
@@ -1001,9 +1017,6 @@ impl ExternalEngine {
                 self.late_about(&line);
             }
         }
-        let deadline_for = |t: Duration, grace: Duration| {
-            Instant::now() + t.saturating_add(grace).min(crate::engine::LONGEST_WAIT)
-        };
         let rule_changed = self.rule != Some(board.rule());
         if rule_changed {
             let mask = match board.rule() {
@@ -1042,13 +1055,12 @@ impl ExternalEngine {
             if self.game.is_some() {
                 // "If there is any open match, the manager sends RESTART command before the
                 // BOARD command."
+                // A brain that does not answer OK is ended and run again, as the protocol
+                // has it for UNKNOWN (and a late answer could be read as the next one).
                 self.send("RESTART")?;
-                match self.answer(deadline_for(Duration::from_secs(1), self.grace)) {
+                match self.answer(self.deadline(INIT_WAIT)) {
                     Ok(line) if line.split_whitespace().next() == Some("OK") => {}
-                    // UNKNOWN, or any other refusal: START empties the board too.
-                    Ok(_) => self.start(board.size())?,
-                    // Silent: a late answer could be read as the next one; run it afresh.
-                    Err(_) => {
+                    _ => {
                         self.restart()?;
                         return self.ask(board, time);
                     }
@@ -1071,7 +1083,7 @@ impl ExternalEngine {
         }
         // Whatever the answer, the brain now holds a game; a failed request restarts it.
         self.game = Some(history.to_vec());
-        let line = self.answer(deadline_for(time, self.grace))?;
+        let line = self.answer(self.deadline(time))?;
         match parse_move(&line) {
             Some(m) if board.is_legal(m) => {
                 if let Some(held) = &mut self.game {
@@ -1563,10 +1575,10 @@ done
     }
 
     /// A brain that keeps its game between requests, as the protocol's template brains do,
-    /// and refuses a stone on an occupied cell. A position one move past the game it holds
-    /// is asked for with `TURN`; any other, after `RESTART` (or `START` when the brain
-    /// answers `RESTART` with `UNKNOWN`, or a fresh run when it does not answer), with a
-    /// `BOARD` block.
+    /// and refuses a stone on an occupied cell (and a `START` while it holds a game). A
+    /// position one move past the game it holds is asked for with `TURN`; any other with a
+    /// `BOARD` block after `RESTART`, or after a fresh run of the program when the brain
+    /// answers `RESTART` with `UNKNOWN` or not at all.
     #[cfg(unix)]
     #[test]
     fn the_brain_follows_one_game_and_is_restarted_for_another() {
@@ -1585,7 +1597,7 @@ add() {
 while read -r line; do
   case "$line" in
     ABOUT*) echo 'name="keeper"' ;;
-    START*) cells=" "; echo OK ;;
+    START*) if [ "$cells" = " " ]; then echo OK; else echo 'ERROR a game is open'; fi ;;
     RESTART*) case "$1" in ok) cells=" "; echo OK ;; unknown) echo 'UNKNOWN RESTART' ;; esac ;;
     TURN*) err=; add "${line#TURN }"; answer 1 ;;
     BOARD*) err= ;;
@@ -1610,15 +1622,18 @@ done
                 Move::new(3, 1),
                 "{restart}"
             );
-            // Another position of two stones: a fresh board with both.
-            let mut other = Board::new(15, Rule::Freestyle).unwrap();
-            other.play(Move::new(7, 7)).unwrap();
-            other.play(Move::new(2, 2)).unwrap();
-            assert_eq!(
-                e.choose_move(&other, t).unwrap(),
-                Move::new(2, 0),
-                "{restart}"
-            );
+            // Another position of two stones: a fresh board with both. (Not for the silent
+            // brain: each unanswered RESTART costs its whole wait.)
+            if restart != "silent" {
+                let mut other = Board::new(15, Rule::Freestyle).unwrap();
+                other.play(Move::new(7, 7)).unwrap();
+                other.play(Move::new(2, 2)).unwrap();
+                assert_eq!(
+                    e.choose_move(&other, t).unwrap(),
+                    Move::new(2, 0),
+                    "{restart}"
+                );
+            }
             // A new game starts empty.
             let board = Board::new(15, Rule::Freestyle).unwrap();
             assert_eq!(

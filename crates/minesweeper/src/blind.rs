@@ -63,6 +63,8 @@ struct Search<'a> {
     max: usize,
     nodes: usize,
     found: Vec<Vec<usize>>,
+    /// The largest set grown so far.
+    deepest: usize,
 }
 
 impl<'a> Search<'a> {
@@ -80,6 +82,7 @@ impl<'a> Search<'a> {
             max: max.min(MAX_BLIND_CELLS),
             nodes: 0,
             found: Vec::new(),
+            deepest: 0,
         }
     }
 
@@ -151,6 +154,7 @@ impl<'a> Search<'a> {
 
     fn grow(&mut self, first: usize) {
         self.nodes += 1;
+        self.deepest = self.deepest.max(self.set.len());
         if self.nodes > NODES_PER_CELL {
             return;
         }
@@ -910,7 +914,7 @@ mod tests {
             .spawn(move || {
                 let mut search = Search::new(&board, FirstClick::None, 0, usize::MAX);
                 search.grow_from(0);
-                search.max
+                search.deepest
             })
             .unwrap()
             .join()

@@ -52,8 +52,9 @@
 //!     fn key(&self) -> u64 {
 //!         let mut piles = self.0.clone();
 //!         piles.sort(); // pile order does not matter: a canonical key
-//!         // Four bits a pile: distinct for up to 16 piles of up to 15 (a key shared by two
-//!         // positions would make the solver answer one with the other's result).
+//!         // Four bits a pile: one key per position for up to 16 piles of up to 15 (empty
+//!         // piles aside, which change nothing); a key shared by two positions would make
+//!         // the solver answer one with the other's result.
 //!         debug_assert!(piles.len() <= 16 && piles.iter().all(|&n| n < 16));
 //!         piles.iter().fold(0, |k, &n| k << 4 | u64::from(n))
 //!     }

@@ -155,8 +155,7 @@ impl<K: Copy + Eq + Hash + Default, V: Clone + Default> MemoTable<K, V> {
 
     /// Stores `value` for `key`. `work` estimates what it cost to compute (a depth, or the
     /// log of a node count): the replacement policy keeps costly entries longer. A key
-    /// already stored gets the new value and the new work in place (a caller that merges
-    /// what it knew into the new value passes the work of the merged value).
+    /// already stored gets the new value and the new work in place.
     pub fn store(&mut self, key: K, value: V, work: u8) {
         let work = work.saturating_add(1);
         let b = self.bucket(&key);
