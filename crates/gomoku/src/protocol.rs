@@ -763,9 +763,8 @@ impl<E: Engine> Brain<E> {
 /// holds a game, as the protocol asks (a brain that does not answer `OK` is ended and run
 /// afresh, as the protocol has it for `UNKNOWN`). `START` is sent again when the board size
 /// changes, `INFO rule` when the rule does, and `INFO timeout_turn` when the time per move
-/// does. A brain that does not answer within the
-/// time plus a grace period, or answers with anything but a legal move, makes `choose_move`
-/// fail (a match counts that as a loss). Such a brain may still be thinking, and its late
+/// does. A brain that does not answer within the time plus a grace period, or answers with
+/// anything but a legal move, makes `choose_move` fail (a match counts that as a loss). Such a brain may still be thinking, and its late
 /// answer would be read as the answer to the next request, so it is restarted before the
 /// next move is asked of it; lines that arrive while nothing is asked are dropped.
 pub struct ExternalEngine {
@@ -904,7 +903,7 @@ impl ExternalEngine {
         self.send(&format!("START {size}"))?;
         let line = self.answer(self.deadline(INIT_WAIT))?;
         // The protocol's own example answers "OK - everything is good".
-        if line.split_whitespace().next() != Some("OK") {
+        if !is_ok(&line) {
             return Err(GomokuError::External(format!(
                 "{} refused START {size}: {line}",
                 self.name
@@ -965,6 +964,13 @@ impl ExternalEngine {
         }
         false
     }
+}
+
+/// Whether a brain's answer accepts the command: `OK`, in any case, maybe with a remark.
+fn is_ok(line: &str) -> bool {
+    line.split_whitespace()
+        .next()
+        .is_some_and(|w| w.eq_ignore_ascii_case("OK"))
 }
 
 /// A line a brain writes for people, never an answer: `MESSAGE`, `DEBUG` or a blank line.
@@ -1057,13 +1063,14 @@ impl ExternalEngine {
                 // BOARD command."
                 // A brain that does not answer OK is ended and run again, as the protocol
                 // has it for UNKNOWN (and a late answer could be read as the next one).
-                self.send("RESTART")?;
-                match self.answer(self.deadline(INIT_WAIT)) {
-                    Ok(line) if line.split_whitespace().next() == Some("OK") => {}
-                    _ => {
-                        self.restart()?;
-                        return self.ask(board, time);
-                    }
+                // So is one that has exited since its last answer.
+                let restarted = self.send("RESTART").is_ok()
+                    && self
+                        .answer(self.deadline(INIT_WAIT))
+                        .is_ok_and(|line| is_ok(&line));
+                if !restarted {
+                    self.restart()?;
+                    return self.ask(board, time);
                 }
                 self.game = None;
             }
@@ -1582,10 +1589,11 @@ done
     #[cfg(unix)]
     #[test]
     fn the_brain_follows_one_game_and_is_restarted_for_another() {
-        // `$1`: how the brain takes RESTART. It answers `n,y`: n the stones it holds, y 1
-        // after TURN and 0 after a block; then it holds its own stone too.
+        // `$1`: how the brain takes RESTART. It answers `n,y`: n the stones it holds, y 9
+        // after TURN and, after a block, the number of RESTARTs it took; then it holds its
+        // own stone too.
         let script = r#"
-cells=" "
+cells=" "; restarts=0
 answer() {
   if [ -n "$err" ]; then echo "$err"; return; fi
   n=0; for c in $cells; do n=$((n+1)); done
@@ -1598,11 +1606,14 @@ while read -r line; do
   case "$line" in
     ABOUT*) echo 'name="keeper"' ;;
     START*) if [ "$cells" = " " ]; then echo OK; else echo 'ERROR a game is open'; fi ;;
-    RESTART*) case "$1" in ok) cells=" "; echo OK ;; unknown) echo 'UNKNOWN RESTART' ;; esac ;;
-    TURN*) err=; add "${line#TURN }"; answer 1 ;;
+    RESTART*) case "$1" in
+      ok) cells=" "; restarts=$((restarts+1)); echo OK ;;
+      unknown) echo 'UNKNOWN RESTART' ;;
+    esac ;;
+    TURN*) err=; add "${line#TURN }"; answer 9 ;;
     BOARD*) err= ;;
     [0-9]*,*) add "${line%,*}" ;;
-    DONE*) answer 0 ;;
+    DONE*) answer $restarts ;;
   esac
 done
 "#;
@@ -1619,9 +1630,12 @@ done
             // One move on: TURN, and the brain holds all three stones.
             assert_eq!(
                 e.choose_move(&board, t).unwrap(),
-                Move::new(3, 1),
+                Move::new(3, 9),
                 "{restart}"
             );
+            // The brain that takes RESTART is the same process throughout; the others run
+            // afresh, never having taken one.
+            let took = |n: u8| if restart == "ok" { n } else { 0 };
             // Another position of two stones: a fresh board with both. (Not for the silent
             // brain: each unanswered RESTART costs its whole wait.)
             if restart != "silent" {
@@ -1630,7 +1644,7 @@ done
                 other.play(Move::new(2, 2)).unwrap();
                 assert_eq!(
                     e.choose_move(&other, t).unwrap(),
-                    Move::new(2, 0),
+                    Move::new(2, took(1)),
                     "{restart}"
                 );
             }
@@ -1638,7 +1652,7 @@ done
             let board = Board::new(15, Rule::Freestyle).unwrap();
             assert_eq!(
                 e.choose_move(&board, t).unwrap(),
-                Move::new(0, 0),
+                Move::new(0, took(2)),
                 "{restart}"
             );
         }

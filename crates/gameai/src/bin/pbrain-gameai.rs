@@ -1,10 +1,11 @@
 //! `pbrain-gameai`: the Gomoku engine as a Gomocup (piskvork) brain on standard input/output.
 //!
 //! A reader thread turns standard input into lines (CR, LF or CR LF) and queues them, so that
-//! lines arriving while the engine thinks are neither lost nor misread; the main thread answers
-//! them in order, flushing after every line. `END` is acted on as soon as it is read, even
-//! while the engine thinks, and lines still queued before it go unanswered: the protocol
-//! asks a brain to terminate as soon as possible and to write nothing after it. A panic inside the engine is caught and answered
+//! lines arriving while the engine thinks are neither lost nor misread; the main thread
+//! answers them in order, flushing after every line. `END` is acted on as soon as it is
+//! read, even while the engine thinks: the move being thought about and any line still
+//! queued before `END` go unanswered, since the protocol asks a brain to terminate as soon as
+//! possible and to write nothing after it. A panic inside the engine is caught and answered
 //! with `ERROR`, and a closed output ends the program quietly.
 //!
 //! Options (for testing; tournament managers pass none): `--engine alphabeta|bestfirst`.
