@@ -157,6 +157,38 @@ impl Fleet {
         &self.placements
     }
 
+    /// Checks that the fleet is one of `geo`'s: as [`Fleet::new`] would build it for those
+    /// rules (the same ships, on the board, not overlapping, not touching under no-touch).
+    /// A fleet built for other rules would play a wrong game: a missing ship counts as
+    /// sunk from the start, an extra one never sinks.
+    ///
+    /// ```
+    /// use battleship::{Dir, Fleet, Geometry, Rules, ShipPlacement};
+    /// let one = Geometry::new(&Rules::with_lengths(10, 10, &[2]))?;
+    /// let at = |x| ShipPlacement { x, y: 0, dir: Dir::Horizontal };
+    /// let fleet = Fleet::new(&one, vec![at(0)])?;
+    /// assert!(fleet.check(&one).is_ok());
+    /// let standard = Geometry::new(&Rules::standard())?;
+    /// assert!(fleet.check(&standard).is_err());
+    /// # Ok::<(), battleship::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidFleet`] saying what differs.
+    pub fn check(&self, geo: &Geometry) -> Result<(), Error> {
+        let rebuilt = Fleet::new(geo, self.placements.clone())?;
+        match (0..self.cells.len()).find(|&i| rebuilt.cells[i] != self.cells[i]) {
+            None => Ok(()),
+            Some(i) => Err(Error::InvalidFleet(format!(
+                "ship {} is not the rules' {} ({} cells, not {})",
+                i + 1,
+                geo.rules().fleet[i].name,
+                rebuilt.cells[i].count_ones(),
+                self.cells[i].count_ones()
+            ))),
+        }
+    }
+
     /// The cells of ship `i` (empty for a ship that does not exist).
     pub fn cells(&self, ship: usize) -> u128 {
         self.cells.get(ship).copied().unwrap_or(0)

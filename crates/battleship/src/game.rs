@@ -366,7 +366,10 @@ pub struct Game {
 }
 
 impl Game {
-    /// A new game against `fleet`.
+    /// A new game against `fleet`, which must be one of `geo`'s ([`Fleet::check`]; [`play`]
+    /// checks it): a fleet for other rules plays a wrong game.
+    ///
+    /// [`play`]: crate::play
     pub fn new(geo: Arc<Geometry>, fleet: Fleet) -> Game {
         let n = geo.rules().fleet.len();
         let intact = (0..n).map(|i| fleet.cells(i)).collect();

@@ -227,13 +227,30 @@ pub fn posterior(
 /// tries more than [`LIST_STEPS`] placements (a second or two: a guard, which no position of
 /// the classic rules is known to reach); [`Error::Inconsistent`] when the enumeration
 /// disagrees with the exact count, which means that `post` is not the exact posterior of
-/// `view`.
+/// `view`; [`Error::Mismatch`] when `post` has another number of cells or ships.
 pub fn consistent_fleets(
     view: &View,
     post: &Posterior,
     max: usize,
 ) -> Result<Vec<Vec<u128>>, Error> {
     list_fleets(view, post, max, LIST_STEPS)
+}
+
+/// Checks that `post` has the board's cells and the fleet's ships of `view`.
+///
+/// # Errors
+/// [`Error::Mismatch`] otherwise.
+pub(crate) fn check_fits(view: &View, post: &Posterior) -> Result<(), Error> {
+    let rules = view.geometry().rules();
+    let (cells, ships) = (rules.cells(), rules.fleet.len());
+    if post.hit.len() == cells && post.ships.len() == ships {
+        return Ok(());
+    }
+    Err(Error::Mismatch(format!(
+        "{} cells and {} ships, the position has {cells} and {ships}",
+        post.hit.len(),
+        post.ships.len()
+    )))
 }
 
 /// Placements [`consistent_fleets`] may try before it gives up.
@@ -246,6 +263,7 @@ fn list_fleets(
     max: usize,
     max_steps: u64,
 ) -> Result<Vec<Vec<u128>>, Error> {
+    check_fits(view, post)?;
     let Some(total) = post.solutions else {
         return Err(Error::TooLarge(
             "the posterior is estimated, not exact".into(),
@@ -287,7 +305,9 @@ fn list_fleets(
         .iter()
         .filter_map(|list| list.first().map(|&(c, _)| c.count_ones()))
         .sum();
-    let mut out = Vec::with_capacity(total as usize);
+    // The count is within `max`, which may be far more than memory holds: the list grows as
+    // fleets are found (and the step limit ends a long search first).
+    let mut out = Vec::with_capacity(total.min(1 << 16) as usize);
     let mut stack = Vec::with_capacity(placements.len());
     let ctx = Combine {
         placements: &placements,
@@ -396,7 +416,7 @@ pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f6
             let known = view.hits() | view.sunk_cells();
             let mut sunk_total = 0.0;
             for (i, list) in post.ships.iter().enumerate() {
-                if view.sunk()[i].is_some() {
+                if view.sunk().get(i).is_some_and(Option::is_some) {
                     continue;
                 }
                 if feedback == Feedback::SunkRevealsCells {
@@ -424,10 +444,50 @@ pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f6
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::game::Game;
     use crate::rules::{Geometry, Rules};
     use crate::sim::{Placer, seeded_fleet};
+
+    /// A posterior from another position (another board, another fleet) is refused, not
+    /// indexed past its end.
+    #[test]
+    fn a_posterior_of_another_position_is_refused() {
+        let small = Geometry::new(&Rules::with_lengths(6, 6, &[3, 2])).unwrap();
+        let fleet = seeded_fleet(&small, Placer::Uniform, 1, 0).unwrap();
+        let mut game = Game::new(Arc::clone(&small), fleet);
+        let first = cells_of(game.fleet().cells(0)).next().unwrap();
+        game.shoot(first).unwrap();
+        let post = exact_posterior(game.view(), &Budget::default()).unwrap();
+        let standard = View::new(Geometry::new(&Rules::standard()).unwrap());
+        assert!(matches!(
+            consistent_fleets(&standard, &post, 1000),
+            Err(Error::Mismatch(_))
+        ));
+        let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(1);
+        let e = crate::shooters::improvement_step(
+            &standard,
+            &post,
+            Vec::new(),
+            4,
+            crate::optimal::Strategy::Greedy,
+            1000,
+            &mut rng,
+        );
+        assert!(matches!(e, Err(Error::Mismatch(_))), "{e:?}");
+        // A five-ship posterior against the two-ship view: answers without a panic (it
+        // indexed the view's two sinkings by the posterior's five ships).
+        let wide = Posterior {
+            hit: vec![0.5; 100],
+            ships: vec![vec![(1, 1.0)]; 5],
+            solutions: None,
+            nodes: 0,
+        };
+        let d = answer_distribution(game.view(), &wide, 0);
+        assert_eq!(d.len(), 7, "miss, a sinking per ship, hit: {d:?}");
+    }
 
     /// A view of the standard board with bare feedback (no hit names its ship), met by the
     /// default shooter in a seeded game: 12 hits, 12 misses, 2942 fleets. Listing them used

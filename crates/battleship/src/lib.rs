@@ -109,6 +109,10 @@ pub enum Error {
     /// An exact computation would exceed its size limits.
     #[error("too large for an exact computation: {0}")]
     TooLarge(String),
+    /// A posterior given with a position is not one of that position's (another board or
+    /// fleet).
+    #[error("the posterior is not the position's: {0}")]
+    Mismatch(String),
     /// The constraint engine failed (budget exceeded, ...).
     #[error("constraint engine: {0}")]
     Csp(#[from] csp_core::CspError),

@@ -519,7 +519,8 @@ impl EndgameShooter {
 /// pending this turn) or the budget ran out with fewer than two candidates left to compare.
 ///
 /// # Errors
-/// [`Error::Inconsistent`] without fleets.
+/// [`Error::Inconsistent`] without fleets; [`Error::Mismatch`] when `post` has another
+/// number of cells or ships than `view`.
 pub fn improvement_step(
     view: &View,
     post: &Posterior,
@@ -529,6 +530,7 @@ pub fn improvement_step(
     max_states: usize,
     rng: &mut dyn Rng,
 ) -> Result<Option<usize>, Error> {
+    crate::infer::check_fits(view, post)?;
     let able: Vec<usize> = cells_of(view.unknown())
         .filter(|&c| post.hit[c] > 0.0)
         .collect();
@@ -719,7 +721,7 @@ pub fn chain_fleets(
     for _ in 0..burn_in {
         chain.sweep(rng);
     }
-    let mut out = Vec::with_capacity(samples as usize);
+    let mut out = Vec::with_capacity(samples.min(1 << 16) as usize);
     for _ in 0..samples {
         chain.sweep(rng);
         out.push((0..n).filter_map(|v| chain.cells(v)).collect());

@@ -145,7 +145,6 @@ pub fn play(
     shooter_seed: u64,
 ) -> GameRecord {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(shooter_seed);
-    let fleet_cells = fleet.all_cells();
     let mut game = Game::new(Arc::clone(geo), fleet);
     let mut rec = GameRecord {
         shots: 0,
@@ -155,11 +154,9 @@ pub fn play(
         decide_time_max: Duration::ZERO,
         error: None,
     };
-    if fleet_cells & !geo.all_cells() != 0 {
-        // A fleet for other rules, with cells off this board: no game could end.
-        rec.error = Some(Error::Shot(
-            "the fleet has cells off the board (a fleet for other rules?)".into(),
-        ));
+    if let Err(e) = game.fleet().check(geo) {
+        // A fleet for other rules: ships missing, extra, of other lengths or off the board.
+        rec.error = Some(e);
         return rec;
     }
     let salvo = geo.rules().salvo.max(1);
@@ -240,8 +237,49 @@ mod tests {
         assert_eq!(rec.shots, 0);
         assert!(
             rec.error
-                .is_some_and(|e| e.to_string().contains("off the board"))
+                .is_some_and(|e| e.to_string().contains("5 ships given, the fleet has 1"))
         );
+    }
+
+    /// Fleets for other rules on the same board are refused too: fewer ships (one would
+    /// count as sunk from the start), other lengths, or touching under no-touch.
+    #[test]
+    fn a_fleet_for_other_rules_on_the_same_board_is_refused() {
+        let standard = Geometry::new(&Rules::standard()).unwrap();
+        let mut no_touch_rules = Rules::standard();
+        no_touch_rules.adjacency = crate::Adjacency::NoTouch;
+        let no_touch = Geometry::new(&no_touch_rules).unwrap();
+        let other = Geometry::new(&Rules::with_lengths(10, 10, &[5, 4, 3, 3, 3])).unwrap();
+        let one = Geometry::new(&Rules::with_lengths(10, 10, &[2])).unwrap();
+        let row = |y| crate::ShipPlacement {
+            x: 0,
+            y,
+            dir: crate::Dir::Horizontal,
+        };
+        let rows = |n| (0..n).map(row).collect::<Vec<_>>();
+        let touching = Fleet::new(&standard, rows(5)).unwrap();
+        for (geo, fleet, why) in [
+            (
+                &standard,
+                Fleet::new(&one, rows(1)).unwrap(),
+                "1 ship given",
+            ),
+            (
+                &standard,
+                Fleet::new(&other, rows(5)).unwrap(),
+                "ship 5 is not the rules' Patrol Boat",
+            ),
+            (&no_touch, touching.clone(), "not allowed under no-touch"),
+        ] {
+            let mut shooter = crate::ShooterKind::HuntTarget.build();
+            let rec = play(geo, fleet, shooter.as_mut(), 1);
+            assert_eq!(rec.shots, 0);
+            let e = rec.error.expect("refused").to_string();
+            assert!(e.contains(why), "{e}");
+        }
+        let mut shooter = crate::ShooterKind::HuntTarget.build();
+        let rec = play(&standard, touching, shooter.as_mut(), 1);
+        assert!(rec.error.is_none() && rec.shots >= 17);
     }
 
     #[test]

@@ -402,16 +402,17 @@ impl BigUint {
 
     /// The binomial coefficient `C(n, k)` (0 when `k > n`).
     ///
-    /// Small `k` walk from `C(n, 0)`; from `k = 256` on (with `n` up to 2^20, the size of the
-    /// sieve of primes it needs) the prime factorisation is multiplied out instead, which
-    /// needs no long division: `C(65025, 12000)` takes about 1/60 of the plain walk's time
-    /// (benchmark `minesweeper/binomials`).
+    /// Small `k` walk from `C(n, 0)`; from `k = 256` on (with `n` up to 2^24, the size of the
+    /// sieve of primes it needs, one byte per number) the prime factorisation is multiplied
+    /// out instead, which needs no long division: `C(65025, 12000)` takes about 1/60 of the
+    /// plain walk's time (benchmark `minesweeper/binomials`). Either way the time grows with
+    /// the square of the result's length, about `n` bits when `k` is near `n / 2`.
     pub fn binomial(n: u64, k: u64) -> BigUint {
         if k > n {
             return BigUint::zero();
         }
         let k = k.min(n - k);
-        if k >= 256 && n <= 1 << 20 {
+        if k >= 256 && n <= 1 << 24 {
             return BigUint::binomial_by_primes(n, k);
         }
         BigUint::binomial_by_steps(n, k)
@@ -480,39 +481,41 @@ impl BigUint {
         r
     }
 
-    /// The binomial coefficients `C(n, k)` for `k` in `lo..=hi` (empty when `lo > hi`).
+    /// The binomial coefficients `C(n, k)` for `k` in `lo..=hi` (empty when `lo > hi`), one
+    /// entry per `k` (zero past `n`): a range longer than memory can hold ends as any
+    /// allocation failure does.
     pub fn binomial_range(n: u64, lo: u64, hi: u64) -> Vec<BigUint> {
         if lo > hi {
             return Vec::new();
         }
-        let mut out = Vec::with_capacity((hi - lo + 1) as usize);
-        if n < 64 {
-            // Every C(n, k) fits in a u64 and C(n, k) * (n - k) in a u128.
-            let mut c: u128 = 1;
-            for k in 0..=hi {
-                if k >= lo {
-                    out.push(BigUint::from_u128(c));
+        // The coefficients that can be nonzero: k up to n.
+        let top = hi.min(n);
+        let mut out = Vec::new();
+        if lo <= top {
+            out.reserve(usize::try_from(top - lo).map_or(0, |l| l.saturating_add(1)));
+            if n < 64 {
+                // Every C(n, k) fits in a u64 and C(n, k) * (n - k) in a u128.
+                let mut c: u128 = 1;
+                for k in 0..=top {
+                    if k >= lo {
+                        out.push(BigUint::from_u128(c));
+                    }
+                    c = c * u128::from(n - k) / u128::from(k + 1);
                 }
-                c = if k >= n {
-                    0
-                } else {
-                    c * u128::from(n - k) / u128::from(k + 1)
-                };
-            }
-            return out;
-        }
-        let mut cur = BigUint::binomial(n, lo);
-        out.push(cur.clone());
-        for k in lo..hi {
-            // C(n, k + 1) = C(n, k) * (n - k) / (k + 1), exact.
-            if k >= n {
-                cur.set_zero();
             } else {
-                cur.mul_u64_assign(n - k);
-                cur.div_rem_u64_assign(k + 1);
+                let mut cur = BigUint::binomial(n, lo);
+                out.push(cur.clone());
+                for k in lo..top {
+                    // C(n, k + 1) = C(n, k) * (n - k) / (k + 1), exact.
+                    cur.mul_u64_assign(n - k);
+                    cur.div_rem_u64_assign(k + 1);
+                    out.push(cur.clone());
+                }
             }
-            out.push(cur.clone());
         }
+        let zeros = u128::from(hi - lo) + 1 - out.len() as u128;
+        let zeros = usize::try_from(zeros).unwrap_or(usize::MAX);
+        out.resize_with(out.len().saturating_add(zeros), BigUint::zero);
         out
     }
 
@@ -704,7 +707,7 @@ mod tests {
 
     #[test]
     fn binomials_by_primes_equal_the_walk() {
-        for n in [64u64, 65, 100, 481, 1000, 4096, 65_025] {
+        for n in [64u64, 65, 100, 481, 1000, 4096, 65_025, 1 << 21] {
             for k in [
                 1u64, 2, 63, 64, 65, 99, 127, 200, 480, 500, 2048, 12_000, 32_512,
             ] {
@@ -717,6 +720,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Both ways (below 64 and from 64 on), inside and past `n`, and ranges at the far end
+    /// of `u64`, which hold zeros only (the walk used to count up to them).
+    #[test]
+    fn binomial_ranges_are_the_coefficients_in_order() {
+        for n in [0u64, 1, 5, 63, 64, 70, 300] {
+            for (lo, hi) in [
+                (0, 0),
+                (0, 3),
+                (2, 9),
+                (n.saturating_sub(2), n + 2),
+                (n + 1, n + 4),
+            ] {
+                let range = BigUint::binomial_range(n, lo, hi);
+                let expected: Vec<BigUint> = (lo..=hi).map(|k| BigUint::binomial(n, k)).collect();
+                assert_eq!(range, expected, "C({n}, {lo}..={hi})");
+            }
+        }
+        assert!(BigUint::binomial_range(10, 5, 4).is_empty());
+        let far = BigUint::binomial_range(100, u64::MAX - 2, u64::MAX);
+        assert_eq!(far, vec![BigUint::zero(); 3]);
+        assert_eq!(
+            BigUint::binomial_range(10, u64::MAX, u64::MAX),
+            vec![BigUint::zero()]
+        );
     }
 
     #[test]

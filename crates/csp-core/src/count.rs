@@ -1,5 +1,7 @@
 //! Exact counting: components, boxes, enumeration and combination.
 
+use std::borrow::Cow;
+
 use crate::propagate;
 use crate::{BigUint, BoolCsp, Budget, CspError};
 
@@ -49,8 +51,11 @@ pub(crate) struct Component {
     row_count: Vec<u32>,
     /// Number of variables of each local constraint.
     row_size: Vec<u32>,
-    /// `binom[b][j] = C(size of box b, j)`, for `j` up to the smallest count of its constraints.
+    /// `binom[b][j - binom_lo[b]] = C(size of box b, j)`, for the `j` its constraints allow:
+    /// at most the smallest of their counts, at least what each of them must take from it.
     binom: Groups<BigUint>,
+    /// The smallest number of trues each box can hold (see `binom`).
+    binom_lo: Vec<u32>,
     /// Number of variables in the component.
     pub num_vars: usize,
 }
@@ -82,6 +87,18 @@ impl Dist {
 
     pub fn max_index(&self) -> usize {
         self.off + self.vals.len() - 1
+    }
+
+    /// The total weight, as the one entry of a distribution of 0 trues.
+    fn folded(&self) -> Dist {
+        let mut sum = BigUint::zero();
+        for x in &self.vals {
+            sum.add_assign(x);
+        }
+        Dist {
+            off: 0,
+            vals: vec![sum],
+        }
     }
 
     /// The entry of index `k` (zero outside the stored range).
@@ -183,6 +200,19 @@ impl FreeWeight {
             FreeWeight::Const(c) => c,
             FreeWeight::Table(d) => d.get(k),
         }
+    }
+}
+
+/// What the components weigh for one another. With a global total, their numbers of trues
+/// interact through it, and the distributions are used as they are. Without one the
+/// components are independent: each counts for the others by its total weight alone, and
+/// folding every distribution to that one entry keeps the tables built from them at one entry
+/// each (unfolded, the free variables' `2^free` was copied into an entry for every number of
+/// trues the components before could hold).
+pub(crate) fn for_combining(comps: &[Dist], total_rem: Option<u64>) -> Cow<'_, [Dist]> {
+    match total_rem {
+        Some(_) => Cow::Borrowed(comps),
+        None => Cow::Owned(comps.iter().map(Dist::folded).collect()),
     }
 }
 
@@ -329,19 +359,26 @@ fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component 
     let mut boxes = Groups::with_capacity(nb, var_ranges.len());
     let mut box_rows = Groups::with_capacity(nb, brows.items.len());
     let mut binom = Groups::with_capacity(nb, var_ranges.len() + nb);
+    let mut binom_lo = Vec::with_capacity(nb);
     for &b in &order {
         let (lo, hi) = box_vars[b];
         boxes.items.extend(var_ranges[lo..hi].iter().map(|r| r.0));
         boxes.close();
         box_rows.items.extend(rows_of(b));
         box_rows.close();
-        // The enumeration never puts more trues in a box than any of its constraints counts.
-        let s = size_of(b) as u64;
-        let most = rows_of(b)
-            .map(|r| u64::from(row_count[r]))
-            .fold(s, u64::min);
-        binom.items.extend(BigUint::binomial_range(s, 0, most));
+        // The enumeration never puts more trues in a box than any of its constraints counts,
+        // nor fewer than a constraint still needs once all its other variables are true. The
+        // table holds only that range: for "exactly n/2 of n" one coefficient, not n/2.
+        let s = size_of(b) as u32;
+        let most = rows_of(b).map(|r| row_count[r]).fold(s, u32::min);
+        let least = rows_of(b)
+            .map(|r| row_count[r].saturating_sub(row_size[r] - s))
+            .fold(0, u32::max);
+        binom
+            .items
+            .extend(BigUint::binomial_range(s.into(), least.into(), most.into()));
         binom.close();
+        binom_lo.push(least);
     }
     Component {
         num_vars: var_ranges.len(),
@@ -350,6 +387,7 @@ fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component 
         row_count,
         row_size,
         binom,
+        binom_lo,
     }
 }
 
@@ -574,7 +612,9 @@ impl<F: FnMut(&[u32], usize, &BigUint) -> bool> Dfs<'_, F> {
             }
             self.js[k] = j;
             let (head, tail) = self.weights.split_at_mut(k + 1);
-            let b = &comp.binom.get(k)[j as usize];
+            // The search's bounds lie within the table's: they count the trues already given
+            // to the constraints' earlier boxes, the table's the most those could hold.
+            let b = &comp.binom.get(k)[(j - comp.binom_lo[k]) as usize];
             if b.is_one() {
                 tail[0].clone_from(&head[k]);
             } else {
@@ -731,11 +771,12 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
     let prep = prepare(csp)?;
     let Counted { comps, marg, stats } = count_components(&prep, budget, true)?;
     let k = comps.len();
-    let f = FreeWeight::for_components(prep.free_vars.len(), prep.total_rem, &comps);
+    let combined = for_combining(&comps, prep.total_rem);
+    let f = FreeWeight::for_components(prep.free_vars.len(), prep.total_rem, &combined);
 
     // The completions after each component; the distribution of the trues before it is
     // built up as the loop goes (`prefix`).
-    let tails = tails(&comps, &f);
+    let tails = tails(&combined, &f);
     let solutions = tails[0].get(0).clone();
     if solutions.is_zero() {
         return Err(CspError::Inconsistent);
@@ -754,13 +795,16 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
     for (ci, comp) in prep.components.iter().enumerate() {
         let w = &comps[ci];
         let after = &tails[ci + 1];
-        // R[m] = Σ_s prefix[s] · after[s + m]: the completions of m trues in this component.
-        let r: Vec<BigUint> = (0..w.vals.len())
-            .map(|i| prefix.dot(|k| after.get(k + w.off + i), &mut tmp))
+        // R[m] = Σ_s prefix[s] · after[s + m]: the completions of m trues in this component
+        // (one figure for every m when the components are independent).
+        let (cw, independent) = (&combined[ci], prep.total_rem.is_none());
+        let r: Vec<BigUint> = (0..cw.vals.len())
+            .map(|i| prefix.dot(|k| after.get(k + cw.off + i), &mut tmp))
             .collect();
         for (b, vars) in comp.boxes.iter().enumerate() {
             let mut numer = BigUint::zero();
-            for (i, ri) in r.iter().enumerate() {
+            for i in 0..w.vals.len() {
+                let ri = &r[if independent { 0 } else { i }];
                 if let Some(sb) = marg[ci][i].get(b)
                     && !sb.is_zero()
                     && !ri.is_zero()
@@ -783,7 +827,7 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
                 forced[v] = fv;
             }
         }
-        prefix = prefix.conv(w);
+        prefix = prefix.conv(cw);
     }
     // Now the distribution of the trues of all the components.
     let all = &prefix;
@@ -835,11 +879,9 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
 pub fn count(csp: &BoolCsp, budget: &Budget) -> Result<BigUint, CspError> {
     let prep = prepare(csp)?;
     let counted = count_components(&prep, budget, false)?;
-    let all = counted
-        .comps
-        .iter()
-        .fold(Dist::unit(), |acc, c| acc.conv(c));
-    let f = FreeWeight::for_components(prep.free_vars.len(), prep.total_rem, &counted.comps);
+    let comps = for_combining(&counted.comps, prep.total_rem);
+    let all = comps.iter().fold(Dist::unit(), |acc, c| acc.conv(c));
+    let f = FreeWeight::for_components(prep.free_vars.len(), prep.total_rem, &comps);
     let solutions = all.dot(|k| f.get(k), &mut BigUint::zero());
     if solutions.is_zero() {
         return Err(CspError::Inconsistent);
@@ -852,18 +894,43 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// A box is never given more trues than its constraints count, so its table of binomials
-    /// stops there: "exactly 3 of 100,000" needs C(100,000, j) for j up to 3 only.
+    /// A box's table of binomials covers only the numbers of trues its constraints allow: at
+    /// most the smallest of their counts, at least what each needs once its other variables
+    /// are all true. "Exactly n/2 of n" stores one coefficient (a table from 0 would take
+    /// gigabytes at this size, before the search could count a node against its budget).
     #[test]
-    fn a_large_box_stores_binomials_up_to_its_count() {
-        let n = 100_000;
+    fn a_box_stores_binomials_only_for_the_trues_it_can_hold() {
+        let n = 200_000;
         let mut csp = BoolCsp::new(n);
-        csp.exactly(&(0..n).collect::<Vec<_>>(), 3).unwrap();
+        csp.exactly(&(0..n).collect::<Vec<_>>(), (n / 2) as u32)
+            .unwrap();
         let prep = prepare(&csp).unwrap();
         assert_eq!(prep.components.len(), 1);
-        let binom = prep.components[0].binom.get(0);
-        assert_eq!(binom.len(), 4);
-        assert_eq!(binom[3], BigUint::binomial(n as u64, 3));
+        assert_eq!(prep.components[0].binom.get(0).len(), 1);
+        let a = analyze(&csp, &Budget { max_nodes: 1 }).unwrap();
+        assert_eq!(a.solutions, BigUint::binomial(n as u64, n as u64 / 2));
+
+        // Boxes {0..20} (first constraint only), {20..30} (both), {30..50} (second only).
+        let table = |first: u32, second: u32| {
+            let mut csp = BoolCsp::new(50);
+            csp.exactly(&(0..30).collect::<Vec<_>>(), first).unwrap();
+            csp.exactly(&(20..50).collect::<Vec<_>>(), second).unwrap();
+            let prep = prepare(&csp).unwrap();
+            let comp = &prep.components[0];
+            let b = (0..3).find(|&b| comp.boxes.get(b).contains(&0)).unwrap();
+            // j trues in the shared box.
+            let c = |n: u32, k: u32| BigUint::binomial(n.into(), k.into());
+            let mut expected = BigUint::zero();
+            for j in 0..=first.min(second).min(10) {
+                expected += &(&(&c(10, j) * &c(20, first - j)) * &c(20, second - j));
+            }
+            assert_eq!(count(&csp, &Budget::default()).unwrap(), expected);
+            (comp.binom_lo[b], comp.binom.get(b).len())
+        };
+        // At most 10 of the 20; none needed.
+        assert_eq!(table(10, 10), (0, 11));
+        // 25 of the first 30: the shared box holds at most 10, so this one at least 15.
+        assert_eq!(table(25, 10), (15, 6));
     }
 
     /// Components whose number of trues is fixed widen nothing: the completion tables hold

@@ -143,7 +143,8 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 10 million nodes per component (about a second of enumeration at worst).
+    /// 10 million nodes per component: about a second of enumeration when the counts fit in a
+    /// few machine words; a node costs more as they grow (each multiplies counts).
     fn default() -> Self {
         Budget {
             max_nodes: 10_000_000,

@@ -504,8 +504,15 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     if a.json {
         writeln!(
             out,
-            "{{\"games\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},\"mean_shots\":{:.4},\"sem_shots\":{:.4},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
+            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},\"mean_shots\":{},\"sem_shots\":{},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
             records.len(),
+            a.seed,
+            // The fleets' source: a placer, or `null` for the fleets of a file.
+            if fleets.is_some() {
+                "null".to_owned()
+            } else {
+                format!("\"{placer}\"")
+            },
             kind,
             tuned.settings(),
             // The posterior's budgets, for the shooters that use it (`null` for the others).
@@ -522,12 +529,13 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .collect::<Vec<_>>()
                 .join(","),
             rules.salvo,
-            s.mean(),
-            s.sem(),
-            s.quantile(0.5),
-            s.quantile(0.9),
-            s.shots.last().copied().unwrap_or(0),
-            s.shots.first().copied().unwrap_or(0),
+            // The shot figures are `null` when no game finished.
+            shot_figure(&s, |s| format!("{:.4}", s.mean())),
+            shot_figure(&s, |s| format!("{:.4}", s.sem())),
+            shot_figure(&s, |s| s.quantile(0.5).to_string()),
+            shot_figure(&s, |s| s.quantile(0.9).to_string()),
+            shot_figure(&s, |s| s.shots[s.shots.len() - 1].to_string()),
+            shot_figure(&s, |s| s.shots[0].to_string()),
             s.ms_per_shot(),
             s.time_max.as_secs_f64() * 1000.0,
             s.estimated as f64 / s.decisions.max(1) as f64,
@@ -541,11 +549,23 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
                 "\"shots\":{},\"estimated\":{},\"error\":{}",
                 r.shots,
                 r.estimated,
-                r.error.is_some()
+                r.error.as_ref().map_or("null".to_owned(), |e| format!(
+                    "\"{}\"",
+                    crate::output::json_escape(&e.to_string())
+                ))
             )
         })?;
     }
     Ok(())
+}
+
+/// A figure of the finished games' shots for `--json`, `null` when none finished.
+fn shot_figure(s: &Summary, figure: impl Fn(&Summary) -> String) -> String {
+    if s.shots.is_empty() {
+        "null".to_owned()
+    } else {
+        figure(s)
+    }
 }
 
 /// A setting of the posterior in `--json`: its value for a shooter on the posterior, `null`
@@ -836,6 +856,15 @@ mod tests {
         assert_eq!(s.quantile(0.0), 40);
         assert!((s.ms_per_shot() - 2.0).abs() < 1e-9);
         assert_eq!(s.time_max, Duration::from_millis(120));
+    }
+
+    /// With no finished game the shot figures of `--json` are `null`, not zeros.
+    #[test]
+    fn no_finished_game_has_no_shot_figures() {
+        let failed = Summary::new(&[record(40, 40, 1, true)]);
+        assert_eq!(shot_figure(&failed, |s| format!("{:.4}", s.mean())), "null");
+        let one = Summary::new(&[record(40, 40, 1, true), record(45, 45, 1, false)]);
+        assert_eq!(shot_figure(&one, |s| format!("{:.4}", s.mean())), "45.0000");
     }
 
     /// Blue through yellow to red, clamped.

@@ -616,8 +616,8 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
              \"rule\":\"{}\",\"a_wins\":{wins},\"draws\":{draws},\"b_wins\":{losses},\
              \"a_points\":{points},\"a_share\":{:.4},\"a_mean_ms\":{:.2},\"b_mean_ms\":{:.2},\
              \"a_max_ms\":{},\"b_max_ms\":{}}}",
-            json_escape(&names[0]),
-            json_escape(&names[1]),
+            crate::output::json_escape(&names[0]),
+            crate::output::json_escape(&names[1]),
             args.games,
             args.time_ms,
             args.game.size,
@@ -633,17 +633,6 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
         )?;
     }
     Ok(())
-}
-
-fn json_escape(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| match c {
-            '"' => vec!['\\', '"'],
-            '\\' => vec!['\\', '\\'],
-            c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32).chars().collect(),
-            c => vec![c],
-        })
-        .collect()
 }
 
 /// This game's part of `gameai showcase`: the main engine against the classic best-first
@@ -762,15 +751,6 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.0, "stop");
-    }
-
-    /// Engine names (an external brain names itself) are escaped for JSON.
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_escape("plain"), "plain");
-        assert_eq!(json_escape("a \"b\" \\ c"), "a \\\"b\\\" \\\\ c");
-        assert_eq!(json_escape("tab\there\u{1f}"), "tab\\u0009here\\u001f");
-        assert_eq!(json_escape(" ~é"), " ~é");
     }
 
     #[test]

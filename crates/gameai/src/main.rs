@@ -51,14 +51,37 @@ pub fn parse_file<T, E: std::fmt::Display>(
     path: &std::path::Path,
     parse: impl FnOnce(&str) -> Result<T, E>,
 ) -> Result<T, CliError> {
-    let text = if is_dash(path) {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+    let text = String::from_utf8(read_input(path)?).map_err(|_| {
+        CliError(format!(
+            "cannot read {}: it is not UTF-8 text",
+            input_name(path)
+        ))
+    })?;
+    parse(strip_bom(&text)).map_err(|e| CliError(format!("{}: {e}", input_name(path))))
+}
+
+/// The most bytes an input may hold. More is refused, not read until memory runs out (a
+/// device such as `/dev/zero` never ends).
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Reads all of `path` (standard input for `-`), up to [`MAX_INPUT_BYTES`].
+pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let limit = MAX_INPUT_BYTES + 1;
+    if is_dash(path) {
+        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
     } else {
-        std::fs::read_to_string(path)
+        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
     }
     .map_err(|e| CliError(format!("cannot read {}: {e}", input_name(path))))?;
-    parse(strip_bom(&text)).map_err(|e| CliError(format!("{}: {e}", input_name(path))))
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(CliError(format!(
+            "{} holds more than {MAX_INPUT_BYTES} bytes, the most an input may",
+            input_name(path)
+        )));
+    }
+    Ok(bytes)
 }
 
 /// The text without the byte-order mark some editors put at the start of UTF-8 files.
@@ -71,11 +94,16 @@ pub fn strip_bom(text: &str) -> &str {
 /// and releases the memory at once; the operating system commits pages only as they are
 /// written, so it costs nothing when it succeeds.
 pub fn check_allocation(bytes: usize, what: &str) -> Result<(), CliError> {
-    Vec::<u8>::new().try_reserve_exact(bytes).map_err(|_| {
-        CliError(format!(
-            "cannot allocate {bytes} bytes for {what}: choose a smaller size"
-        ))
-    })
+    Vec::<u8>::new()
+        .try_reserve_exact(bytes)
+        .map_err(|_| allocation_error(bytes, what))
+}
+
+/// The message for `bytes` of memory that could not be had for `what`.
+pub fn allocation_error(bytes: usize, what: &str) -> CliError {
+    CliError(format!(
+        "cannot allocate {bytes} bytes for {what}: choose a smaller size"
+    ))
 }
 
 /// A probability as a whole percentage that never rounds a possibility away: only a certain

@@ -95,8 +95,9 @@ struct TrainArgs {
     #[arg(long, default_value_t = TrainConfig::default().hidden,
           value_parser = hidden_units)]
     hidden: usize,
-    /// Passes over the samples.
-    #[arg(long, default_value_t = TrainConfig::default().epochs)]
+    /// Passes over the samples (at least 1).
+    #[arg(long, default_value_t = TrainConfig::default().epochs,
+          value_parser = crate::parallel::at_least_one::<usize>)]
     epochs: usize,
     /// Initial SGD step size (a positive number).
     #[arg(long, default_value_t = TrainConfig::default().learning_rate,
@@ -157,12 +158,16 @@ struct SolverArgs {
     /// Guess candidates: cells whose mine probability is within this much of the safest.
     #[arg(long, default_value_t = SolverConfig::default().tolerance)]
     tolerance: f64,
-    /// At most this many guess candidates are scored by the look-ahead (at least 1).
+    /// Guess candidates scored by the look-ahead (at least 1): at most this many next to
+    /// revealed numbers and this many away from them, the safest first, with riskier cells
+    /// the 50/50 bonus brings within the tolerance.
     #[arg(long, default_value_t = SolverConfig::default().max_candidates,
           value_parser = crate::parallel::at_least_one::<usize>)]
     candidates: usize,
-    /// Search the endgame exhaustively when at most this many cells are undecided (0: never).
-    #[arg(long, default_value_t = SolverConfig::default().endgame_cells)]
+    /// Search the endgame exhaustively when at most this many cells are undecided (0: never;
+    /// 0 to 64).
+    #[arg(long, default_value_t = SolverConfig::default().endgame_cells,
+          value_parser = endgame_cells)]
     endgame_cells: usize,
     /// ... and at most this many mine layouts remain.
     #[arg(long, default_value_t = SolverConfig::default().endgame_layouts)]
@@ -207,6 +212,15 @@ struct SolverArgs {
     #[arg(long, default_value = fallback_name(Fallback::default()),
           value_parser = ["model", "sampling", "local"])]
     fallback: String,
+}
+
+/// Parses `--endgame-cells`: up to what the endgame search can take.
+fn endgame_cells(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n <= minesweeper::MAX_ENDGAME_CELLS => Ok(n),
+        Ok(_) => Err(format!("expected 0 to {}", minesweeper::MAX_ENDGAME_CELLS)),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Parses `--hidden`: enough units to learn, few enough to allocate.
@@ -293,12 +307,47 @@ fn samples(
 ) -> Result<Vec<minesweeper::Sample>, CliError> {
     let games = a.games.unwrap_or(default_games);
     let seed = a.seed.unwrap_or(default_seed);
+    let opening = |level: &Level| {
+        let (x, y) = (3.min(level.width / 2), 3.min(level.height / 2));
+        (x, y, y * level.width + x)
+    };
+    // A level whose boards cannot be drawn fails now, not after the levels before it.
+    for level in &a.level {
+        let (x, y, start) = opening(level);
+        minesweeper::seeded_board(level, FirstClick::Zero, start, seed, 0).map_err(|e| {
+            CliError(format!(
+                "--level {level}: these games open with a zero at {x},{y}, and {e}"
+            ))
+        })?;
+    }
     let solver = Solver::new(SolverConfig::default());
     let bar = crate::parallel::games_bar(games.saturating_mul(a.level.len() as u64));
+    let played = play_sample_games(a, games, seed, &solver, &bar, opening);
+    // Cleared before any error is printed, too.
+    bar.finish_and_clear();
+    let out = played?;
+    if out.is_empty() {
+        return Err(CliError(
+            "no samples: these games leave no undecided cell to learn from (choose a level \
+             with more mines)"
+                .into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// The games of [`samples`], level after level.
+fn play_sample_games(
+    a: &SampleArgs,
+    games: u64,
+    seed: u64,
+    solver: &Solver,
+    bar: &indicatif::ProgressBar,
+    opening: impl Fn(&Level) -> (usize, usize, usize),
+) -> Result<Vec<minesweeper::Sample>, CliError> {
     let mut out = Vec::new();
     for (li, level) in a.level.iter().enumerate() {
-        let (x, y) = (3.min(level.width / 2), 3.min(level.height / 2));
-        let start = y * level.width + x;
+        let start = opening(level).2;
         let level_seed = seed.wrapping_add(li as u64 * 1_000_003);
         // Collected into a buffer made for the count: a count beyond memory is an error.
         let mut parts = crate::parallel::results_buffer(games)?;
@@ -312,7 +361,7 @@ fn samples(
                     1,
                     minesweeper::game_seed(level_seed, i as u64),
                     a.per_position,
-                    &solver,
+                    solver,
                 );
                 bar.inc(1);
                 r
@@ -322,7 +371,6 @@ fn samples(
             out.extend(p?);
         }
     }
-    bar.finish_and_clear();
     Ok(out)
 }
 
@@ -362,9 +410,6 @@ fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
 fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
     crate::check_output(&a.out)?;
     let data = samples(&a.samples, 300, 1)?;
-    if data.is_empty() {
-        return Err(CliError("no samples: play more games".into()));
-    }
     let config = TrainConfig {
         hidden: a.hidden,
         epochs: a.epochs,
@@ -376,8 +421,8 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
     let text = model.to_text();
     if PatternModel::parse(&text).is_err() {
         return Err(CliError(format!(
-            "training diverged (weights are no longer finite numbers): try a --learning-rate \
-             below {:e}",
+            "training diverged (the weights grew past what a model file holds): try a \
+             --learning-rate below {:e}",
             a.learning_rate
         )));
     }
@@ -536,6 +581,10 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         None => start_cell(&g.start, &g.level)?,
     };
     let games = specs.as_ref().map_or(g.games, |s| s.len() as u64);
+    if specs.is_none() {
+        // Boards that cannot be drawn fail at once, not after every game has tried.
+        seeded_board(&g.level, g.rule, start, g.seed, 0)?;
+    }
     // Each game's record, and with --bound its board's shares of the bounds.
     let none = Shares {
         class_sets: 0,

@@ -203,10 +203,33 @@ impl Drop for OutputFile {
     }
 }
 
+/// The text as the inside of a JSON string: quotes, backslashes and control characters
+/// escaped.
+pub fn json_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| match c {
+            '"' => vec!['\\', '"'],
+            '\\' => vec!['\\', '\\'],
+            c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32).chars().collect(),
+            c => vec![c],
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// Engine names (an external brain names itself) and error messages are escaped for
+    /// JSON.
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_escape("plain"), "plain");
+        assert_eq!(json_escape("a \"b\" \\ c"), "a \\\"b\\\" \\\\ c");
+        assert_eq!(json_escape("tab\there\u{1f}"), "tab\\u0009here\\u001f");
+        assert_eq!(json_escape(" ~é"), " ~é");
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("gameai-output-{}-{name}", std::process::id()));

@@ -1,6 +1,6 @@
 //! `gameai twofour`: the olympiad solver.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -31,7 +31,8 @@ pub struct Args {
     #[arg(long)]
     stats: bool,
     /// Instead of solving, write G random games of N piles in the olympiad format.
-    #[arg(long, num_args = 2, value_names = ["N", "G"], conflicts_with_all = ["file", "explain"])]
+    #[arg(long, num_args = 2, value_names = ["N", "G"], action = clap::ArgAction::Set,
+          conflicts_with_all = ["file", "explain", "level", "memo_bytes", "stats"])]
     generate: Option<Vec<u64>>,
     /// Seed of --generate [default: 1]
     #[arg(long, requires = "generate", conflicts_with_all = ["file", "explain"])]
@@ -42,16 +43,14 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(ng) = &args.generate {
         return generate(ng[0], ng[1], args.seed.unwrap_or(1), out);
     }
-    let input = read_input(args.file.as_ref())?;
+    let dash = PathBuf::from("-");
+    let input = crate::read_input(args.file.as_ref().unwrap_or(&dash))?;
     let problem = twofour::parse_bytes(&input)?;
     let memo_bytes = args
         .memo_bytes
         .unwrap_or_else(|| twofour::memo_bytes_for(problem.piles));
-    let mut solver = TwoFourSolver::try_with_memo_bytes(args.level, memo_bytes).map_err(|_| {
-        CliError(format!(
-            "cannot allocate {memo_bytes} bytes for the memo: choose a smaller size"
-        ))
-    })?;
+    let mut solver = TwoFourSolver::try_with_memo_bytes(args.level, memo_bytes)
+        .map_err(|_| crate::allocation_error(memo_bytes, "the memo"))?;
     let start = Instant::now();
     for (i, game) in problem.games.iter().enumerate() {
         if args.explain {
@@ -75,23 +74,6 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
         );
     }
     Ok(())
-}
-
-fn read_input(file: Option<&PathBuf>) -> Result<Vec<u8>, CliError> {
-    let mut input = Vec::new();
-    match file {
-        Some(path) if path.as_os_str() != "-" => {
-            input = std::fs::read(path)
-                .map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))?;
-        }
-        _ => {
-            std::io::stdin()
-                .lock()
-                .read_to_end(&mut input)
-                .map_err(|e| CliError(format!("cannot read standard input: {e}")))?;
-        }
-    }
-    Ok(input)
 }
 
 /// Writes the games one at a time, so that any number of them streams in constant memory

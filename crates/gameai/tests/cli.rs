@@ -410,7 +410,28 @@ fn solver_options_are_checked() {
             "cannot write no-such-directory/m.txt",
         ),
         ("minesweeper calibrate --per-position 0", "at least 1"),
+        ("minesweeper train --epochs 0 --out m.txt", "at least 1"),
+        ("minesweeper eval --endgame-cells 65", "expected 0 to 64"),
+        // A level whose boards cannot be drawn fails before any level is played.
+        (
+            "minesweeper train --level expert,4x4x10 --games 100000 --out m.txt",
+            "--level 4x4x10: these games open with a zero at 2,2, and 10 mines do not fit",
+        ),
+        (
+            "minesweeper eval --level 4x4x10 --rule zero --start 2,2 --games 100000000000000000",
+            "10 mines do not fit",
+        ),
+        // Games that leave nothing undecided teach nothing.
+        ("minesweeper calibrate --level 3x3x0", "no samples"),
         ("twofour --seed 5 games.txt", "cannot be used with"),
+        (
+            "twofour --generate 3 2 --level plain",
+            "cannot be used with",
+        ),
+        (
+            "twofour --generate 3 2 --generate 4 1",
+            "cannot be used multiple times",
+        ),
     ]);
     let out = gameai(
         &words("twofour --memo-bytes 18446744073709551615"),

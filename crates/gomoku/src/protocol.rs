@@ -951,13 +951,8 @@ impl ExternalEngine {
     /// fields, and one that never answers `ABOUT` still has its other answers read.
     fn late_about(&mut self, line: &str) -> bool {
         let line = line.trim();
-        let word = line
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_ascii_uppercase();
         let an_answer =
-            matches!(word.as_str(), "OK" | "ERROR" | "UNKNOWN") || parse_move(line).is_some();
+            first_word_is(line, &["OK", "ERROR", "UNKNOWN"]) || parse_move(line).is_some();
         if self.about_pending && (line.contains("=\"") || !an_answer) {
             self.about_pending = false;
             return true;
@@ -968,19 +963,19 @@ impl ExternalEngine {
 
 /// Whether a brain's answer accepts the command: `OK`, in any case, maybe with a remark.
 fn is_ok(line: &str) -> bool {
-    line.split_whitespace()
-        .next()
-        .is_some_and(|w| w.eq_ignore_ascii_case("OK"))
+    first_word_is(line, &["OK"])
 }
 
 /// A line a brain writes for people, never an answer: `MESSAGE`, `DEBUG` or a blank line.
 fn is_comment(line: &str) -> bool {
-    let word = line
-        .split_whitespace()
+    line.trim().is_empty() || first_word_is(line, &["MESSAGE", "DEBUG"])
+}
+
+/// Whether the line's first word is one of `words` (upper case), in any case.
+fn first_word_is(line: &str, words: &[&str]) -> bool {
+    line.split_whitespace()
         .next()
-        .unwrap_or("")
-        .to_ascii_uppercase();
-    word == "MESSAGE" || word == "DEBUG" || line.trim().is_empty()
+        .is_some_and(|w| words.iter().any(|x| w.eq_ignore_ascii_case(x)))
 }
 
 /// How long `START` and `RESTART` may take (besides the grace period): they are not on the

@@ -35,6 +35,10 @@ const ENUMERATION_STEPS: u64 = 1_000_000;
 /// search holds a layout in a 64-bit mask.
 const POCKET_CELLS: usize = 64;
 
+/// The most undecided cells [`SolverConfig::endgame_cells`] can bring into the exhaustive
+/// endgame search (a larger setting is used as this one).
+pub const MAX_ENDGAME_CELLS: usize = POCKET_CELLS;
+
 /// Whether a guess valued `(score, live)` ranks above `best`: a live guess (one whose answer
 /// can still tell something) before a dead one, then the higher score by more than `margin`.
 fn outranks((score, live): (f64, bool), (best_score, best_live): (f64, bool), margin: f64) -> bool {
@@ -107,7 +111,8 @@ pub struct SolverConfig {
     pub budget: Budget,
     /// Search the endgame exhaustively for the guess most likely to win the whole game when
     /// at most this many cells are undecided (in the whole position, or in a closed pocket
-    /// that nothing outside can resolve; 0 turns it off; at most 64 is used) and ...
+    /// that nothing outside can resolve; 0 turns it off; at most [`MAX_ENDGAME_CELLS`] is
+    /// used) and ...
     pub endgame_cells: usize,
     /// ... at most this many mine layouts remain (of the position, or of the pocket).
     pub endgame_layouts: usize,

@@ -160,17 +160,13 @@ impl TwoFourSolver {
 
     /// A solver at `level` whose memo (if the level has one) uses at most `memo_bytes` bytes.
     ///
-    /// A memo larger than the machine can give ends the process, as any allocation does;
-    /// where the size comes from a user, [`TwoFourSolver::try_with_memo_bytes`] reports that
-    /// instead.
+    /// # Panics
+    /// If the memo cannot be allocated; where the size comes from a user,
+    /// [`TwoFourSolver::try_with_memo_bytes`] reports that instead.
     #[must_use]
     pub fn with_memo_bytes(level: Level, memo_bytes: usize) -> Self {
-        let config = level.config(memo_bytes);
-        let engine = match level {
-            Level::Multiset => Engine::Multiset(Solver::new(config)),
-            _ => Engine::Piles(Solver::new(config)),
-        };
-        TwoFourSolver { level, engine }
+        Self::try_with_memo_bytes(level, memo_bytes)
+            .unwrap_or_else(|e| panic!("a memo of {memo_bytes} bytes: {e}"))
     }
 
     /// As [`TwoFourSolver::with_memo_bytes`], or the allocation's error if the memo cannot
