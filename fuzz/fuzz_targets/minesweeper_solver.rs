@@ -46,6 +46,11 @@ fuzz_target!(|data: &[u8]| {
     let solver = Solver::new(SolverConfig {
         budget: csp_core::Budget { max_nodes: 200_000 },
         depth,
+        max_candidates: if deep {
+            4
+        } else {
+            SolverConfig::default().max_candidates
+        },
         second_candidates: 3,
         opening_depth: depth,
         endgame_work: 20_000,

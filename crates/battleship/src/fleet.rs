@@ -177,16 +177,23 @@ impl Fleet {
     /// [`Error::InvalidFleet`] saying what differs.
     pub fn check(&self, geo: &Geometry) -> Result<(), Error> {
         let rebuilt = Fleet::new(geo, self.placements.clone())?;
-        match (0..self.cells.len()).find(|&i| rebuilt.cells[i] != self.cells[i]) {
-            None => Ok(()),
-            Some(i) => Err(Error::InvalidFleet(format!(
-                "ship {} is not the rules' {} ({} cells, not {})",
-                i + 1,
-                geo.rules().fleet[i].name,
-                rebuilt.cells[i].count_ones(),
-                self.cells[i].count_ones()
-            ))),
-        }
+        let Some(i) = (0..self.cells.len()).find(|&i| rebuilt.cells[i] != self.cells[i]) else {
+            return Ok(());
+        };
+        let name = &geo.rules().fleet[i].name;
+        let (theirs, ours) = (rebuilt.cells[i].count_ones(), self.cells[i].count_ones());
+        Err(Error::InvalidFleet(if theirs == ours {
+            format!(
+                "ship {} lies on other cells than the rules' {name} would (a fleet for a \
+                 board of another width?)",
+                i + 1
+            )
+        } else {
+            format!(
+                "ship {} is not the rules' {name} ({theirs} cells, not {ours})",
+                i + 1
+            )
+        }))
     }
 
     /// The cells of ship `i` (empty for a ship that does not exist).

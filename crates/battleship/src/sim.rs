@@ -131,13 +131,14 @@ pub struct GameRecord {
     pub decide_time: Duration,
     /// Longest single decision.
     pub decide_time_max: Duration,
-    /// A shooter failure that ended the game early.
+    /// A shooter failure that ended the game early, or why the fleet was refused.
     pub error: Option<Error>,
 }
 
 /// Plays `fleet` to the end with `shooter`, whose random choices come from `shooter_seed`.
 /// Under salvo rules the shooter picks `k` cells per turn (earlier picks of the turn are
-/// pending in its view) before the answers are revealed.
+/// pending in its view) before the answers are revealed. A fleet that is not one of `geo`'s
+/// ([`Fleet::check`]) is refused: no shot, and the reason in [`GameRecord::error`].
 pub fn play(
     geo: &Arc<Geometry>,
     fleet: Fleet,
@@ -251,6 +252,11 @@ mod tests {
         let no_touch = Geometry::new(&no_touch_rules).unwrap();
         let other = Geometry::new(&Rules::with_lengths(10, 10, &[5, 4, 3, 3, 3])).unwrap();
         let one = Geometry::new(&Rules::with_lengths(10, 10, &[2])).unwrap();
+        let wide = Geometry::new(&Rules {
+            width: 12,
+            ..Rules::standard()
+        })
+        .unwrap();
         let row = |y| crate::ShipPlacement {
             x: 0,
             y,
@@ -270,6 +276,12 @@ mod tests {
                 "ship 5 is not the rules' Patrol Boat",
             ),
             (&no_touch, touching.clone(), "not allowed under no-touch"),
+            // The first ship lies on the same cells of both boards, the second does not.
+            (
+                &standard,
+                Fleet::new(&wide, rows(5)).unwrap(),
+                "ship 2 lies on other cells than the rules' Battleship would",
+            ),
         ] {
             let mut shooter = crate::ShooterKind::HuntTarget.build();
             let rec = play(geo, fleet, shooter.as_mut(), 1);

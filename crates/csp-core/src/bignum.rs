@@ -402,17 +402,18 @@ impl BigUint {
 
     /// The binomial coefficient `C(n, k)` (0 when `k > n`).
     ///
-    /// Small `k` walk from `C(n, 0)`; from `k = 256` on (with `n` up to 2^24, the size of the
-    /// sieve of primes it needs, one byte per number) the prime factorisation is multiplied
-    /// out instead, which needs no long division: `C(65025, 12000)` takes about 1/60 of the
-    /// plain walk's time (benchmark `minesweeper/binomials`). Either way the time grows with
-    /// the square of the result's length, about `n` bits when `k` is near `n / 2`.
+    /// Small `k` walk from `C(n, 0)`; from `k = 256` on, with `n` up to 2^20 (or up to 2^24
+    /// when `k` is at least `n / 64`: the sieve of primes it needs holds a byte per number up
+    /// to `n`, worth it only for a long walk), the prime factorisation is multiplied out
+    /// instead, which needs no long division: `C(65025, 12000)` takes about 1/60 of the
+    /// plain walk's time (benchmark `minesweeper/binomials`). For large `k` the time grows
+    /// with the square of the result's length, about `n` bits when `k` is near `n / 2`.
     pub fn binomial(n: u64, k: u64) -> BigUint {
         if k > n {
             return BigUint::zero();
         }
         let k = k.min(n - k);
-        if k >= 256 && n <= 1 << 24 {
+        if k >= 256 && (n <= 1 << 20 || (n <= 1 << 24 && k >= n / 64)) {
             return BigUint::binomial_by_primes(n, k);
         }
         BigUint::binomial_by_steps(n, k)
@@ -707,7 +708,7 @@ mod tests {
 
     #[test]
     fn binomials_by_primes_equal_the_walk() {
-        for n in [64u64, 65, 100, 481, 1000, 4096, 65_025, 1 << 21] {
+        for n in [64u64, 65, 100, 481, 1000, 4096, 65_025] {
             for k in [
                 1u64, 2, 63, 64, 65, 99, 127, 200, 480, 500, 2048, 12_000, 32_512,
             ] {
@@ -720,6 +721,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Past 2^20 the primes are used for large `k` only (the sieve of 2^21 bytes is worth it
+    /// for a walk of 40,000 steps, not of 300).
+    #[test]
+    fn large_binomials_agree_with_the_walk() {
+        let n = 1u64 << 21;
+        for k in [300, 40_000] {
+            assert_eq!(
+                BigUint::binomial(n, k),
+                BigUint::binomial_by_steps(n, k),
+                "C({n},{k})"
+            );
+        }
+        assert_eq!(
+            BigUint::binomial(n, 40_000),
+            BigUint::binomial_by_primes(n, 40_000)
+        );
     }
 
     /// Both ways (below 64 and from 64 on), inside and past `n`, and ranges at the far end

@@ -609,7 +609,20 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         sweeps: a.sweeps,
         ..infer::PosteriorConfig::default()
     };
-    let post = infer::posterior(&view, &config, &mut rng)?;
+    let post = infer::posterior(&view, &config, &mut rng).map_err(|e| {
+        // A finished ship written with `x` is the likely slip: under feedback that announces
+        // sinkings, a ship whose cells are all hit is sunk, and an afloat one cannot be.
+        if e == battleship::Error::Inconsistent && rules.feedback.reports_sunk() && view.hits() != 0
+        {
+            CliError(format!(
+                "{e} (under {} feedback a ship whose cells are all hit is sunk: mark its \
+                 cells `s`, not `x`)",
+                rules.feedback
+            ))
+        } else {
+            e.into()
+        }
+    })?;
     let (w, h) = (pos.width, pos.height);
     let svg = heatmap_svg(&view, &post.hit, w, h);
     if crate::is_standard_output(&a.svg) {

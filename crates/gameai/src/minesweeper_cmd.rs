@@ -328,8 +328,8 @@ fn samples(
     let out = played?;
     if out.is_empty() {
         return Err(CliError(
-            "no samples: these games leave no undecided cell to learn from (choose a level \
-             with more mines)"
+            "no samples: these games recorded no undecided cell with an exact probability (on \
+             a level with few mines the first click may open the whole board)"
                 .into(),
         ));
     }

@@ -247,6 +247,12 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
             "{svg}: {s}"
         );
     }
+    // A finished ship written as hits: under announced sinkings no fleet fits, and the
+    // error says how to write it; with bare feedback the same position is fine.
+    let out = show("oxxo\n.oo.\n", "");
+    assert_failed(&out, "mark its cells `s`, not `x`");
+    let out = show("oxxo\n.oo.\n", "--feedback bare");
+    assert!(out.status.success(), "{}", text(&out.stderr));
     // Sunk cells where no sinking is announced, and a chain asked to record nothing.
     let out = show("ss.\n...\n...\n", "--feedback bare");
     assert_failed(&out, "mark those cells as hits");
