@@ -490,7 +490,10 @@ impl BestFirstEngine {
         })
     }
 
-    /// The engine with another arena size or selection policy.
+    /// The engine with another arena size or selection policy. The arena is reserved now: a
+    /// size the machine cannot give ends the process, as any failed allocation does (a
+    /// program taking the size from a user can first try to reserve it, e.g. with
+    /// `Vec::<u8>::try_reserve_exact`).
     #[must_use]
     pub fn with_config(config: BestFirstConfig) -> BestFirstEngine {
         let mut search = BestFirst::new(config);

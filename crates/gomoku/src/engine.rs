@@ -140,7 +140,10 @@ impl AlphaBetaEngine {
         AlphaBetaEngine::with_memo_bytes(64 << 20)
     }
 
-    /// An engine whose transposition table takes about `bytes` bytes.
+    /// An engine whose transposition table takes about `bytes` bytes, allocated now: a size
+    /// the machine cannot give ends the process, as any failed allocation does (a program
+    /// taking the size from a user can first try to reserve it, e.g. with
+    /// `Vec::<u8>::try_reserve_exact`).
     #[must_use]
     pub fn with_memo_bytes(bytes: usize) -> AlphaBetaEngine {
         // Build the pattern tables now, not on the clock of the first move.
@@ -243,7 +246,7 @@ impl AlphaBetaEngine {
             return Err(GomokuError::GameOver);
         }
         // Memo keys tell neither the board size nor the rule. (Nothing to clear before the
-        // first move: clearing a large memo takes time on the clock.)
+        // first move.)
         let game = Some((board.size(), board.rule()));
         if self.game.is_some() && self.game != game {
             self.new_game();

@@ -3,7 +3,8 @@
 //! - [`Board`]: sizes 5..=32, [`Rule::Freestyle`] (five or more wins) and
 //!   [`Rule::ExactlyFive`] (an overline does not win), play/undo, Zobrist keys, a text diagram.
 //! - [`pattern`]: what a stone makes along a line ([`Pattern`]: two .. five), precomputed for
-//!   every 20-bit neighbourhood (five cells each side) into one table per rule.
+//!   every 20-bit neighbourhood (five cells each side) into one table per rule (freestyle
+//!   needs the middle 16 bits only).
 //! - [`Position`]: the board plus per-cell line keys, pattern counts and scores updated
 //!   incrementally around each move; [`Threat`] classifies a cell for one colour.
 //! - [`ThreatSolver`]: VCF and VCT (sound) forced-win search, returning the winning line.

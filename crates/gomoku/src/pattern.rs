@@ -71,7 +71,8 @@ impl Pattern {
 
 /// Number of neighbours in a key (five each side).
 pub const NEIGHBOURS: usize = 10;
-/// Size of a pattern table: one entry per 20-bit key.
+/// Number of 20-bit keys, the size of the exactly-five table; the freestyle table has
+/// 65,536 entries (see [`table_index`], the way to index either).
 pub const TABLE_SIZE: usize = 1 << (2 * NEIGHBOURS);
 
 /// The bit shift of the neighbour at `offset` (-5..=-1 or 1..=5) in a key.

@@ -34,12 +34,14 @@ pub struct ThreatLimits {
     pub nodes: Option<u64>,
     /// Most attacker fours in a VCF.
     pub vcf_depth: u32,
-    /// Most attacker threats (threes or fours) in a VCT; each may be followed by a VCF.
+    /// Most attacker threats in a VCT, counting the VCF that ends it as one: up to
+    /// `vct_depth - 1` threes or fours (each with every defence searched), then a VCF (so 1
+    /// is a VCF alone).
     pub vct_depth: u32,
 }
 
 impl Default for ThreatLimits {
-    /// No time or node limit, VCF up to 15 fours (31 plies), VCT up to 4 threats.
+    /// No time or node limit, VCF up to 15 fours (31 plies), VCT up to 3 threats then a VCF.
     fn default() -> Self {
         ThreatLimits {
             time: None,
@@ -189,7 +191,8 @@ impl ThreatSolver {
     /// If the opponent of the side to move would have a VCF were it their turn, the moves that
     /// may still save the side to move: its own fours, kept unverified, and the cells near the
     /// threatening line after which the opponent has no VCF (all the candidates, unverified,
-    /// if none of them saves or if the budget runs out while they are being checked).
+    /// if it has no four and no other candidate saves, or if the budget runs out while they
+    /// are being checked).
     /// `None` if there is no such threat (or the budget ran out before one was found).
     pub fn defences(&mut self, pos: &mut Position, limits: &ThreatLimits) -> Option<Vec<usize>> {
         self.defences_against(pos, limits, false)
@@ -358,7 +361,10 @@ impl ThreatSolver {
                 return true;
             }
             line.truncate(before);
-            if self.aborted {
+            if self.aborted || depth == 1 {
+                // With one threat left, a three would leave the attacker needing a five after
+                // the defence, which it cannot have; a four wins only as a double four, which
+                // the VCF just tried.
                 return false;
             }
         }

@@ -223,10 +223,9 @@ fn errors_and_game_over() {
             break;
         }
     }
-    if b.winner().is_none() && b.is_full() {
-        assert!(b.play(Move::new(0, 0)).is_err());
-        assert!(b.is_over());
-    }
+    assert!(b.winner().is_none() && b.is_full(), "{b}");
+    assert!(b.play(Move::new(0, 0)).is_err());
+    assert!(b.is_over());
     let text = b.to_string();
     assert_eq!(text.lines().count(), 6);
 }

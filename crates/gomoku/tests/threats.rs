@@ -277,6 +277,44 @@ fn no_vcf_where_none_exists() {
     assert!(proves_win(&mut b, &mut solver, Kind::Vct, 6));
 }
 
+/// `vct_depth` counts the VCF that ends the line as a threat: the double three above is a
+/// three and then a VCF, two threats; with one, a VCT is a VCF, searched with the VCF's work
+/// (the last threat can only be a four, which the VCF tries: a three there would need a five
+/// right after the defence).
+#[test]
+fn vct_depth_counts_the_closing_vcf() {
+    let board = board_of(
+        15,
+        Rule::Freestyle,
+        &parse_moves("7,7 0,0 8,7 0,3 9,9 0,6 9,10 0,9"),
+    );
+    let depth = |d: u32| ThreatLimits {
+        vct_depth: d,
+        ..ThreatLimits::default()
+    };
+    let mut pos = Position::from_board(&board);
+    assert!(ThreatSolver::new().vct(&mut pos, &depth(1)).is_none());
+    let line = ThreatSolver::new().vct(&mut pos, &depth(2)).unwrap();
+    assert_eq!(pos.to_move(line[0]), Move::new(9, 7));
+    let mut searched = 0;
+    for board in random_positions(11, 200) {
+        let mut pos = Position::from_board(&board);
+        let (mut vcf, mut vct) = (ThreatSolver::new(), ThreatSolver::new());
+        let by_fours = vcf.vcf(&mut pos, &ThreatLimits::default());
+        let by_threats = vct.vct(&mut pos, &depth(1));
+        assert_eq!(by_threats, by_fours);
+        // One node more: the VCT's own, before it hands over to the VCF.
+        assert!(
+            vct.nodes() <= vcf.nodes() + 1,
+            "{} {}",
+            vct.nodes(),
+            vcf.nodes()
+        );
+        searched += u32::from(by_fours.is_none());
+    }
+    assert!(searched > 50, "{searched} positions without a VCF");
+}
+
 /// Random positions on small boards: every VCF and VCT the solver claims is proved by the
 /// replay against every defence, and positions leave the solver unchanged.
 #[test]
