@@ -729,16 +729,10 @@ mod tests {
     fn large_binomials_agree_with_the_walk() {
         let n = 1u64 << 21;
         for k in [300, 40_000] {
-            assert_eq!(
-                BigUint::binomial(n, k),
-                BigUint::binomial_by_steps(n, k),
-                "C({n},{k})"
-            );
+            let walk = BigUint::binomial_by_steps(n, k);
+            assert_eq!(BigUint::binomial_by_primes(n, k), walk, "C({n},{k})");
+            assert_eq!(BigUint::binomial(n, k), walk, "C({n},{k})");
         }
-        assert_eq!(
-            BigUint::binomial(n, 40_000),
-            BigUint::binomial_by_primes(n, 40_000)
-        );
     }
 
     /// Both ways (below 64 and from 64 on), inside and past `n`, and ranges at the far end

@@ -36,7 +36,7 @@ pub struct ThreatLimits {
     pub vcf_depth: u32,
     /// Most attacker threats in a VCT, counting the VCF that ends it as one: up to
     /// `vct_depth - 1` threes or fours (each with every defence searched), then a VCF (so 1
-    /// is a VCF alone).
+    /// is a VCF alone; with a `vcf_depth` of 0, the last threat is a four of the VCT's own).
     pub vct_depth: u32,
 }
 
@@ -361,10 +361,10 @@ impl ThreatSolver {
                 return true;
             }
             line.truncate(before);
-            if self.aborted || depth == 1 {
+            if self.aborted || (depth == 1 && self.vcf_depth > 0) {
                 // With one threat left, a three would leave the attacker needing a five after
                 // the defence, which it cannot have; a four wins only as a double four, which
-                // the VCF just tried.
+                // the VCF just tried (when it may play a four at all).
                 return false;
             }
         }

@@ -313,6 +313,15 @@ fn vct_depth_counts_the_closing_vcf() {
         searched += u32::from(by_fours.is_none());
     }
     assert!(searched > 50, "{searched} positions without a VCF");
+    // With no VCF allowed, the one threat is played by the VCT itself: an open four wins.
+    let board = board_of(15, Rule::Freestyle, &parse_moves("5,7 0,0 6,7 0,2 7,7 0,4"));
+    let mut pos = Position::from_board(&board);
+    let no_vcf = ThreatLimits {
+        vcf_depth: 0,
+        ..depth(1)
+    };
+    assert!(ThreatSolver::new().vcf(&mut pos, &no_vcf).is_none());
+    assert!(ThreatSolver::new().vct(&mut pos, &no_vcf).is_some());
 }
 
 /// Random positions on small boards: every VCF and VCT the solver claims is proved by the
