@@ -69,17 +69,29 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
     use std::io::Read;
     let mut bytes = Vec::new();
     let limit = MAX_INPUT_BYTES + 1;
+    let too_large = || {
+        CliError(format!(
+            "{} holds more than {MAX_INPUT_BYTES} bytes, the most an input may",
+            input_name(path)
+        ))
+    };
     if is_dash(path) {
         std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+        let file = std::fs::File::open(path)
+            .map_err(|e| CliError(format!("cannot read {}: {e}", input_name(path))))?;
+        // A regular file says its size: one too large is refused before it is read.
+        if file
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() > MAX_INPUT_BYTES)
+        {
+            return Err(too_large());
+        }
+        file.take(limit).read_to_end(&mut bytes)
     }
     .map_err(|e| CliError(format!("cannot read {}: {e}", input_name(path))))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(CliError(format!(
-            "{} holds more than {MAX_INPUT_BYTES} bytes, the most an input may",
-            input_name(path)
-        )));
+        return Err(too_large());
     }
     Ok(bytes)
 }

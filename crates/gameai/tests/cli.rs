@@ -356,6 +356,20 @@ fn output_files_can_be_standard_output() {
     }
 }
 
+/// An input larger than any position or board file could need is refused, before it is
+/// read when the file says its size (the file here is sparse: it takes no disk space).
+#[test]
+fn an_input_over_a_gibibyte_is_refused() {
+    let dir = Scratch::new("huge-input");
+    let path = dir.file("huge.txt");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len((1 << 30) + 1).unwrap();
+    let started = std::time::Instant::now();
+    let out = gameai(&["minesweeper", "solve", path.to_str().unwrap()], b"");
+    assert_failed(&out, "holds more than 1073741824 bytes");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
 #[test]
 fn a_byte_order_mark_is_not_input() {
     let mut input = b"\xef\xbb\xbf".to_vec();
