@@ -146,7 +146,6 @@ pub fn play(
     shooter_seed: u64,
 ) -> GameRecord {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(shooter_seed);
-    let mut game = Game::new(Arc::clone(geo), fleet);
     let mut rec = GameRecord {
         shots: 0,
         decisions: 0,
@@ -155,11 +154,12 @@ pub fn play(
         decide_time_max: Duration::ZERO,
         error: None,
     };
-    if let Err(e) = game.fleet().check(geo) {
+    if let Err(e) = fleet.check(geo) {
         // A fleet for other rules: ships missing, extra, of other lengths or off the board.
         rec.error = Some(e);
         return rec;
     }
+    let mut game = Game::new(Arc::clone(geo), fleet);
     let salvo = geo.rules().salvo.max(1);
     let cells = geo.rules().cells() as u32;
     while !game.is_over() && rec.shots < cells {

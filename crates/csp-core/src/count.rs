@@ -796,15 +796,15 @@ pub fn analyze(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspError> {
         let w = &comps[ci];
         let after = &tails[ci + 1];
         // R[m] = Σ_s prefix[s] · after[s + m]: the completions of m trues in this component
-        // (one figure for every m when the components are independent).
-        let (cw, independent) = (&combined[ci], prep.total_rem.is_none());
+        // (one figure for every m when the components are independent: `r` holds it alone).
+        let cw = &combined[ci];
         let r: Vec<BigUint> = (0..cw.vals.len())
             .map(|i| prefix.dot(|k| after.get(k + cw.off + i), &mut tmp))
             .collect();
         for (b, vars) in comp.boxes.iter().enumerate() {
             let mut numer = BigUint::zero();
             for i in 0..w.vals.len() {
-                let ri = &r[if independent { 0 } else { i }];
+                let ri = &r[i.min(r.len() - 1)];
                 if let Some(sb) = marg[ci][i].get(b)
                     && !sb.is_zero()
                     && !ri.is_zero()

@@ -307,10 +307,6 @@ fn samples(
 ) -> Result<Vec<minesweeper::Sample>, CliError> {
     let games = a.games.unwrap_or(default_games);
     let seed = a.seed.unwrap_or(default_seed);
-    let opening = |level: &Level| {
-        let (x, y) = (3.min(level.width / 2), 3.min(level.height / 2));
-        (x, y, y * level.width + x)
-    };
     // A level whose boards cannot be drawn fails now, not after the levels before it.
     for level in &a.level {
         let (x, y, start) = opening(level);
@@ -322,7 +318,7 @@ fn samples(
     }
     let solver = Solver::new(SolverConfig::default());
     let bar = crate::parallel::games_bar(games.saturating_mul(a.level.len() as u64));
-    let played = play_sample_games(a, games, seed, &solver, &bar, opening);
+    let played = play_sample_games(a, games, seed, &solver, &bar);
     // Cleared before any error is printed, too.
     bar.finish_and_clear();
     let out = played?;
@@ -336,6 +332,13 @@ fn samples(
     Ok(out)
 }
 
+/// The first click of the training games: (3,3), or the centre of smaller boards, as
+/// (x, y, cell).
+fn opening(level: &Level) -> (usize, usize, usize) {
+    let (x, y) = (3.min(level.width / 2), 3.min(level.height / 2));
+    (x, y, y * level.width + x)
+}
+
 /// The games of [`samples`], level after level.
 fn play_sample_games(
     a: &SampleArgs,
@@ -343,7 +346,6 @@ fn play_sample_games(
     seed: u64,
     solver: &Solver,
     bar: &indicatif::ProgressBar,
-    opening: impl Fn(&Level) -> (usize, usize, usize),
 ) -> Result<Vec<minesweeper::Sample>, CliError> {
     let mut out = Vec::new();
     for (li, level) in a.level.iter().enumerate() {
@@ -578,13 +580,14 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     // The first click of seeded games (a board file gives each board's own).
     let start = match specs {
         Some(_) => 0,
-        None => start_cell(&g.start, &g.level)?,
+        None => {
+            let start = start_cell(&g.start, &g.level)?;
+            // Boards that cannot be drawn fail at once, not after every game has tried.
+            seeded_board(&g.level, g.rule, start, g.seed, 0)?;
+            start
+        }
     };
     let games = specs.as_ref().map_or(g.games, |s| s.len() as u64);
-    if specs.is_none() {
-        // Boards that cannot be drawn fail at once, not after every game has tried.
-        seeded_board(&g.level, g.rule, start, g.seed, 0)?;
-    }
     // Each game's record, and with --bound its board's shares of the bounds.
     let none = Shares {
         class_sets: 0,

@@ -16,7 +16,8 @@ use crate::CliError;
 pub struct Args {
     /// Input in the olympiad format (`N G`, then G games of N ball counts); standard input if
     /// absent or `-`.
-    file: Option<PathBuf>,
+    #[arg(default_value = "-", hide_default_value = true)]
+    file: PathBuf,
     /// Print each game's optimal line of play instead of the bare results.
     #[arg(long)]
     explain: bool,
@@ -43,8 +44,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(ng) = &args.generate {
         return generate(ng[0], ng[1], args.seed.unwrap_or(1), out);
     }
-    let dash = PathBuf::from("-");
-    let input = crate::read_input(args.file.as_ref().unwrap_or(&dash))?;
+    let input = crate::read_input(&args.file)?;
     let problem = twofour::parse_bytes(&input)?;
     let memo_bytes = args
         .memo_bytes
