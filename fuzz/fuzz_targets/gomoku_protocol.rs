@@ -50,6 +50,12 @@ fuzz_target!(|data: &[u8]| {
         let before = brain.board().map(|b| b.history().len());
         let out = brain.handle_line(line);
         match command {
+            // A setting is taken silently, except a rule the brain cannot play, which it
+            // names in one MESSAGE.
+            Command::Info(gomoku::protocol::Info::Rule(mask)) if mask & (2 | 8) != 0 => {
+                assert_eq!(out.lines.len(), 1, "{line:?}");
+                assert!(out.lines[0].starts_with("MESSAGE "), "{line:?}");
+            }
             Command::Info(_) => assert!(out.lines.is_empty(), "{line:?} -> {:?}", out.lines),
             Command::BadInfo(_) => {
                 assert_eq!(out.lines.len(), 1, "{line:?}");
@@ -66,7 +72,8 @@ fuzz_target!(|data: &[u8]| {
                 is_move
                     || matches!(word, "OK" | "ERROR" | "UNKNOWN")
                     || reply.starts_with("name=\"")
-                    || word == "DEBUG" && matches!(parse_line(line), Command::BadInfo(_)),
+                    || word == "DEBUG" && matches!(parse_line(line), Command::BadInfo(_))
+                    || word == "MESSAGE" && matches!(parse_line(line), Command::Info(_)),
                 "{line:?} -> {reply:?}"
             );
             if is_move {

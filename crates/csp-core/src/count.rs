@@ -216,6 +216,16 @@ pub(crate) fn for_combining(comps: &[Dist], total_rem: Option<u64>) -> Cow<'_, [
     }
 }
 
+/// Where a table of [`tails`] built from [`for_combining`]'s distributions is read when the
+/// components before hold `trues` trues: at `trues` with a global total, at 0 without one
+/// (the folded tables have that one entry).
+pub(crate) fn combining_index(total_rem: Option<u64>, trues: usize) -> usize {
+    match total_rem {
+        Some(_) => trues,
+        None => 0,
+    }
+}
+
 /// The completions of a prefix of the components: `tails[c]`, indexed by the number `s` of
 /// trues in the components before `c`, is the weighted number of ways to complete them with
 /// components `c..` and the free variables (`tails[comps.len()]` is `f` itself, and

@@ -2,7 +2,7 @@
 
 use rand::{Rng, RngExt};
 
-use crate::count::{Dist, FreeWeight, Prepared, for_combining, prepare, tails};
+use crate::count::{Dist, FreeWeight, Prepared, combining_index, for_combining, prepare, tails};
 use crate::{BigUint, BoolCsp, Budget, CspError};
 
 /// A reusable exactly-uniform sampler: the counting work is done once by [`Sampler::new`],
@@ -67,9 +67,7 @@ impl Sampler {
         }
         let mut s = 0usize;
         let mut tmp = BigUint::zero();
-        // Where the completions are read: at the trues so far, or at 0 for independent
-        // components.
-        let at = |s: usize| if self.prep.total_rem.is_some() { s } else { 0 };
+        let at = |s: usize| combining_index(self.prep.total_rem, s);
         for (c, comp) in self.prep.components.iter().enumerate() {
             // Number of trues of this component, proportional to W_c[m] · suf[c+1][s + m].
             let w = &self.comps[c];

@@ -278,6 +278,25 @@ impl Summary {
         self.shots[rank - 1]
     }
 
+    /// The shot figures of `--json`: `null` when no game finished (and the standard error
+    /// `null` below two games), not zeros that would read as measurements.
+    fn json_shot_figures(&self) -> String {
+        let (Some(&min), Some(&max)) = (self.shots.first(), self.shots.last()) else {
+            return "\"mean_shots\":null,\"sem_shots\":null,\"median_shots\":null,\"p90_shots\":null,\"max_shots\":null,\"min_shots\":null".to_owned();
+        };
+        let sem = if self.shots.len() < 2 {
+            "null".to_owned()
+        } else {
+            format!("{:.4}", self.sem())
+        };
+        format!(
+            "\"mean_shots\":{:.4},\"sem_shots\":{sem},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{max},\"min_shots\":{min}",
+            self.mean(),
+            self.quantile(0.5),
+            self.quantile(0.9),
+        )
+    }
+
     fn ms_per_shot(&self) -> f64 {
         if self.decisions == 0 {
             0.0
@@ -504,7 +523,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     if a.json {
         writeln!(
             out,
-            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},\"mean_shots\":{},\"sem_shots\":{},\"median_shots\":{},\"p90_shots\":{},\"max_shots\":{},\"min_shots\":{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
+            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
             records.len(),
             a.seed,
             // The fleets' source: a placer, or `null` for the fleets of a file.
@@ -529,13 +548,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .collect::<Vec<_>>()
                 .join(","),
             rules.salvo,
-            // The shot figures are `null` when no game finished.
-            shot_figure(&s, |s| format!("{:.4}", s.mean())),
-            shot_figure(&s, |s| format!("{:.4}", s.sem())),
-            shot_figure(&s, |s| s.quantile(0.5).to_string()),
-            shot_figure(&s, |s| s.quantile(0.9).to_string()),
-            shot_figure(&s, |s| s.shots[s.shots.len() - 1].to_string()),
-            shot_figure(&s, |s| s.shots[0].to_string()),
+            s.json_shot_figures(),
             s.ms_per_shot(),
             s.time_max.as_secs_f64() * 1000.0,
             s.estimated as f64 / s.decisions.max(1) as f64,
@@ -557,15 +570,6 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?;
     }
     Ok(())
-}
-
-/// A figure of the finished games' shots for `--json`, `null` when none finished.
-fn shot_figure(s: &Summary, figure: impl Fn(&Summary) -> String) -> String {
-    if s.shots.is_empty() {
-        "null".to_owned()
-    } else {
-        figure(s)
-    }
 }
 
 /// A setting of the posterior in `--json`: its value for a shooter on the posterior, `null`
@@ -871,13 +875,25 @@ mod tests {
         assert_eq!(s.time_max, Duration::from_millis(120));
     }
 
-    /// With no finished game the shot figures of `--json` are `null`, not zeros.
+    /// With no finished game the shot figures of `--json` are `null`, not zeros, and so is
+    /// the standard error of a single game.
     #[test]
     fn no_finished_game_has_no_shot_figures() {
         let failed = Summary::new(&[record(40, 40, 1, true)]);
-        assert_eq!(shot_figure(&failed, |s| format!("{:.4}", s.mean())), "null");
+        assert_eq!(
+            failed.json_shot_figures(),
+            "\"mean_shots\":null,\"sem_shots\":null,\"median_shots\":null,\"p90_shots\":null,\"max_shots\":null,\"min_shots\":null"
+        );
         let one = Summary::new(&[record(40, 40, 1, true), record(45, 45, 1, false)]);
-        assert_eq!(shot_figure(&one, |s| format!("{:.4}", s.mean())), "45.0000");
+        assert_eq!(
+            one.json_shot_figures(),
+            "\"mean_shots\":45.0000,\"sem_shots\":null,\"median_shots\":45,\"p90_shots\":45,\"max_shots\":45,\"min_shots\":45"
+        );
+        let two = Summary::new(&[record(40, 40, 1, false), record(44, 44, 1, false)]);
+        assert_eq!(
+            two.json_shot_figures(),
+            "\"mean_shots\":42.0000,\"sem_shots\":2.0000,\"median_shots\":40,\"p90_shots\":44,\"max_shots\":44,\"min_shots\":40"
+        );
     }
 
     /// Blue through yellow to red, clamped.

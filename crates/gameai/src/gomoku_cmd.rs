@@ -120,15 +120,24 @@ fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
         .max(1)
         .checked_mul(1 << 20)
         .ok_or_else(|| CliError(format!("--memory-mb {memory_mb} is too large")))?;
+    let too_large = |_| crate::allocation_error(bytes, &format!("the {spec} engine"));
     if spec == "alphabeta" || spec == "bestfirst" {
-        crate::check_allocation(bytes, &format!("the {spec} engine"))?;
+        // The size asked for, before the engine cuts it to what its tables can index.
+        Vec::<u8>::new()
+            .try_reserve_exact(bytes)
+            .map_err(too_large)?;
     }
     match spec {
-        "alphabeta" => Ok(Box::new(AlphaBetaEngine::with_memo_bytes(bytes))),
-        "bestfirst" => Ok(Box::new(BestFirstEngine::with_config(BestFirstConfig {
-            memory_bytes: bytes,
-            policy: Policy::ScoreMinusVisits { visit_weight: 8 },
-        }))),
+        "alphabeta" => Ok(Box::new(
+            AlphaBetaEngine::try_with_memo_bytes(bytes).map_err(too_large)?,
+        )),
+        "bestfirst" => Ok(Box::new(
+            BestFirstEngine::try_with_config(BestFirstConfig {
+                memory_bytes: bytes,
+                policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+            })
+            .map_err(too_large)?,
+        )),
         _ => {
             let Some(command) = spec.strip_prefix("cmd:") else {
                 return Err(CliError(format!(

@@ -101,16 +101,6 @@ pub fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
-/// Fails with a clear message if `bytes` of memory cannot be had for `what`, instead of the
-/// abort (or capacity-overflow panic) that allocating them would end in. The probe reserves
-/// and releases the memory at once; the operating system commits pages only as they are
-/// written, so it costs nothing when it succeeds.
-pub fn check_allocation(bytes: usize, what: &str) -> Result<(), CliError> {
-    Vec::<u8>::new()
-        .try_reserve_exact(bytes)
-        .map_err(|_| allocation_error(bytes, what))
-}
-
 /// The message for `bytes` of memory that could not be had for `what`.
 pub fn allocation_error(bytes: usize, what: &str) -> CliError {
     CliError(format!(
@@ -175,7 +165,7 @@ fn is_standard_output(path: &std::path::Path) -> bool {
 }
 
 /// How errors name an input.
-fn input_name(path: &std::path::Path) -> String {
+pub fn input_name(path: &std::path::Path) -> String {
     if is_dash(path) {
         "standard input".to_owned()
     } else {

@@ -216,21 +216,19 @@ struct SolverArgs {
 
 /// Parses `--endgame-cells`: up to what the endgame search can take.
 fn endgame_cells(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if n <= minesweeper::MAX_ENDGAME_CELLS => Ok(n),
-        Ok(_) => Err(format!("expected 0 to {}", minesweeper::MAX_ENDGAME_CELLS)),
-        Err(e) => Err(e.to_string()),
-    }
+    count_in(s, 0, minesweeper::MAX_ENDGAME_CELLS, "cells")
 }
 
 /// Parses `--hidden`: enough units to learn, few enough to allocate.
 fn hidden_units(s: &str) -> Result<usize, String> {
+    count_in(s, 1, minesweeper::MAX_HIDDEN, "hidden units")
+}
+
+/// Parses a count of `what` from `lo` to `hi`.
+fn count_in(s: &str, lo: usize, hi: usize, what: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
-        Ok(n) if (1..=minesweeper::MAX_HIDDEN).contains(&n) => Ok(n),
-        Ok(_) => Err(format!(
-            "expected 1 to {} hidden units",
-            minesweeper::MAX_HIDDEN
-        )),
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("expected {lo} to {hi} {what}")),
         Err(e) => Err(e.to_string()),
     }
 }

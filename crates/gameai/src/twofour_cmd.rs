@@ -25,7 +25,8 @@ pub struct Args {
     #[arg(long, default_value = "multiset")]
     level: Level,
     /// Memo size in bytes [default: 983040 (under the olympiad's 1 MB) up to 78 piles, then
-    /// 2 N^3 bytes, at most 1 GiB, so that large games do not slow down to a crawl]
+    /// 2 N^3 bytes, at most 1 GiB, so that large games do not slow down to a crawl]; 0 runs
+    /// without a memo, as the plain and merged levels do
     #[arg(long)]
     memo_bytes: Option<usize>,
     /// Print search statistics and timing to standard error.
@@ -45,18 +46,30 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
         return generate(ng[0], ng[1], args.seed.unwrap_or(1), out);
     }
     let input = crate::read_input(&args.file)?;
-    let problem = twofour::parse_bytes(&input)?;
+    let named =
+        |e: twofour::ParseError| CliError(format!("{}: {e}", crate::input_name(&args.file)));
+    // The whole input is checked before any game is solved, so that an error comes alone,
+    // not after the results of the games before it; the games are read twice instead of
+    // being kept (a few bytes of text each, tens of bytes as positions).
+    let mut games = 0u64;
+    for game in twofour::read_games_bytes(&input).map_err(named)? {
+        game.map_err(named)?;
+        games += 1;
+    }
+    let reader = twofour::read_games_bytes(&input).map_err(named)?;
+    let piles = reader.piles();
     let memo_bytes = args
         .memo_bytes
-        .unwrap_or_else(|| twofour::memo_bytes_for(problem.piles));
+        .unwrap_or_else(|| twofour::memo_bytes_for(piles));
     let mut solver = TwoFourSolver::try_with_memo_bytes(args.level, memo_bytes)
         .map_err(|_| crate::allocation_error(memo_bytes, "the memo"))?;
     let start = Instant::now();
-    for (i, game) in problem.games.iter().enumerate() {
+    for (i, game) in reader.enumerate() {
+        let game = game.map_err(named)?;
         if args.explain {
-            explain(i + 1, game, &mut solver, out)?;
+            explain(i + 1, &game, &mut solver, out)?;
         } else {
-            writeln!(out, "{}", solver.solve(game).code())?;
+            writeln!(out, "{}", solver.solve(&game).code())?;
         }
     }
     if args.stats {
@@ -64,8 +77,8 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
         let _ = writeln!(
             std::io::stderr(),
             "{} games of {} piles, level {}, {:.3} s; memo {} entries in {} bytes; {}",
-            problem.games.len(),
-            problem.piles,
+            games,
+            piles,
             args.level,
             start.elapsed().as_secs_f64(),
             solver.memo_len(),
@@ -149,7 +162,7 @@ pub fn showcase(out: &mut impl Write) -> Result<Vec<crate::showcase::Row>, CliEr
     let mut solver = TwoFourSolver::new(Level::Multiset);
     let start = Instant::now();
     let codes: Vec<String> = problem
-        .games
+        .games()
         .iter()
         .map(|g| solver.solve(g).code().to_string())
         .collect();
@@ -212,7 +225,7 @@ mod tests {
         let games = (0..7)
             .map(|_| twofour::random_game(30, &mut rng).unwrap())
             .collect();
-        let expected = twofour::Problem { piles: 30, games }.to_string();
+        let expected = twofour::Problem::new(30, games).unwrap().to_string();
         assert_eq!(String::from_utf8(out).unwrap(), expected);
         assert!(generate(2, 3, 1, &mut Vec::new()).is_err());
     }

@@ -18,8 +18,10 @@ fn solves_the_sample_at_every_level() {
 
 #[test]
 fn malformed_inputs_fail_with_one_line() {
-    let cases: [(&[u8], &str); 9] = [
+    let cases: [(&[u8], &str); 10] = [
         (b"", "line 1: the input is empty"),
+        // A bad later game: no result is printed for the good ones before it.
+        (b"3 2\n2 2 2\n1 1 5", "line 3: game 2: pile 3 holds 5 balls"),
         (b"5", "line 1: the input ends after N"),
         (b"2 1\n2 2\n", "line 1: N = 2 piles is outside"),
         (b"3 1\n1 x 2", "line 2: `x` is not a non-negative integer"),
@@ -37,7 +39,10 @@ fn malformed_inputs_fail_with_one_line() {
         let err = text(&out.stderr);
         assert!(!out.status.success(), "{expected}");
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.starts_with(&format!("gameai: {expected}")), "{err}");
+        assert!(
+            err.starts_with(&format!("gameai: standard input: {expected}")),
+            "{err}"
+        );
         assert!(out.stdout.is_empty());
     }
     let out = gameai(&["twofour", "/no/such/file"], b"");

@@ -490,24 +490,46 @@ impl BestFirstEngine {
         })
     }
 
-    /// The engine with another arena size or selection policy. The arena is reserved now: a
-    /// size the machine cannot give ends the process, as any failed allocation does (a
-    /// program taking the size from a user can first try to reserve it, e.g. with
-    /// `Vec::<u8>::try_reserve_exact`).
+    /// The engine with another arena size or selection policy. The arena is reserved now.
+    ///
+    /// # Panics
+    /// If the arena cannot be allocated; where the size comes from a user,
+    /// [`BestFirstEngine::try_with_config`] reports that instead.
     #[must_use]
     pub fn with_config(config: BestFirstConfig) -> BestFirstEngine {
+        BestFirstEngine::try_with_config(config)
+            .unwrap_or_else(|e| panic!("a best-first arena of {} bytes: {e}", config.memory_bytes))
+    }
+
+    /// As [`BestFirstEngine::with_config`], or the allocation's error if the arena cannot
+    /// be had. (The arena holds at most 2^32 - 1 nodes, so a larger size is cut to that
+    /// before it is reserved.)
+    ///
+    /// ```
+    /// use gomoku::BestFirstEngine;
+    /// use search_core::best_first::{BestFirstConfig, Policy};
+    /// let policy = Policy::ScoreMinusVisits { visit_weight: 8 };
+    /// let config = BestFirstConfig { memory_bytes: 1 << 20, policy };
+    /// assert!(BestFirstEngine::try_with_config(config).is_ok());
+    /// ```
+    ///
+    /// # Errors
+    /// When the arena cannot be allocated.
+    pub fn try_with_config(
+        config: BestFirstConfig,
+    ) -> Result<BestFirstEngine, std::collections::TryReserveError> {
         let mut search = BestFirst::new(config);
         // Growing the arena mid-search would copy it on the clock, and the pattern table is
         // built on first use: both now, not on the clock of the first move.
-        search.reserve_all();
+        search.try_reserve_all()?;
         let _ = gains();
-        BestFirstEngine {
+        Ok(BestFirstEngine {
             search,
             tree_line: None,
             game: None,
             reuse: true,
             last: None,
-        }
+        })
     }
 
     /// Whether to keep the tree from one move to the next (on by default).

@@ -140,28 +140,48 @@ impl AlphaBetaEngine {
         AlphaBetaEngine::with_memo_bytes(64 << 20)
     }
 
-    /// An engine whose transposition table takes about `bytes` bytes, allocated now: a size
-    /// the machine cannot give ends the process, as any failed allocation does (a program
-    /// taking the size from a user can first try to reserve it, e.g. with
-    /// `Vec::<u8>::try_reserve_exact`).
+    /// An engine whose transposition table takes about `bytes` bytes, allocated now.
+    ///
+    /// # Panics
+    /// If the table cannot be allocated; where the size comes from a user,
+    /// [`AlphaBetaEngine::try_with_memo_bytes`] reports that instead.
     #[must_use]
     pub fn with_memo_bytes(bytes: usize) -> AlphaBetaEngine {
+        AlphaBetaEngine::try_with_memo_bytes(bytes)
+            .unwrap_or_else(|e| panic!("a transposition table of {bytes} bytes: {e}"))
+    }
+
+    /// As [`AlphaBetaEngine::with_memo_bytes`], or the allocation's error if the table
+    /// cannot be had.
+    ///
+    /// ```
+    /// use gomoku::AlphaBetaEngine;
+    /// assert!(AlphaBetaEngine::try_with_memo_bytes(usize::MAX).is_err());
+    /// assert!(AlphaBetaEngine::try_with_memo_bytes(1 << 20).is_ok());
+    /// ```
+    ///
+    /// # Errors
+    /// When the table cannot be allocated.
+    pub fn try_with_memo_bytes(
+        bytes: usize,
+    ) -> Result<AlphaBetaEngine, std::collections::TryReserveError> {
+        let searcher = Searcher::try_with_tuning(
+            SearchConfig {
+                memo_bytes: bytes,
+                merge_moves: false,
+            },
+            AlphaBetaEngine::TUNING,
+        )?;
         // Build the pattern tables now, not on the clock of the first move.
         let _ = crate::pattern::table(crate::Rule::Freestyle);
         let _ = crate::pattern::table(crate::Rule::ExactlyFive);
-        AlphaBetaEngine {
-            searcher: Searcher::with_tuning(
-                SearchConfig {
-                    memo_bytes: bytes,
-                    merge_moves: false,
-                },
-                AlphaBetaEngine::TUNING,
-            ),
+        Ok(AlphaBetaEngine {
+            searcher,
             solver: ThreatSolver::new(),
             info: SearchInfo::default(),
             width: 20,
             game: None,
-        }
+        })
     }
 
     /// What the last [`Engine::choose_move`] found.

@@ -285,8 +285,32 @@ impl Position {
         }
     }
 
-    /// Plays the side to move on the empty on-board cell `p` (the caller checked it: this is
-    /// the search's hot path; [`crate::Board`] checks moves for callers that need it).
+    /// Plays `m` for the side to move, after checking it; returns its cell. The checked form
+    /// of [`play`](Self::play), for moves that come from outside a search.
+    ///
+    /// # Errors
+    /// Off the board, on an occupied cell, or after a five.
+    pub fn try_play(&mut self, m: Move) -> Result<usize, GomokuError> {
+        if self.winner.is_some() {
+            return Err(GomokuError::GameOver);
+        }
+        let Some(p) = self.geo.checked_index(m) else {
+            return Err(GomokuError::OffBoard {
+                x: m.x,
+                y: m.y,
+                size: self.geo.size,
+            });
+        };
+        if self.cells[p] != EMPTY {
+            return Err(GomokuError::Occupied { x: m.x, y: m.y });
+        }
+        self.play(p);
+        Ok(p)
+    }
+
+    /// Plays the side to move on the empty on-board cell `p`. This is the search's hot path:
+    /// the caller guarantees the cell (checked only in debug builds; in release a cell off
+    /// the board or occupied corrupts the position). [`try_play`](Self::try_play) checks.
     pub fn play(&mut self, p: usize) {
         debug_assert!(
             self.geo.on_board(p) && self.cells[p] == EMPTY,
@@ -324,17 +348,18 @@ impl Position {
         self.stm = s.other();
     }
 
-    /// Takes back the last move; returns its cell. A pass made since must be taken back first
-    /// (by another pass): the stone taken back is the one of the side not to move.
+    /// Takes back the last move; returns its cell, or `None` (and changes nothing) when no
+    /// move was played or a pass made since has not been taken back (by another pass).
     pub fn undo(&mut self) -> Option<usize> {
-        let p = usize::from(self.history.pop()?);
-        self.bbox.pop();
+        let p = usize::from(*self.history.last()?);
         let s = self.stm.other();
         let code = s.code();
-        debug_assert_eq!(
-            self.cells[p], code,
-            "undo of cell {p} with a pass not taken back"
-        );
+        if self.cells[p] != code {
+            // The last stone is the side to move's own: an odd number of passes since.
+            return None;
+        }
+        self.history.pop();
+        self.bbox.pop();
         self.cells[p] = EMPTY;
         self.update_neighbours(p, code);
         for d in 0..4 {
@@ -670,6 +695,46 @@ mod tests {
             );
             assert_eq!(p.five_cells(Stone::White), good.five_cells(Stone::White));
         }
+    }
+
+    /// The checked move refuses what the hot path would corrupt, and changes nothing then;
+    /// an undo with a pass outstanding changes nothing either.
+    #[test]
+    fn checked_moves_and_undos_leave_bad_requests_harmless() {
+        let geo = Geometry::new(9);
+        let mut p = Position::new(geo, Rule::Freestyle).unwrap();
+        let a = p.try_play(Move::new(4, 4)).unwrap();
+        assert_eq!(a, geo.index(4, 4));
+        let before = p.clone();
+        assert_eq!(
+            p.try_play(Move::new(4, 4)),
+            Err(GomokuError::Occupied { x: 4, y: 4 })
+        );
+        assert_eq!(
+            p.try_play(Move::new(9, 0)),
+            Err(GomokuError::OffBoard {
+                x: 9,
+                y: 0,
+                size: 9
+            })
+        );
+        p.pass();
+        assert_eq!(p.undo(), None, "a pass not taken back");
+        p.pass();
+        assert_eq!(p.key(), before.key());
+        assert_eq!(p.history(), before.history());
+        assert!(p.check_incremental());
+        assert_eq!(p.undo(), Some(a));
+        assert_eq!(p.undo(), None);
+        assert!(p.check_incremental());
+        for x in 0..5 {
+            p.try_play(Move::new(x, 0)).unwrap();
+            if x < 4 {
+                p.try_play(Move::new(x, 8)).unwrap();
+            }
+        }
+        assert_eq!(p.winner(), Some(Stone::Black));
+        assert_eq!(p.try_play(Move::new(8, 8)), Err(GomokuError::GameOver));
     }
 
     /// The accessors follow the moves, passes and undos, up to a full board.

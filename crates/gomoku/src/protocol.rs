@@ -44,11 +44,16 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::{Board, Engine, GomokuError, Move, Rule, Stone};
+use crate::{Board, Engine, GomokuError, MAX_SIZE, Move, Rule, Stone};
 
-/// Longest line a [`LineSplitter`] keeps; the rest of a longer line is dropped (no command is
-/// anywhere near this long, and a bound keeps garbage input from eating memory).
+/// Longest line a [`LineSplitter`] keeps (no command is anywhere near this long, and a bound
+/// keeps garbage input from eating memory): a longer one comes out as [`TOO_LONG`].
 pub const MAX_LINE: usize = 4096;
+
+/// What a [`LineSplitter`] gives for a line longer than [`MAX_LINE`] bytes: not its beginning,
+/// which could read as a valid command or move (`TURN 7,7` followed by kilobytes of junk), but
+/// a line that [`parse_line`] reports as malformed and no reader takes for a move.
+pub const TOO_LONG: &str = "\u{fffd} line too long";
 
 /// Cuts a byte stream into lines at CR, LF or CR LF, whichever the sender uses.
 ///
@@ -58,6 +63,8 @@ pub const MAX_LINE: usize = 4096;
 #[derive(Debug, Default, Clone)]
 pub struct LineSplitter {
     current: Vec<u8>,
+    /// The current line has passed [`MAX_LINE`] bytes.
+    long: bool,
 }
 
 impl LineSplitter {
@@ -74,6 +81,8 @@ impl LineSplitter {
                 self.flush_into(lines);
             } else if self.current.len() < MAX_LINE {
                 self.current.push(b);
+            } else {
+                self.long = true;
             }
         }
     }
@@ -84,10 +93,13 @@ impl LineSplitter {
     }
 
     fn flush_into(&mut self, lines: &mut Vec<String>) {
-        if !self.current.is_empty() {
+        if self.long {
+            lines.push(TOO_LONG.to_owned());
+        } else if !self.current.is_empty() {
             lines.push(String::from_utf8_lossy(&self.current).into_owned());
         }
         self.current.clear();
+        self.long = false;
     }
 }
 
@@ -175,6 +187,9 @@ pub fn parse_line(line: &str) -> Command {
     let line = line.trim();
     if line.is_empty() {
         return Command::Empty;
+    }
+    if line == TOO_LONG {
+        return Command::Malformed(format!("a line of more than {MAX_LINE} bytes"));
     }
     let (word, rest) = match line.find(char::is_whitespace) {
         Some(i) => (&line[..i], line[i..].trim()),
@@ -403,7 +418,9 @@ pub type MemoryHook<E> = Box<dyn FnMut(u64) -> E + Send>;
 ///
 /// Only square boards are supported (`RECTSTART` with unequal sides answers `ERROR`). Rules:
 /// bit 1 of `INFO rule` selects exactly five; renju (bit 4) is played as exactly five without
-/// forbidden moves; other bits are ignored.
+/// forbidden moves. Continuous games (bit 2) and caro (bit 8, where a five blocked at both
+/// ends does not win) are not supported: the brain says so with a `MESSAGE` and plays
+/// freestyle (or exactly five), so it ends the game at a five the manager may not count.
 pub struct Brain<E: Engine> {
     engine: E,
     board: Option<Board>,
@@ -519,10 +536,7 @@ impl<E: Engine> Brain<E> {
         }
         match command {
             Command::Empty => Output::none(),
-            Command::Info(info) => {
-                self.info(info);
-                Output::none()
-            }
+            Command::Info(info) => self.info(info),
             Command::Start(n) => self.start(n),
             Command::RectStart(w, h) if w == h => self.start(w),
             Command::RectStart(..) => {
@@ -583,7 +597,8 @@ impl<E: Engine> Brain<E> {
         }
     }
 
-    fn info(&mut self, info: Info) {
+    /// Takes a setting; says so (`MESSAGE`) when it asks for a rule this brain cannot play.
+    fn info(&mut self, info: Info) -> Output {
         match info {
             Info::TimeoutTurn(ms) => self.time.timeout_turn = ms,
             Info::TimeoutMatch(ms) => {
@@ -610,6 +625,7 @@ impl<E: Engine> Brain<E> {
                 } else {
                     Rule::Freestyle
                 };
+                let unsupported = mask & (2 | 8);
                 if rule != self.rule {
                     self.rule = rule;
                     if let Some(b) = &self.board {
@@ -621,9 +637,19 @@ impl<E: Engine> Brain<E> {
                         }
                     }
                 }
+                if unsupported != 0 {
+                    return Output::line(format!(
+                        "MESSAGE INFO rule {mask}: continuous games (2) and caro (8) are not supported; playing {}",
+                        match rule {
+                            Rule::Freestyle => "freestyle",
+                            Rule::ExactlyFive => "exactly five",
+                        }
+                    ));
+                }
             }
             Info::GameType(_) | Info::Folder(_) | Info::Other(_) => {}
         }
+        Output::none()
     }
 
     fn start(&mut self, n: usize) -> Output {
@@ -647,16 +673,20 @@ impl<E: Engine> Brain<E> {
     fn handle_board_block(&mut self, command: Command) -> Output {
         match command {
             Command::Stone(m, f) => {
-                if let Some(p) = &mut self.pending {
-                    p.push((m, f));
+                // A block never ended by `DONE` must not grow without bound.
+                const MOST: usize = MAX_SIZE * MAX_SIZE;
+                match &mut self.pending {
+                    Some(p) if p.len() < MOST => p.push((m, f)),
+                    Some(_) => {
+                        self.unreadable
+                            .get_or_insert_with(|| format!("more than {MOST} stones"));
+                    }
+                    None => {}
                 }
                 Output::none()
             }
             Command::Empty => Output::none(),
-            Command::Info(info) => {
-                self.info(info);
-                Output::none()
-            }
+            Command::Info(info) => self.info(info),
             // One unreadable stone line (or line of garbage) spoils the block, but it is read
             // to its end, so that the manager gets one answer, at `DONE`, not one for every
             // line after it. A command with bad arguments interrupts it, as any command does.
@@ -961,6 +991,22 @@ impl ExternalEngine {
     }
 }
 
+/// A `BOARD` block of `history` for the brain playing `me`.
+fn board_block(history: &[Move], me: Stone) -> String {
+    let mut block = String::from("BOARD\n");
+    for (i, m) in history.iter().enumerate() {
+        let mover = if i % 2 == 0 {
+            Stone::Black
+        } else {
+            Stone::White
+        };
+        let field = if mover == me { 1 } else { 2 };
+        block.push_str(&format!("{},{},{field}\n", m.x, m.y));
+    }
+    block.push_str("DONE");
+    block
+}
+
 /// Whether a brain's answer accepts the command: `OK`, in any case, maybe with a remark.
 fn is_ok(line: &str) -> bool {
     first_word_is(line, &["OK"])
@@ -1069,19 +1115,12 @@ impl ExternalEngine {
                 }
                 self.game = None;
             }
-            let me = board.side_to_move();
-            let mut block = String::from("BOARD\n");
-            for (i, m) in history.iter().enumerate() {
-                let mover = if i % 2 == 0 {
-                    Stone::Black
-                } else {
-                    Stone::White
-                };
-                let field = if mover == me { 1 } else { 2 };
-                block.push_str(&format!("{},{},{field}\n", m.x, m.y));
+            if history.is_empty() {
+                // The protocol's own opening; an empty block is not one some brains accept.
+                self.send("BEGIN")?;
+            } else {
+                self.send(&board_block(history, board.side_to_move()))?;
             }
-            block.push_str("DONE");
-            self.send(&block)?;
         }
         // Whatever the answer, the brain now holds a game; a failed request restarts it.
         self.game = Some(history.to_vec());
@@ -1149,9 +1188,20 @@ mod tests {
         let mut lines = Vec::new();
         s.push(&vec![b'x'; 3 * MAX_LINE], &mut lines);
         s.push(b"\nEND\n", &mut lines);
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].len(), MAX_LINE);
-        assert_eq!(lines[1], "END");
+        assert_eq!(lines, [TOO_LONG, "END"]);
+        // The first MAX_LINE bytes of a longer line are a valid command; the line is not.
+        let mut long = b"TURN 7,7".to_vec();
+        long.resize(MAX_LINE, b' ');
+        lines.clear();
+        s.push(&long, &mut lines);
+        s.push(b"\n", &mut lines);
+        assert_eq!(parse_line(&lines[0]), Command::Turn(Move::new(7, 7)));
+        long.extend_from_slice(b"junk\n");
+        lines.clear();
+        s.push(&long, &mut lines);
+        assert_eq!(lines, [TOO_LONG]);
+        assert!(matches!(parse_line(&lines[0]), Command::Malformed(_)));
+        assert_eq!(parse_move(&lines[0]), None);
     }
 
     #[test]
@@ -1375,6 +1425,24 @@ mod tests {
             ["ERROR BOARD: unknown line \"garbage\""]
         );
         assert_eq!(b.board().unwrap().history(), before);
+        // A block that never ends keeps at most a board's worth of stones.
+        assert!(say(&mut b, "BOARD").is_empty());
+        for _ in 0..3 * MAX_SIZE * MAX_SIZE {
+            assert!(say(&mut b, "1,1,1").is_empty());
+        }
+        assert!(
+            b.pending
+                .as_ref()
+                .is_some_and(|p| p.len() == MAX_SIZE * MAX_SIZE)
+        );
+        assert_eq!(
+            say(&mut b, "DONE"),
+            [format!(
+                "ERROR BOARD: more than {} stones",
+                MAX_SIZE * MAX_SIZE
+            )]
+        );
+        assert_eq!(b.board().unwrap().history(), before);
         // A command with bad arguments still interrupts a block, answered at once.
         for l in ["BOARD", "3,3,1"] {
             assert!(say(&mut b, l).is_empty(), "{l}");
@@ -1395,6 +1463,16 @@ mod tests {
             ["DEBUG ignored: INFO needs a key and a value: \"INFO\""]
         );
         // Settings.
+        assert!(say(&mut b, "INFO rule 1").is_empty());
+        for (mask, playing) in [(8, "freestyle"), (3, "exactly five")] {
+            let out = say(&mut b, &format!("INFO rule {mask}"));
+            assert_eq!(out.len(), 1);
+            assert!(
+                out[0].starts_with(&format!("MESSAGE INFO rule {mask}: "))
+                    && out[0].ends_with(playing),
+                "{out:?}"
+            );
+        }
         assert!(say(&mut b, "INFO rule 1").is_empty());
         assert_eq!(b.rule(), Rule::ExactlyFive);
         assert_eq!(b.board().map(Board::rule), Some(Rule::ExactlyFive));
@@ -1507,7 +1585,7 @@ while read -r line; do
   case "$line" in
     ABOUT*) printf 'name="cr-only"\r' ;;
     START*) printf 'OK\r' ;;
-    DONE*) printf 'MESSAGE thinking\r7,7\r' ;;
+    DONE*|BEGIN*) printf 'MESSAGE thinking\r7,7\r' ;;
   esac
 done
 "#,
@@ -1530,7 +1608,7 @@ while read -r line; do
   case "$line" in
     ABOUT*) echo 'name="remarks"' ;;
     START*) echo '{answer}' ;;
-    DONE*) echo 7,7 ;;
+    DONE*|BEGIN*) echo 7,7 ;;
   esac
 done
 "#
@@ -1564,7 +1642,7 @@ while read -r line; do
   case "$line" in
     ABOUT*) echo '{about}' ;;
     START*) echo OK ;;
-    DONE*) echo 3,4 ;;
+    DONE*|BEGIN*) echo 3,4 ;;
   esac
 done
 "#
@@ -1609,6 +1687,7 @@ while read -r line; do
     BOARD*) err= ;;
     [0-9]*,*) add "${line%,*}" ;;
     DONE*) answer $restarts ;;
+    BEGIN*) err=; answer $restarts ;;
   esac
 done
 "#;
@@ -1920,7 +1999,7 @@ done
             for line in &lines {
                 let out = b.handle_line(line);
                 for reply in &out.lines {
-                    let ok = matches!(first_word(std::slice::from_ref(reply)), "OK" | "ERROR" | "UNKNOWN" | "DEBUG")
+                    let ok = matches!(first_word(std::slice::from_ref(reply)), "OK" | "ERROR" | "UNKNOWN" | "DEBUG" | "MESSAGE")
                         || reply.starts_with("name=")
                         || reply.split_once(',').is_some_and(|(x, y)| {
                             x.parse::<u8>().is_ok() && y.parse::<u8>().is_ok()

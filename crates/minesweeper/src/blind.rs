@@ -63,7 +63,8 @@ struct Search<'a> {
     max: usize,
     nodes: usize,
     found: Vec<Vec<usize>>,
-    /// The largest set grown so far.
+    /// The largest set grown so far (kept for a test of the depth bound).
+    #[cfg(test)]
     deepest: usize,
 }
 
@@ -82,6 +83,7 @@ impl<'a> Search<'a> {
             max: max.min(MAX_BLIND_CELLS),
             nodes: 0,
             found: Vec::new(),
+            #[cfg(test)]
             deepest: 0,
         }
     }
@@ -154,7 +156,10 @@ impl<'a> Search<'a> {
 
     fn grow(&mut self, first: usize) {
         self.nodes += 1;
-        self.deepest = self.deepest.max(self.set.len());
+        #[cfg(test)]
+        {
+            self.deepest = self.deepest.max(self.set.len());
+        }
         if self.nodes > NODES_PER_CELL {
             return;
         }

@@ -146,9 +146,11 @@ impl Grid {
         false
     }
 
-    /// The index of the cell at column `x`, row `y` (`y * width + x`; not checked).
+    /// The index of the cell at column `x`, row `y`: `y * width + x`, not checked (with
+    /// wrapping arithmetic, so it never panics; off the board the result may be another
+    /// cell's index, so check `x < width` and `y < height` first).
     pub fn cell(&self, x: usize, y: usize) -> usize {
-        y * self.width + x
+        y.wrapping_mul(self.width).wrapping_add(x)
     }
 
     /// The column and row of a cell index.
@@ -454,7 +456,9 @@ impl Board {
         self.adjacent.get(cell).copied().unwrap_or(0)
     }
 
-    /// The index of the cell at column `x`, row `y` (`y * width + x`; not checked).
+    /// The index of the cell at column `x`, row `y`: `y * width + x`, not checked (with
+    /// wrapping arithmetic, so it never panics; off the board the result may be another
+    /// cell's index, so check `x < width` and `y < height` first).
     pub fn cell(&self, x: usize, y: usize) -> usize {
         self.grid.cell(x, y)
     }

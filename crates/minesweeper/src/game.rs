@@ -79,7 +79,8 @@ const EXPLODED: u8 = 3;
 /// Revealing a cell with no adjacent mine opens its neighbours too, repeatedly (an iterative
 /// flood fill; flagged cells are never opened by it). The game is won when every safe cell is
 /// revealed and lost when a mine is. Counters keep [`Game::state`] O(1), and a reveal allocates
-/// nothing (the opened cells are appended to a log sized once per game).
+/// nothing (the opened cells are appended to a log sized once per game; a clone's log holds
+/// only what it has, and grows on its first reveal).
 #[derive(Debug, Clone)]
 pub struct Game {
     board: Board,

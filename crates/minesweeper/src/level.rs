@@ -98,7 +98,8 @@ impl Level {
     }
 
     /// The cell index of a first click given as `corner` (0,0), `centre` (or `center`:
-    /// column `width / 2`, row `height / 2`) or `X,Y` (zero-based column and row).
+    /// column `width / 2`, row `height / 2`), in any ASCII case, or `X,Y` (zero-based column
+    /// and row, in digits).
     ///
     /// ```
     /// use minesweeper::Level;
@@ -110,13 +111,24 @@ impl Level {
     /// ```
     pub fn start_cell(&self, spec: &str) -> Result<usize, LevelError> {
         let (w, h) = (self.width, self.height);
-        let (x, y) = match spec.trim() {
-            "corner" => (0, 0),
-            "centre" | "center" => (w / 2, h / 2),
-            xy => xy
+        let spec_t = spec.trim();
+        let named = |name: &str| spec_t.eq_ignore_ascii_case(name);
+        // Digits only, as in `WxHxM`: `usize::from_str` would also take a leading `+`.
+        let number = |s: &str| {
+            let s = s.trim();
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse::<usize>().ok())
+                .flatten()
+        };
+        let (x, y) = if named("corner") {
+            (0, 0)
+        } else if named("centre") || named("center") {
+            (w / 2, h / 2)
+        } else {
+            spec_t
                 .split_once(',')
-                .and_then(|(x, y)| Some((x.trim().parse().ok()?, y.trim().parse().ok()?)))
-                .ok_or_else(|| LevelError::Start(spec.to_string()))?,
+                .and_then(|(x, y)| Some((number(x)?, number(y)?)))
+                .ok_or_else(|| LevelError::Start(spec.to_string()))?
         };
         if x >= w || y >= h {
             return Err(LevelError::StartOutside {
@@ -287,10 +299,15 @@ mod tests {
         assert_eq!(l.start_cell(" corner "), Ok(0));
         assert_eq!(l.start_cell("center"), Ok(8 * 16 + 8));
         assert_eq!(l.start_cell("15, 2"), Ok(2 * 16 + 15));
+        // Names in any ASCII case, as level names; numbers in digits only, as in `WxHxM`.
+        assert_eq!(l.start_cell("Corner"), Ok(0));
+        assert_eq!(l.start_cell("CENTRE"), Ok(8 * 16 + 8));
         let err = |s: &str| l.start_cell(s).unwrap_err().to_string();
         assert_eq!(err("16,0"), "start 16,0 is outside the 16x16 board");
         assert_eq!(err("0,16"), "start 0,16 is outside the 16x16 board");
-        for s in ["middle", "3", "3,", "-1,2", "1,2,3"] {
+        for s in [
+            "middle", "3", "3,", "-1,2", "1,2,3", "+3,2", "3,+2", "3 4,2",
+        ] {
             assert_eq!(
                 err(s),
                 format!("start `{s}`: expected corner, centre or X,Y")

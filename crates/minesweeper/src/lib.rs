@@ -110,8 +110,8 @@ pub use format::{FormatError, TextError, mbf, text};
 pub use game::{Game, GameError, GameState, Reveal};
 pub use level::{Level, LevelError};
 pub use model::{
-    Calibration, CalibrationBin, Fallback, MAX_HIDDEN, ModelError, PatternModel, Sample,
-    TrainConfig, calibration, collect_samples, local_estimates, train,
+    CATEGORIES, Calibration, CalibrationBin, Fallback, MAX_HIDDEN, ModelError, NEIGHBOURHOOD,
+    PatternModel, Sample, TrainConfig, calibration, collect_samples, local_estimates, train,
 };
 pub use position::{CellView, Inconsistency, Position, PositionError};
 pub use sim::{GameRecord, game_seed, play, play_from, seeded_board};

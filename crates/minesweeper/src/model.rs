@@ -46,8 +46,9 @@ use crate::solver::{Decision, Probabilities, SolveError, Solver, constraint_prob
 
 /// Cells of the neighbourhood the model sees (5x5 minus the cell itself).
 pub const NEIGHBOURHOOD: usize = 24;
-/// What a neighbourhood cell can be: off the board, hidden and undecided, a mine, hidden and
-/// proven safe, or revealed with 0 to 8 adjacent mines.
+/// What a neighbourhood cell can be, by its code in [`Sample::features`]: 0 off the board,
+/// 1 hidden and undecided, 2 a mine, 3 hidden and proven safe, `4 + n` revealed with `n`
+/// adjacent mines (0 to 8).
 pub const CATEGORIES: usize = 13;
 
 const OFF: u8 = 0;
@@ -97,7 +98,8 @@ fn symmetries() -> [[usize; NEIGHBOURHOOD]; 8] {
 /// probability.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sample {
-    /// The category of each neighbourhood cell (row by row, the cell itself left out).
+    /// The category of each neighbourhood cell (row by row, the cell itself left out), coded
+    /// as [`CATEGORIES`] says.
     pub features: [u8; NEIGHBOURHOOD],
     /// Mines not accounted for, per undecided cell.
     pub density: f32,
@@ -365,7 +367,7 @@ impl PatternModel {
         static MODEL: OnceLock<PatternModel> = OnceLock::new();
         MODEL.get_or_init(|| {
             // The shipped weights are checked by a test; should they ever fail to load, an
-            // untrained model (the density for every cell) keeps the solver working.
+            // untrained model (1/2 for every cell) keeps the solver working.
             PatternModel::parse(include_str!("model.weights"))
                 .unwrap_or_else(|_| PatternModel::zeros(1))
         })
@@ -411,8 +413,9 @@ impl PatternModel {
         }
     }
 
-    /// The model's mine probability for one cell as the model sees it: its neighbourhood, the
-    /// density of unaccounted mines and the cell's local estimate.
+    /// The model's mine probability for one cell as the model sees it: its neighbourhood
+    /// (coded as [`CATEGORIES`] says; a code above 12 reads as 12), the density of
+    /// unaccounted mines and the cell's local estimate.
     #[must_use]
     pub fn predict(&self, features: &[u8; NEIGHBOURHOOD], density: f32, local: f32) -> f32 {
         let mut h = vec![0.0; self.hidden];
@@ -536,6 +539,10 @@ impl PatternModel {
         m.bias = read("bias", hidden)?;
         m.out = read("out", hidden)?;
         m.out_bias = read("out_bias", 1)?[0];
+        // Anything after the last line is not part of this model (two files joined, say).
+        if let Some((i, _)) = lines.find(|(_, l)| !l.trim().is_empty()) {
+            return Err(bad(i, "unexpected line after `out_bias`"));
+        }
         Ok(m)
     }
 }
@@ -792,6 +799,18 @@ mod tests {
             m
         );
         assert_eq!(PatternModel::builtin(), &m);
+        // Blank lines may follow the model; nothing else may (two files joined, say).
+        let text = m.to_text();
+        assert_eq!(PatternModel::parse(&format!("{text}\n\n")).unwrap(), m);
+        let lines = text.lines().count();
+        let err = PatternModel::parse(&format!("{text}\n{text}")).unwrap_err();
+        assert_eq!(
+            err,
+            ModelError::Line {
+                line: lines + 2,
+                message: "unexpected line after `out_bias`".into()
+            }
+        );
     }
 
     /// The largest model with the largest weights a file may hold still gives probabilities.

@@ -308,7 +308,9 @@ impl Position {
         self.grid.neighbours(cell)
     }
 
-    /// The index of the cell at column `x`, row `y` (`y * width + x`; not checked).
+    /// The index of the cell at column `x`, row `y`: `y * width + x`, not checked (with
+    /// wrapping arithmetic, so it never panics; off the board the result may be another
+    /// cell's index, so check `x < width` and `y < height` first).
     pub fn cell(&self, x: usize, y: usize) -> usize {
         self.grid.cell(x, y)
     }

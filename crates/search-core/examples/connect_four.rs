@@ -103,7 +103,8 @@ impl ConnectK {
         [1, h1, h1 + 1, h1 - 1].into_iter().any(|d| {
             let mut run = s;
             for _ in 1..self.shape.k {
-                run &= run >> d;
+                // One column of 63 cells has a diagonal shift of 64: nothing lines up.
+                run &= run.checked_shr(d as u32).unwrap_or(0);
             }
             run != 0
         })
@@ -119,7 +120,7 @@ impl ConnectK {
     /// `bits` with the columns in reverse order.
     fn mirror(&self, bits: u64) -> u64 {
         let (w, h1) = (self.shape.width, self.shape.height + 1);
-        let col = (1u64 << h1) - 1;
+        let col = u64::MAX >> (64 - h1);
         (0..w).fold(0, |m, x| {
             m | ((bits >> (x * h1)) & col) << ((w - 1 - x) * h1)
         })
@@ -451,6 +452,21 @@ mod tests {
             Solver::new(SolverConfig::default()).solve(&mut parse_board("2x2:2").unwrap()),
             Outcome::Win
         );
+    }
+
+    /// One column as tall as a key allows (63 cells, 62 below the diagonal shift of 64):
+    /// alternating stones never make a vertical line, so it is a draw.
+    #[test]
+    fn one_tall_column_is_a_draw() {
+        for b in ["1x62:2", "1x63:2", "1x63:3"] {
+            let mut game = parse_board(b).unwrap();
+            assert_eq!(
+                Solver::new(SolverConfig::full(1 << 16)).solve(&mut game),
+                Outcome::Draw,
+                "{b}"
+            );
+            assert_eq!(game.mirror(game.all), game.all);
+        }
     }
 
     #[test]

@@ -100,11 +100,13 @@ pub struct Limits {
     /// Deepest iteration to run (without it, [`Limits::MAX_DEPTH`]).
     pub depth: Option<u32>,
     /// Stop after about this many nodes (checked every 256 nodes, with the clock and the
-    /// stop flag).
+    /// stop flag; [`BestFirst`](crate::best_first::BestFirst) checks after each expansion,
+    /// which adds up to one node's children).
     pub nodes: Option<u64>,
     /// Stop after about this much time.
     pub time: Option<Duration>,
-    /// Stop once another thread sets this flag (seen at the next check, within 256 nodes).
+    /// Stop once another thread sets this flag (seen at the next check, as for
+    /// [`Limits::nodes`]).
     pub stop: Option<Arc<AtomicBool>>,
     /// Start no new iteration after this much time (the current one may run on to
     /// [`Limits::time`]).
@@ -329,7 +331,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
     /// A searcher with the given options and the default [`Tuning`].
     ///
     /// A memo larger than the machine can give ends the process, as any allocation does;
-    /// check a size that comes from a user first ([`MemoTable::try_with_memory`] tells).
+    /// for a size that comes from a user, [`Searcher::try_with_tuning`] reports it instead.
     #[must_use]
     pub fn new(config: SearchConfig) -> Self {
         Searcher::with_tuning(config, Tuning::default())
@@ -338,10 +340,40 @@ impl<G: Keyed + Evaluate> Searcher<G> {
     /// A searcher with the given options and enhancements.
     #[must_use]
     pub fn with_tuning(config: SearchConfig, tuning: Tuning) -> Self {
+        let memo = (config.memo_bytes > 0).then(|| MemoTable::with_memory(config.memo_bytes));
+        Searcher::with_memo(config, tuning, memo)
+    }
+
+    /// As [`Searcher::with_tuning`], or the allocation's error if the memo cannot be had.
+    ///
+    /// ```
+    /// use search_core::{SearchConfig, Searcher, Tuning, synthetic::RandomGame};
+    /// let huge = SearchConfig { memo_bytes: usize::MAX, ..SearchConfig::default() };
+    /// assert!(Searcher::<RandomGame>::try_with_tuning(huge, Tuning::default()).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// When the memo's slots cannot be allocated.
+    pub fn try_with_tuning(
+        config: SearchConfig,
+        tuning: Tuning,
+    ) -> Result<Self, std::collections::TryReserveError> {
+        let memo = match config.memo_bytes {
+            0 => None,
+            bytes => Some(MemoTable::try_with_memory(bytes)?),
+        };
+        Ok(Searcher::with_memo(config, tuning, memo))
+    }
+
+    fn with_memo(
+        config: SearchConfig,
+        tuning: Tuning,
+        memo: Option<MemoTable<G::Key, Entry<G::Move>>>,
+    ) -> Self {
         Searcher {
             config,
             tuning,
-            memo: (config.memo_bytes > 0).then(|| MemoTable::with_memory(config.memo_bytes)),
+            memo,
             stats: Stats::default(),
             move_stack: Vec::new(),
             pv: Vec::new(),

@@ -13,13 +13,102 @@ use thiserror::Error;
 use crate::position::{MAX_PILES, MIN_PILES, Position, PositionError};
 use crate::rules::Winner;
 
-/// A parsed input: the number of piles and the games.
+/// A problem of the format: the number of piles and the games. Every game is one the format
+/// can hold (see [`Problem::new`]), so that writing it ([`Display`](fmt::Display)) and
+/// parsing the text back gives the same problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    piles: usize,
+    games: Vec<Position>,
+}
+
+/// Why games cannot make a [`Problem`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ProblemError {
+    /// N outside the supported range.
+    #[error("N = {piles} piles is outside the supported range {MIN_PILES}..={MAX_PILES}")]
+    PileCount {
+        /// The N given.
+        piles: usize,
+    },
+    /// A game with another number of piles than N.
+    #[error("game {game} has {found} piles, not N = {piles}")]
+    GameSize {
+        /// One-based game number.
+        game: usize,
+        /// Its number of piles.
+        found: usize,
+        /// N.
+        piles: usize,
+    },
+    /// A game the format cannot write: the format holds only ball counts, and reads them as
+    /// a start (the first player to move, two-ball piles owned alternately from the second
+    /// player's, left to right).
+    #[error(
+        "game {game} is not a starting position the format can hold (its ball counts would read back as another position)"
+    )]
+    NotAStart {
+        /// One-based game number.
+        game: usize,
+    },
+}
+
+impl Problem {
+    /// A problem of `games` with `piles` piles each.
+    ///
+    /// ```
+    /// use twofour::{Player, Position, Problem, parse};
+    /// let start = Position::new(&[2, 2, 2]).unwrap();
+    /// let p = Problem::new(3, vec![start.clone()]).unwrap();
+    /// assert_eq!(parse(&p.to_string()).unwrap(), p);
+    /// // The same balls with the second player to move: not a start the format can hold.
+    /// let other = Position::from_piles(start.piles().to_vec(), Player::Second).unwrap();
+    /// assert!(Problem::new(3, vec![other]).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// When `piles` is outside the supported range, a game has another number of piles, or
+    /// a game is not the position its ball counts read back as.
+    pub fn new(piles: usize, games: Vec<Position>) -> Result<Problem, ProblemError> {
+        if !(MIN_PILES..=MAX_PILES).contains(&piles) {
+            return Err(ProblemError::PileCount { piles });
+        }
+        let mut balls = Vec::with_capacity(piles);
+        for (i, game) in games.iter().enumerate() {
+            let found = game.piles().len();
+            if found != piles {
+                return Err(ProblemError::GameSize {
+                    game: i + 1,
+                    found,
+                    piles,
+                });
+            }
+            balls.clear();
+            balls.extend(game.piles().iter().map(|p| u64::from(p.balls())));
+            if Position::from_counts_list(&balls).as_ref() != Ok(game) {
+                return Err(ProblemError::NotAStart { game: i + 1 });
+            }
+        }
+        Ok(Problem { piles, games })
+    }
+
     /// N, the number of piles of every game.
-    pub piles: usize,
+    #[must_use]
+    pub fn piles(&self) -> usize {
+        self.piles
+    }
+
     /// The games' starting positions, in input order.
-    pub games: Vec<Position>,
+    #[must_use]
+    pub fn games(&self) -> &[Position] {
+        &self.games
+    }
+
+    /// The games, taken out of the problem.
+    #[must_use]
+    pub fn into_games(self) -> Vec<Position> {
+        self.games
+    }
 }
 
 /// What is wrong with an input.
@@ -170,7 +259,7 @@ impl<'a> Tokens<'a> {
 ///
 /// ```
 /// let p = twofour::parse("5 2\n0 3 4 1 2\n2 2\n2 2 2").unwrap();
-/// assert_eq!((p.piles, p.games.len()), (5, 2));
+/// assert_eq!((p.piles(), p.games().len()), (5, 2));
 ///
 /// let e = twofour::parse("3 1\n1 2 5\n").unwrap_err();
 /// assert_eq!(e.to_string(), "line 2: game 1: pile 3 holds 5 balls; a pile holds 0 to 4");
@@ -180,6 +269,42 @@ impl<'a> Tokens<'a> {
 /// A [`ParseError`] naming the line and the problem: a bad token, N out of range, a pile outside
 /// 0..=4, a game whose balls do not total 2N, missing numbers, or input after the last game.
 pub fn parse(input: &str) -> Result<Problem, ParseError> {
+    let games = read_games(input)?;
+    let piles = games.piles();
+    Ok(Problem {
+        piles,
+        games: games.collect::<Result<_, _>>()?,
+    })
+}
+
+/// [`parse`] for raw bytes, reporting non-UTF-8 input as an error instead of failing.
+///
+/// # Errors
+/// As [`parse`], plus [`ParseErrorKind::NotText`] with the line of the first invalid byte.
+pub fn parse_bytes(input: &[u8]) -> Result<Problem, ParseError> {
+    parse(text(input)?)
+}
+
+/// The games of an input, read one at a time: what [`parse`] reads, in memory that does not
+/// grow with the number of games (a file of millions of small games holds a few bytes per
+/// game, and a [`Position`] takes tens).
+///
+/// ```
+/// let mut games = twofour::read_games("3 2\n2 2 2\n1 1 4\n").unwrap();
+/// assert_eq!((games.piles(), games.announced()), (3, 2));
+/// assert_eq!(games.next().unwrap().unwrap().to_string(), "2b 2a 2b");
+/// assert!(games.next().unwrap().is_ok());
+/// assert!(games.next().is_none());
+///
+/// // An error ends the games; the ones before it were read.
+/// let games: Vec<_> = twofour::read_games("3 2\n2 2 2\n1 1\n").unwrap().collect();
+/// assert!(games[0].is_ok() && games[1].is_err() && games.len() == 2);
+/// ```
+///
+/// # Errors
+/// The header's errors (an empty input, no game count, N out of range) at once; the others
+/// as the iterator's last item.
+pub fn read_games(input: &str) -> Result<Games<'_>, ParseError> {
     // A UTF-8 byte-order mark, as some editors write, is not a token.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     let mut t = Tokens::new(input);
@@ -198,9 +323,90 @@ pub fn parse(input: &str) -> Result<Problem, ParseError> {
             line,
             kind: ParseErrorKind::PileCount { n },
         })?;
-    let mut games = Vec::new();
-    let mut balls = Vec::with_capacity(piles);
-    for game in 1..=g {
+    Ok(Games {
+        tokens: t,
+        piles,
+        announced: g,
+        read: 0,
+        balls: Vec::with_capacity(piles),
+        done: false,
+    })
+}
+
+/// [`read_games`] for raw bytes, reporting non-UTF-8 input as an error instead of failing.
+///
+/// # Errors
+/// As [`read_games`], plus [`ParseErrorKind::NotText`] with the line of the first invalid
+/// byte (at once: the whole input is checked first).
+pub fn read_games_bytes(input: &[u8]) -> Result<Games<'_>, ParseError> {
+    read_games(text(input)?)
+}
+
+/// The input as text, or the line of its first byte that is not UTF-8.
+fn text(input: &[u8]) -> Result<&str, ParseError> {
+    std::str::from_utf8(input).map_err(|e| ParseError {
+        // Line ends as `parse` counts them: LF, CR LF, or a lone CR.
+        line: 1 + input[..e.valid_up_to()]
+            .iter()
+            .enumerate()
+            .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && input.get(i + 1) != Some(&b'\n')))
+            .count(),
+        kind: ParseErrorKind::NotText,
+    })
+}
+
+/// The games of an input, from [`read_games`]: each game's starting position in input
+/// order, then an error if the input goes on after the last one. After an error the
+/// iterator ends.
+pub struct Games<'a> {
+    tokens: Tokens<'a>,
+    piles: usize,
+    announced: u64,
+    read: u64,
+    balls: Vec<u64>,
+    done: bool,
+}
+
+impl fmt::Debug for Games<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Games")
+            .field("piles", &self.piles)
+            .field("announced", &self.announced)
+            .field("read", &self.read)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Games<'_> {
+    /// N, the number of piles of every game.
+    #[must_use]
+    pub fn piles(&self) -> usize {
+        self.piles
+    }
+
+    /// G, the number of games the header announces.
+    #[must_use]
+    pub fn announced(&self) -> u64 {
+        self.announced
+    }
+
+    /// The next game, or the input's end (`None` when nothing follows the last game).
+    fn read_next(&mut self) -> Result<Option<Position>, ParseError> {
+        let (t, piles, g) = (&mut self.tokens, self.piles, self.announced);
+        if self.read == g {
+            return match t.next_token() {
+                Some((line, token)) => Err(ParseError {
+                    line,
+                    kind: ParseErrorKind::Extra {
+                        token: token.chars().take(40).collect(),
+                        games: g,
+                    },
+                }),
+                None => Ok(None),
+            };
+        }
+        let game = self.read + 1;
+        let balls = &mut self.balls;
         balls.clear();
         let mut game_line = t.last_line;
         while balls.len() < piles {
@@ -212,7 +418,7 @@ pub fn parse(input: &str) -> Result<Problem, ParseError> {
                         expected: g as u128 * piles as u128,
                         found,
                         games: g,
-                        piles: n,
+                        piles: piles as u64,
                     },
                 });
             };
@@ -231,40 +437,25 @@ pub fn parse(input: &str) -> Result<Problem, ParseError> {
             }
             balls.push(b);
         }
-        let position = Position::from_counts_list(&balls).map_err(|error| ParseError {
+        let position = Position::from_counts_list(balls).map_err(|error| ParseError {
             line: game_line,
             kind: ParseErrorKind::Game { game, error },
         })?;
-        games.push(position);
+        self.read = game;
+        Ok(Some(position))
     }
-    if let Some((line, token)) = t.next_token() {
-        return Err(ParseError {
-            line,
-            kind: ParseErrorKind::Extra {
-                token: token.chars().take(40).collect(),
-                games: g,
-            },
-        });
-    }
-    Ok(Problem { piles, games })
 }
 
-/// [`parse`] for raw bytes, reporting non-UTF-8 input as an error instead of failing.
-///
-/// # Errors
-/// As [`parse`], plus [`ParseErrorKind::NotText`] with the line of the first invalid byte.
-pub fn parse_bytes(input: &[u8]) -> Result<Problem, ParseError> {
-    match std::str::from_utf8(input) {
-        Ok(text) => parse(text),
-        Err(e) => Err(ParseError {
-            // Line ends as `parse` counts them: LF, CR LF, or a lone CR.
-            line: 1 + input[..e.valid_up_to()]
-                .iter()
-                .enumerate()
-                .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && input.get(i + 1) != Some(&b'\n')))
-                .count(),
-            kind: ParseErrorKind::NotText,
-        }),
+impl Iterator for Games<'_> {
+    type Item = Result<Position, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let next = self.read_next();
+        self.done = !matches!(next, Ok(Some(_)));
+        next.transpose()
     }
 }
 
@@ -313,8 +504,8 @@ mod tests {
         // "34" is not a pile: this scrambling is not valid input.
         assert!(p.is_err());
         let p = parse("5 4\n0 3 4\n1 2 2 2\n2 2 2 1 1 2 2 4\n4 3 2 1\r\n0\n").unwrap();
-        assert_eq!(p.games.len(), 4);
-        assert_eq!(p.games[3].to_string(), "4 3 2b 1 0");
+        assert_eq!(p.games().len(), 4);
+        assert_eq!(p.games()[3].to_string(), "4 3 2b 1 0");
     }
 
     #[test]
@@ -337,7 +528,7 @@ mod tests {
             "line 2: unexpected `x` after the 1 game announced"
         );
         // A byte-order mark is not a token.
-        assert_eq!(parse("\u{feff}3 1\n2 2 2\n").unwrap().games.len(), 1);
+        assert_eq!(parse("\u{feff}3 1\n2 2 2\n").unwrap().games().len(), 1);
         assert_eq!(
             err("5 99999999999999999999\n"),
             "line 1: `99999999999999999999` is too large a number"
@@ -395,7 +586,7 @@ mod tests {
                 "{eol:?}"
             );
             let good = ["3 2", "2 2 2", "1 2 3", ""].join(eol);
-            assert_eq!(parse(&good).unwrap().games.len(), 2, "{eol:?}");
+            assert_eq!(parse(&good).unwrap().games().len(), 2, "{eol:?}");
             // An input ending early names its last line, ended or not.
             for text in [format!("3 1{eol}"), format!("3 1{eol}2 2{eol}")] {
                 let line = text.matches(eol).count();
@@ -433,5 +624,69 @@ mod tests {
         let p = parse("4 2\n4 0 2 2\n1 1 3 3\n").unwrap();
         assert_eq!(p.to_string(), "4 2\n4 0 2 2\n1 1 3 3\n");
         assert_eq!(parse(&p.to_string()).unwrap(), p);
+    }
+
+    /// A problem holds only games its text can say: the format writes ball counts alone, so
+    /// a game with other owners of its two-ball piles, or the second player to move, would
+    /// read back as another game.
+    #[test]
+    fn only_games_the_format_can_hold_make_a_problem() {
+        use crate::rules::{Pile, Player};
+        let start = Position::new(&[2, 2, 2, 1, 3]).unwrap();
+        assert_eq!(
+            Problem::new(2, Vec::new()),
+            Err(ProblemError::PileCount { piles: 2 })
+        );
+        assert_eq!(Problem::new(3, Vec::new()).unwrap().to_string(), "3 0\n");
+        assert_eq!(
+            Problem::new(4, vec![start.clone()]),
+            Err(ProblemError::GameSize {
+                game: 1,
+                found: 5,
+                piles: 4
+            })
+        );
+        let mut piles = start.piles().to_vec();
+        piles.swap(0, 1);
+        assert_ne!(piles, start.piles());
+        let swapped = Position::from_piles(piles, Player::First).unwrap();
+        assert_eq!(
+            Problem::new(5, vec![start.clone(), swapped]),
+            Err(ProblemError::NotAStart { game: 2 })
+        );
+        let second = Position::from_piles(start.piles().to_vec(), Player::Second).unwrap();
+        assert_eq!(
+            Problem::new(5, vec![second]),
+            Err(ProblemError::NotAStart { game: 1 })
+        );
+        let moved = Position::from_piles(
+            vec![
+                Pile::Three,
+                Pile::One,
+                Pile::two(Player::First),
+                Pile::One,
+                Pile::Three,
+            ],
+            Player::First,
+        )
+        .unwrap();
+        assert!(Problem::new(5, vec![moved]).is_err());
+        let p = Problem::new(5, vec![start.clone(), start]).unwrap();
+        assert_eq!(parse(&p.to_string()).unwrap(), p);
+        assert_eq!(p.into_games().len(), 2);
+    }
+
+    proptest::proptest! {
+        /// Any problem of random starts writes as text that parses back to it.
+        #[test]
+        fn random_problems_round_trip(piles in 3usize..40, games in 0usize..5, seed: u64) {
+            use rand::SeedableRng;
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let games: Vec<Position> = (0..games)
+                .map(|_| crate::random_game(piles, &mut rng).unwrap())
+                .collect();
+            let p = Problem::new(piles, games).unwrap();
+            proptest::prop_assert_eq!(parse(&p.to_string()).unwrap(), p);
+        }
     }
 }

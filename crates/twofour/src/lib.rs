@@ -22,11 +22,11 @@
 //! let input = "5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n";
 //! let problem = parse(input)?;
 //! let mut solver = TwoFourSolver::new(Level::Multiset);
-//! let results: Vec<_> = problem.games.iter().map(|g| solver.solve(g)).collect();
+//! let results: Vec<_> = problem.games().iter().map(|g| solver.solve(g)).collect();
 //! assert_eq!(write_results(&results), "1\n2\n1\n1\n");
 //!
 //! // The optimal line of the first game, move by move.
-//! let line = solver.principal_line(&problem.games[0]);
+//! let line = solver.principal_line(&problem.games()[0]);
 //! assert_eq!(line[0].to_string(), "pile 2 (3) -> pile 4 (1)");
 //! # Ok::<(), twofour::ParseError>(())
 //! ```
@@ -38,7 +38,10 @@ mod random;
 mod rules;
 mod solver;
 
-pub use format::{ParseError, ParseErrorKind, Problem, parse, parse_bytes, write_results};
+pub use format::{
+    Games, ParseError, ParseErrorKind, Problem, ProblemError, parse, parse_bytes, read_games,
+    read_games_bytes, write_results,
+};
 pub use position::{
     Counts, KindMove, MAX_PILES, MIN_PILES, Move, Multiset, Position, PositionError, check_piles,
 };

@@ -11,8 +11,8 @@ use search_core::{Outcome, Solver, SolverConfig, Stats};
 use crate::position::{Move, Multiset, Position};
 use crate::rules::Winner;
 
-/// Memo size used by default: under the olympiad's 1 MB limit. It has room for every position
-/// of N = 30 (16,532 keys in 61,440 entries).
+/// Memo size used by default: under the olympiad's 1 MB limit, with 61,440 slots for the
+/// 16,532 keys of N = 30.
 pub const DEFAULT_MEMO_BYTES: usize = 960 * 1024;
 
 /// Largest memo [`memo_bytes_for`] suggests: 1 GiB.
@@ -158,7 +158,9 @@ impl TwoFourSolver {
         Self::with_memo_bytes(level, DEFAULT_MEMO_BYTES)
     }
 
-    /// A solver at `level` whose memo (if the level has one) uses at most `memo_bytes` bytes.
+    /// A solver at `level` whose memo (if the level has one) uses at most `memo_bytes` bytes;
+    /// 0 means no memo (the search then solves each position afresh, as the plain and
+    /// merged levels do).
     ///
     /// # Panics
     /// If the memo cannot be allocated; where the size comes from a user,

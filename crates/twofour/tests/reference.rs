@@ -130,7 +130,7 @@ fn sample_from_the_olympiad() {
     let problem = twofour::parse("5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n").unwrap();
     for level in Level::ALL {
         let mut s = TwoFourSolver::new(level);
-        let codes: Vec<u8> = problem.games.iter().map(|g| s.solve(g).code()).collect();
+        let codes: Vec<u8> = problem.games().iter().map(|g| s.solve(g).code()).collect();
         assert_eq!(codes, [1, 2, 1, 1], "{level}");
     }
 }
@@ -271,8 +271,9 @@ fn thousand_games_of_thirty_piles_fit_in_one_megabyte() {
     assert_eq!(again.nodes - first.nodes, 1000);
     assert_eq!(again.memo_cutoffs - first.memo_cutoffs, 1000);
     assert!(fast.memo_len() > 1000);
-    // Not every game has the same result.
-    assert!(tally.iter().filter(|&&c| c > 0).count() >= 2, "{tally:?}");
+    // The results docs/PERFORMANCE.md gives for these games (the games of
+    // `gameai twofour --generate 30 1000 --seed 2002`): 777 draws, 223 first-player wins.
+    assert_eq!(tally, [777, 223, 0]);
 }
 
 /// The number of distinct memo keys (kind counts and side to move) for N piles: the size of the
