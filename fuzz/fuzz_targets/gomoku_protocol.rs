@@ -3,8 +3,9 @@
 //!
 //! Nothing may panic; every answer must be one the protocol allows (`OK`, `ERROR ...`,
 //! `UNKNOWN ...`, the `ABOUT` line, or a move); `INFO` gets no answer, only a `DEBUG` note
-//! when it cannot be read; a move must be the stone the brain just put on its own board,
-//! legally; and cutting the input differently must not change the lines.
+//! when it cannot be read and a `MESSAGE` for a rule the brain does not play; a move must be
+//! the stone the brain just put on its own board, legally; and cutting the input differently
+//! must not change the lines.
 #![no_main]
 
 use std::time::Duration;

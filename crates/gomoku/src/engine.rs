@@ -235,7 +235,7 @@ impl AlphaBetaEngine {
             }
             game.pos.play(cell);
             let loses = self.solver.vct(&mut game.pos, &ThreatLimits::time(left));
-            game.pos.undo();
+            game.pos.take_back();
             self.info.threat_nodes += self.solver.nodes();
             if self.solver.aborted() {
                 safe.extend(cands[i..].iter().map(|&(_, c)| c));
@@ -513,7 +513,7 @@ mod tests {
                 let loses = reference
                     .vct(&mut game.pos, &ThreatLimits::default())
                     .is_some();
-                game.pos.undo();
+                game.pos.take_back();
                 if !loses {
                     safe.push(q);
                 }
@@ -610,7 +610,7 @@ mod tests {
                 assert!(pos.threat(me, q) < Threat::Four, "{q} makes a four\n{b}");
                 pos.play(q);
                 let loses = reference.vct(&mut pos, &ThreatLimits::default()).is_some();
-                pos.undo();
+                pos.take_back();
                 assert!(loses, "{:?} does not lose\n{b}", pos.to_move(q));
             }
         }

@@ -382,6 +382,17 @@ impl Position {
         Some(p)
     }
 
+    /// [`undo`](Self::undo) where the search knows there is a move to take back: a search
+    /// that lost count of its passes stops here in debug builds instead of going on with a
+    /// stone too many.
+    pub(crate) fn take_back(&mut self) {
+        let undone = self.undo();
+        debug_assert!(
+            undone.is_some(),
+            "nothing to take back, or a pass outstanding"
+        );
+    }
+
     /// Passes: the other side moves next (a null move, for threat detection). Undo with
     /// another `pass`.
     pub fn pass(&mut self) {

@@ -7,7 +7,8 @@
 //! - [`LineSplitter`] cuts a byte stream into lines at CR, LF or CR LF;
 //! - [`parse_line`] turns a line into a [`Command`] and never panics: malformed commands become
 //!   [`Command::Malformed`] (answered `ERROR`), unknown ones [`Command::Unknown`] (`UNKNOWN`),
-//!   unreadable settings [`Command::BadInfo`] (only a `DEBUG` line: `INFO` gets no answer);
+//!   unreadable settings [`Command::BadInfo`] (only a `DEBUG` line: `INFO` gets no answer
+//!   but a `MESSAGE` naming a rule the brain does not play);
 //! - [`Brain`] is the state machine of a brain around any [`Engine`]: board set-up, turns,
 //!   takebacks, settings, and the time it may think for each move ([`TimeControl`]).
 //!
@@ -52,7 +53,8 @@ pub const MAX_LINE: usize = 4096;
 
 /// What a [`LineSplitter`] gives for a line longer than [`MAX_LINE`] bytes: not its beginning,
 /// which could read as a valid command or move (`TURN 7,7` followed by kilobytes of junk), but
-/// a line that [`parse_line`] reports as malformed and no reader takes for a move.
+/// a line that [`parse_line`] reports as malformed and no reader takes for a move. (A long
+/// `MESSAGE` or `DEBUG` line, a comment either way, keeps its first [`MAX_LINE`] bytes.)
 pub const TOO_LONG: &str = "\u{fffd} line too long";
 
 /// Cuts a byte stream into lines at CR, LF or CR LF, whichever the sender uses.
@@ -93,10 +95,11 @@ impl LineSplitter {
     }
 
     fn flush_into(&mut self, lines: &mut Vec<String>) {
-        if self.long {
+        let line = String::from_utf8_lossy(&self.current);
+        if self.long && !is_comment(&line) {
             lines.push(TOO_LONG.to_owned());
-        } else if !self.current.is_empty() {
-            lines.push(String::from_utf8_lossy(&self.current).into_owned());
+        } else if !line.is_empty() {
+            lines.push(line.into_owned());
         }
         self.current.clear();
         self.long = false;
@@ -143,7 +146,8 @@ pub enum Command {
     Stone(Move, u8),
     /// `DONE`: end of a `BOARD` block; answer with a move.
     Done,
-    /// `INFO key value`: a setting; no answer.
+    /// `INFO key value`: a setting; no answer (but a `MESSAGE` for a rule the brain does not
+    /// play, see [`Brain`]).
     Info(Info),
     /// `END`: exit at once.
     End,
@@ -161,7 +165,8 @@ pub enum Command {
     Malformed(String),
     /// An `INFO` line whose value cannot be read, with the reason. The setting is ignored;
     /// as `INFO` gets no answer, a brain only notes it on a `DEBUG` line (which managers
-    /// log), never `ERROR`, which a manager could take for the answer to its next command.
+    /// log), never `ERROR`, which a manager could take for the answer to its next command
+    /// (`MESSAGE` and `DEBUG` lines are never taken for answers).
     BadInfo(String),
     /// A command this brain does not know, as received.
     Unknown(String),
@@ -189,7 +194,7 @@ pub fn parse_line(line: &str) -> Command {
         return Command::Empty;
     }
     if line == TOO_LONG {
-        return Command::Malformed(format!("a line of more than {MAX_LINE} bytes"));
+        return Command::Malformed(LONG_LINE.to_owned());
     }
     let (word, rest) = match line.find(char::is_whitespace) {
         Some(i) => (&line[..i], line[i..].trim()),
@@ -453,6 +458,9 @@ impl<E: Engine> std::fmt::Debug for Brain<E> {
 /// The reason [`parse_line`] gives for a line shaped like a stone line that is not one.
 const BAD_STONE: &str = "a stone line is x,y,field";
 
+/// The reason [`parse_line`] gives for [`TOO_LONG`].
+const LONG_LINE: &str = "a line of more than 4096 bytes";
+
 /// The answer to an unreadable `INFO` line: a `DEBUG` note, as `INFO` gets no answer.
 fn ignored_info(why: &str) -> Output {
     Output::line(format!("DEBUG ignored: {why}"))
@@ -690,7 +698,7 @@ impl<E: Engine> Brain<E> {
             // One unreadable stone line (or line of garbage) spoils the block, but it is read
             // to its end, so that the manager gets one answer, at `DONE`, not one for every
             // line after it. A command with bad arguments interrupts it, as any command does.
-            Command::Malformed(why) if why.starts_with(BAD_STONE) => {
+            Command::Malformed(why) if why.starts_with(BAD_STONE) || why == LONG_LINE => {
                 self.unreadable.get_or_insert(why);
                 Output::none()
             }
@@ -1189,6 +1197,7 @@ mod tests {
         s.push(&vec![b'x'; 3 * MAX_LINE], &mut lines);
         s.push(b"\nEND\n", &mut lines);
         assert_eq!(lines, [TOO_LONG, "END"]);
+        assert!(LONG_LINE.contains(&format!(" {MAX_LINE} ")));
         // The first MAX_LINE bytes of a longer line are a valid command; the line is not.
         let mut long = b"TURN 7,7".to_vec();
         long.resize(MAX_LINE, b' ');
@@ -1202,6 +1211,15 @@ mod tests {
         assert_eq!(lines, [TOO_LONG]);
         assert!(matches!(parse_line(&lines[0]), Command::Malformed(_)));
         assert_eq!(parse_move(&lines[0]), None);
+        // A long comment stays a comment (a brain's MESSAGE before its move is skipped).
+        let mut message = b"MESSAGE ".to_vec();
+        message.resize(2 * MAX_LINE, b'x');
+        message.push(b'\n');
+        lines.clear();
+        s.push(&message, &mut lines);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].starts_with("MESSAGE xx") && lines[0].len() == MAX_LINE);
+        assert!(is_comment(&lines[0]));
     }
 
     #[test]
@@ -1423,6 +1441,15 @@ mod tests {
         assert_eq!(
             say(&mut b, "DONE"),
             ["ERROR BOARD: unknown line \"garbage\""]
+        );
+        assert_eq!(b.board().unwrap().history(), before);
+        // A line too long to read spoils a block as garbage does.
+        for l in ["BOARD", "3,3,1", TOO_LONG, "4,4,2"] {
+            assert!(say(&mut b, l).is_empty(), "{l}");
+        }
+        assert_eq!(
+            say(&mut b, "DONE"),
+            ["ERROR BOARD: a line of more than 4096 bytes"]
         );
         assert_eq!(b.board().unwrap().history(), before);
         // A block that never ends keeps at most a board's worth of stones.

@@ -182,7 +182,7 @@ impl Game for SearchGame {
     }
 
     fn undo(&mut self, _mv: &u16) {
-        self.pos.undo();
+        self.pos.take_back();
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -303,7 +303,7 @@ mod tests {
                 assert!(pos.threat(me, q) < Threat::Four, "{q}\n{b}");
                 pos.play(q);
                 let loses = reference.vcf(&mut pos, &ThreatLimits::default()).is_some();
-                pos.undo();
+                pos.take_back();
                 assert!(loses, "{:?} was left out but holds\n{b}", pos.to_move(q));
             }
         }

@@ -261,7 +261,7 @@ impl ThreatSolver {
             pos.play(r);
             let mut l = Vec::new();
             let loses = self.attack(pos, depth, threes, &mut l);
-            pos.undo();
+            pos.take_back();
             if self.aborted {
                 return if threes { None } else { Some(all) };
             }
@@ -399,7 +399,7 @@ impl ThreatSolver {
             pos.play(q);
             line.push(q);
             let ok = self.defend(pos, depth - 1, threes, line);
-            pos.undo();
+            pos.take_back();
             if ok {
                 return true;
             }
@@ -450,7 +450,7 @@ impl ThreatSolver {
             pos.play(b);
             line.push(b);
             let ok = self.attack(pos, depth, threes, line);
-            pos.undo();
+            pos.take_back();
             if !ok {
                 line.pop();
             }
@@ -474,7 +474,7 @@ impl ThreatSolver {
             pos.play(r);
             let mut sub = vec![r];
             let ok = self.attack(pos, depth, true, &mut sub);
-            pos.undo();
+            pos.take_back();
             if !ok {
                 return false;
             }

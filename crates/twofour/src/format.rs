@@ -302,8 +302,8 @@ pub fn parse_bytes(input: &[u8]) -> Result<Problem, ParseError> {
 /// ```
 ///
 /// # Errors
-/// The header's errors (an empty input, no game count, N out of range) at once; the others
-/// as the iterator's last item.
+/// The header's errors (an empty input, a bad or too large number in it, no game count, N
+/// out of range) at once; the others as the iterator's last item.
 pub fn read_games(input: &str) -> Result<Games<'_>, ParseError> {
     // A UTF-8 byte-order mark, as some editors write, is not a token.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
@@ -445,6 +445,9 @@ impl Games<'_> {
         Ok(Some(position))
     }
 }
+
+/// After its last item (a game, or an error), a `Games` gives only `None`.
+impl std::iter::FusedIterator for Games<'_> {}
 
 impl Iterator for Games<'_> {
     type Item = Result<Position, ParseError>;

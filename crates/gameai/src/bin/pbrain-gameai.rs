@@ -45,29 +45,24 @@ fn table_bytes(bytes: u64) -> usize {
 }
 
 /// The engine `kind` sized for a memory limit of `bytes` (0: none): a table the machine
-/// cannot give is halved until it can (a table of [`MIN_TABLE`] it cannot give either ends
-/// the move in an error).
+/// cannot give is halved until it can, down to [`MIN_TABLE`] (which it must give: failing
+/// that ends the move in an error).
 fn build(kind: &str, bytes: u64) -> Box<dyn Engine> {
+    let min = usize::try_from(MIN_TABLE).unwrap_or(usize::MAX);
     let mut budget = table_bytes(bytes);
     loop {
-        let smallest = budget as u64 <= MIN_TABLE;
         let engine: Result<Box<dyn Engine>, _> = match kind {
-            "bestfirst" => {
-                let config = BestFirstConfig {
-                    memory_bytes: budget,
-                    policy: Policy::ScoreMinusVisits { visit_weight: 8 },
-                };
-                if smallest {
-                    return Box::new(BestFirstEngine::with_config(config));
-                }
-                BestFirstEngine::try_with_config(config).map(|e| Box::new(e) as _)
-            }
-            _ if smallest => return Box::new(AlphaBetaEngine::with_memo_bytes(budget)),
+            "bestfirst" => BestFirstEngine::try_with_config(BestFirstConfig {
+                memory_bytes: budget,
+                policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+            })
+            .map(|e| Box::new(e) as _),
             _ => AlphaBetaEngine::try_with_memo_bytes(budget).map(|e| Box::new(e) as _),
         };
         match engine {
             Ok(engine) => return engine,
-            Err(_) => budget /= 2,
+            Err(e) if budget <= min => panic!("a table of {budget} bytes: {e}"),
+            Err(_) => budget = (budget / 2).max(min),
         }
     }
 }
