@@ -297,6 +297,10 @@ pub struct TimeControl {
     pub timeout_match: u64,
     /// Milliseconds left in the match, when the manager said.
     pub time_left: Option<u64>,
+    /// Milliseconds the brain has thought since the last `time_left`, or since the game
+    /// began when none came: taken off the time left, so that the clock runs down for a
+    /// manager that sends only `timeout_match`.
+    pub spent: u64,
 }
 
 impl Default for TimeControl {
@@ -305,6 +309,7 @@ impl Default for TimeControl {
             timeout_turn: 30_000,
             timeout_match: 0,
             time_left: None,
+            spent: 0,
         }
     }
 }
@@ -319,7 +324,7 @@ impl TimeControl {
     /// game rarely needs more than a dozen hard moves per side, and the share shrinks as the
     /// clock runs down). The time left is the last `time_left` received, which managers send
     /// before every move of a timed match (so a brain may rely on it alone), or else the
-    /// match limit. A safety margin of a tenth plus 30 ms is kept back for the process to
+    /// match limit, less what the brain has [`spent`](Self::spent) since. A safety margin of a tenth plus 30 ms is kept back for the process to
     /// print its move and for the manager's clock; the result is never below 5 ms. Asked for
     /// speed (`timeout_turn 0`), the brain thinks [`TimeControl::FASTEST`], or less if its
     /// share of the time left is less.
@@ -328,7 +333,8 @@ impl TimeControl {
         let with_margin = |ms: u64| Duration::from_millis(ms.saturating_sub(ms / 10 + 30).max(5));
         let left = self
             .time_left
-            .or((self.timeout_match > 0).then_some(self.timeout_match));
+            .or((self.timeout_match > 0).then_some(self.timeout_match))
+            .map(|ms| ms.saturating_sub(self.spent));
         let share = left.map(|ms| ms / 12);
         if self.timeout_turn == 0 {
             return share.map_or(Self::FASTEST, |ms| Self::FASTEST.min(with_margin(ms)));
@@ -616,7 +622,10 @@ impl<E: Engine> Brain<E> {
                 }
                 self.time.timeout_match = ms;
             }
-            Info::TimeLeft(ms) => self.time.time_left = Some(ms),
+            Info::TimeLeft(ms) => {
+                self.time.time_left = Some(ms);
+                self.time.spent = 0;
+            }
             Info::MaxMemory(bytes) => {
                 // Managers repeat their settings; an engine rebuilt for the same limit would
                 // only lose what it has learnt (and take time to size its tables).
@@ -664,6 +673,7 @@ impl<E: Engine> Brain<E> {
         // A new game's clock is not the last one's (a manager sends the time left before
         // every move of a timed match).
         self.time.time_left = None;
+        self.time.spent = 0;
         match Board::new(n, self.rule) {
             Ok(b) => {
                 self.board = Some(b);
@@ -783,7 +793,11 @@ impl<E: Engine> Brain<E> {
         if board.is_over() {
             return Output::line("ERROR the game is over");
         }
-        match self.engine.choose_move(board, think) {
+        let start = Instant::now();
+        let chosen = self.engine.choose_move(board, think);
+        let ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.time.spent = self.time.spent.saturating_add(ms);
+        match chosen {
             Ok(m) => match board.play(m) {
                 Ok(()) => Output::line(m.to_string()),
                 Err(e) => Output::line(format!("ERROR engine chose {m}: {e}")),
@@ -1312,10 +1326,50 @@ mod tests {
         assert_eq!(t.think_time(), Duration::from_millis(100 - 40));
         t.time_left = Some(2_147_483_647);
         assert_eq!(t.think_time(), Duration::from_millis(870));
-        // Without a time left, the match limit stands for it.
+        // Without a time left, the match limit stands for it, less the time spent since
+        // the game began.
         t.time_left = None;
         t.timeout_match = 3600;
         assert_eq!(t.think_time(), Duration::from_millis(300 - 60));
+        t.spent = 1200;
+        assert_eq!(t.think_time(), Duration::from_millis(200 - 50));
+        t.spent = 5000;
+        assert_eq!(t.think_time(), Duration::from_millis(5));
+        // With a time left, only what was spent after it counts.
+        t.spent = 600;
+        t.time_left = Some(1800);
+        assert_eq!(t.think_time(), Duration::from_millis(100 - 40));
+    }
+
+    /// The brain counts its thinking time against the match when the manager sends no time
+    /// left, and starts counting afresh at each time left and each new game.
+    #[test]
+    fn the_brain_counts_its_own_time() {
+        struct Slow;
+        impl Engine for Slow {
+            fn name(&self) -> &str {
+                "slow"
+            }
+            fn choose_move(&mut self, board: &Board, _: Duration) -> Result<Move, GomokuError> {
+                std::thread::sleep(Duration::from_millis(30));
+                (0..board.size() as u8)
+                    .flat_map(|y| (0..board.size() as u8).map(move |x| Move::new(x, y)))
+                    .find(|&m| board.is_legal(m))
+                    .ok_or_else(|| GomokuError::NoMove("full".into()))
+            }
+        }
+        let mut b = Brain::new(Slow);
+        say(&mut b, "INFO timeout_match 100000");
+        say(&mut b, "START 15");
+        say(&mut b, "BEGIN");
+        let spent = b.time_control().spent;
+        assert!(spent >= 30, "{spent}");
+        say(&mut b, "INFO time_left 90000");
+        assert_eq!(b.time_control().spent, 0);
+        say(&mut b, "TURN 7,7");
+        assert!(b.time_control().spent >= 30);
+        say(&mut b, "RESTART");
+        assert_eq!(b.time_control().spent, 0);
     }
 
     /// Plays the first empty cell, row by row.
@@ -1333,7 +1387,7 @@ mod tests {
         }
     }
 
-    fn say(brain: &mut Brain<FirstEmpty>, line: &str) -> Vec<String> {
+    fn say<E: Engine>(brain: &mut Brain<E>, line: &str) -> Vec<String> {
         brain.handle_line(line).lines
     }
 
