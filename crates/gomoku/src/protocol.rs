@@ -96,7 +96,7 @@ impl LineSplitter {
 
     fn flush_into(&mut self, lines: &mut Vec<String>) {
         let line = String::from_utf8_lossy(&self.current);
-        if self.long && !is_comment(&line) {
+        if self.long && !first_word_is(&line, &["MESSAGE", "DEBUG"]) {
             lines.push(TOO_LONG.to_owned());
         } else if !line.is_empty() {
             lines.push(line.into_owned());
@@ -298,8 +298,8 @@ pub struct TimeControl {
     /// Milliseconds left in the match, when the manager said.
     pub time_left: Option<u64>,
     /// Milliseconds the brain has thought since the last `time_left`, or since the game
-    /// began when none came: taken off the time left, so that the clock runs down for a
-    /// manager that sends only `timeout_match`.
+    /// began (or the match limit changed) when none came: taken off the time left, so that
+    /// the clock runs down for a manager that sends only `timeout_match`.
     pub spent: u64,
 }
 
@@ -616,9 +616,11 @@ impl<E: Engine> Brain<E> {
         match info {
             Info::TimeoutTurn(ms) => self.time.timeout_turn = ms,
             Info::TimeoutMatch(ms) => {
-                // Another match limit: the time left of the old one no longer applies.
+                // Another match limit: the time left of the old one, and the time spent
+                // since, no longer apply.
                 if ms != self.time.timeout_match {
                     self.time.time_left = None;
+                    self.time.spent = 0;
                 }
                 self.time.timeout_match = ms;
             }
@@ -1234,6 +1236,12 @@ mod tests {
         assert_eq!(lines.len(), 1);
         assert!(lines[0].starts_with("MESSAGE xx") && lines[0].len() == MAX_LINE);
         assert!(is_comment(&lines[0]));
+        // Blanks are no comment: a long line of them is refused like any other.
+        let mut blank = vec![b' '; 2 * MAX_LINE];
+        blank.extend_from_slice(b"TURN 7,7\n");
+        lines.clear();
+        s.push(&blank, &mut lines);
+        assert_eq!(lines, [TOO_LONG]);
     }
 
     #[test]
@@ -1369,6 +1377,10 @@ mod tests {
         say(&mut b, "TURN 7,7");
         assert!(b.time_control().spent >= 30);
         say(&mut b, "RESTART");
+        assert_eq!(b.time_control().spent, 0);
+        say(&mut b, "BEGIN");
+        assert!(b.time_control().spent >= 30);
+        say(&mut b, "INFO timeout_match 50000");
         assert_eq!(b.time_control().spent, 0);
     }
 

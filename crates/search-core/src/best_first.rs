@@ -1054,6 +1054,12 @@ mod tests {
         let mut tried = Bf::new(bf.config());
         tried.try_reserve_all().unwrap();
         assert_eq!(tried.arena_bytes(), bf.arena_bytes());
+        // However large the bound, the arena indexes at most u32::MAX nodes.
+        let huge = Bf::new(BestFirstConfig {
+            memory_bytes: usize::MAX,
+            policy: Policy::Principal,
+        });
+        assert_eq!(huge.capacity(), u32::MAX as usize);
     }
 
     /// A bare tree: a root with `root_visits` visits over leaves of the given (score for
