@@ -236,6 +236,45 @@ impl Hasher for FxHasher {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Under any run of stores, reads and clears: the count of entries is the number of
+        /// live slots and never above the capacity; a key just stored reads back its value;
+        /// any key read back gives the value last stored for it since the last clear.
+        #[test]
+        fn the_table_counts_and_returns_what_it_holds(
+            ops in proptest::collection::vec((0u8..3, 0u64..48, proptest::prelude::any::<u8>()), 1..400),
+            bytes in 16usize..512,
+        ) {
+            use proptest::prop_assert;
+            use proptest::prop_assert_eq;
+            let mut t = MemoTable::<u64, u64>::with_memory(bytes);
+            let mut last = std::collections::HashMap::new();
+            for (n, &(op, key, work)) in ops.iter().enumerate() {
+                match op {
+                    0 => {
+                        t.store(key, n as u64, work);
+                        last.insert(key, n as u64);
+                        prop_assert_eq!(t.get(&key), Some(&(n as u64)));
+                    }
+                    1 => {
+                        if let Some(v) = t.get(&key) {
+                            prop_assert_eq!(Some(v), last.get(&key));
+                        }
+                    }
+                    _ if work % 8 == 0 => {
+                        t.clear();
+                        last.clear();
+                        prop_assert!(t.is_empty());
+                    }
+                    _ => {}
+                }
+                let live = t.slots.iter().filter(|s| t.live(s)).count();
+                prop_assert_eq!(t.len(), live);
+                prop_assert!(t.len() <= t.capacity());
+            }
+        }
+    }
+
     #[test]
     fn respects_memory_bound() {
         for bytes in [0, 1, 100, 1000, 1 << 20] {

@@ -130,6 +130,25 @@ proptest! {
         prop_assert_eq!(s.search(&mut game, &Limits::default()).score, exact);
     }
 
+    /// A search stopped part way leaves nothing false in the table: the same searcher, run
+    /// to the end afterwards, still returns negamax's exact value.
+    #[test]
+    fn a_stopped_search_leaves_a_sound_table(
+        g in arb_game(false),
+        merge in any::<bool>(),
+        bytes in 64usize..5000,
+        nodes in 1u64..400,
+    ) {
+        let exact = minimax::negamax(&mut g.clone(), 64, &mut Stats::default());
+        let mut s = Searcher::new(SearchConfig { memo_bytes: bytes, merge_moves: merge });
+        let mut game = g.clone();
+        s.search(&mut game, &Limits::nodes(nodes));
+        prop_assert_eq!(game.path(), g.path());
+        let r = s.search(&mut game, &Limits::default());
+        prop_assert!(r.exact);
+        prop_assert_eq!(r.score, exact);
+    }
+
     /// Stopping on a node budget or a raised flag always unwinds every move and still
     /// answers with a legal move.
     #[test]
