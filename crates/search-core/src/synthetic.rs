@@ -45,7 +45,9 @@ fn mix(mut x: u64) -> u64 {
 impl RandomGame {
     /// A game whose positions at each ply are ids in `0..width`, that ends at ply `height`
     /// (and at random earlier), with up to `max_moves` moves a position. A small `width` makes
-    /// many lines meet again; a huge one makes the game a tree.
+    /// many lines meet again; a huge one makes the game a tree. A position lists its moves in
+    /// one vector, so `max_moves` must be a number of `u64`s memory can hold; keys put the ply
+    /// above bit 48, so with a `width` above 2^48 keys of different plies may (rarely) meet.
     ///
     /// # Panics
     /// If `width` is 0 (a game needs room for its root).
