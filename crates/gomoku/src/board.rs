@@ -204,6 +204,21 @@ impl Geometry {
         (x < self.size && y < self.size).then(|| self.index(x, y))
     }
 
+    /// The padded index of `m` if it is an empty cell of the board among `cells`, or why not.
+    pub(crate) fn empty_cell(&self, cells: &[u8], m: Move) -> Result<usize, GomokuError> {
+        let Some(i) = self.checked_index(m) else {
+            return Err(GomokuError::OffBoard {
+                x: m.x,
+                y: m.y,
+                size: self.size,
+            });
+        };
+        if cells[i] != EMPTY {
+            return Err(GomokuError::Occupied { x: m.x, y: m.y });
+        }
+        Ok(i)
+    }
+
     /// Index offsets of the four line directions: horizontal, vertical, both diagonals.
     #[must_use]
     pub fn directions(&self) -> [usize; 4] {
@@ -395,16 +410,7 @@ impl Board {
         if self.winner.is_some() || self.is_full() {
             return Err(GomokuError::GameOver);
         }
-        let Some(i) = self.geo.checked_index(m) else {
-            return Err(GomokuError::OffBoard {
-                x: m.x,
-                y: m.y,
-                size: self.geo.size,
-            });
-        };
-        if self.cells[i] != EMPTY {
-            return Err(GomokuError::Occupied { x: m.x, y: m.y });
-        }
+        let i = self.geo.empty_cell(&self.cells, m)?;
         let s = self.side_to_move();
         self.cells[i] = s.code();
         let z = zobrist();

@@ -294,16 +294,7 @@ impl Position {
         if self.winner.is_some() {
             return Err(GomokuError::GameOver);
         }
-        let Some(p) = self.geo.checked_index(m) else {
-            return Err(GomokuError::OffBoard {
-                x: m.x,
-                y: m.y,
-                size: self.geo.size,
-            });
-        };
-        if self.cells[p] != EMPTY {
-            return Err(GomokuError::Occupied { x: m.x, y: m.y });
-        }
+        let p = self.geo.empty_cell(&self.cells, m)?;
         self.play(p);
         Ok(p)
     }

@@ -324,8 +324,9 @@ impl TimeControl {
     /// game rarely needs more than a dozen hard moves per side, and the share shrinks as the
     /// clock runs down). The time left is the last `time_left` received, which managers send
     /// before every move of a timed match (so a brain may rely on it alone), or else the
-    /// match limit, less what the brain has [`spent`](Self::spent) since. A safety margin of a tenth plus 30 ms is kept back for the process to
-    /// print its move and for the manager's clock; the result is never below 5 ms. Asked for
+    /// match limit, less what the brain has [`spent`](Self::spent) since. A safety margin of
+    /// a tenth plus 30 ms is kept back for the process to print its move and for the
+    /// manager's clock; the result is never below 5 ms. Asked for
     /// speed (`timeout_turn 0`), the brain thinks [`TimeControl::FASTEST`], or less if its
     /// share of the time left is less.
     #[must_use]
