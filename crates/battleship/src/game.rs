@@ -390,9 +390,11 @@ impl Game {
         &self.view
     }
 
-    /// The view, mutable (to mark salvo cells as pending).
-    pub fn view_mut(&mut self) -> &mut View {
-        &mut self.view
+    /// Marks `cell` as chosen in the current salvo turn ([`View::set_pending`]), the one
+    /// change to the view that does not come from a shot: the rest follows from
+    /// [`Game::shoot`], so the view always agrees with the fleet.
+    pub fn set_pending(&mut self, cell: usize) {
+        self.view.set_pending(cell);
     }
 
     /// Whether every ship is sunk.

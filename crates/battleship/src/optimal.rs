@@ -64,6 +64,9 @@ pub struct ExactLimits {
     /// single line of play is left or greedy play is valued from at most a few fleets, are
     /// not counted).
     pub max_states: usize,
+    /// Most steps of the search that lists the fleets (one step places one ship): a fleet
+    /// crowded onto its board can take a long search to list even few fleets, or none.
+    pub max_nodes: u64,
 }
 
 impl Default for ExactLimits {
@@ -71,6 +74,7 @@ impl Default for ExactLimits {
         ExactLimits {
             max_fleets: 200_000,
             max_states: 20_000_000,
+            max_nodes: 100_000_000,
         }
     }
 }
@@ -94,7 +98,7 @@ pub struct ExactValue {
 ///
 /// # Errors
 /// [`Error::TooLarge`] beyond `limits`, [`Error::Rules`] under salvo rules (one shot per turn
-/// only).
+/// only), [`Error::FleetDoesNotFit`] when no fleet can be placed.
 pub fn exact_mean_shots(
     geo: &Arc<Geometry>,
     strategy: Strategy,
@@ -105,8 +109,13 @@ pub fn exact_mean_shots(
             "exact shot counts are computed for one shot per turn".into(),
         ));
     }
-    let fleets = all_fleets(geo, limits.max_fleets)?;
+    let fleets = all_fleets(geo, limits.max_fleets, limits.max_nodes)?;
     let n = fleets.len();
+    if n == 0 {
+        return Err(Error::FleetDoesNotFit(
+            "no placement of the whole fleet exists".into(),
+        ));
+    }
     let mut solver = Solver::new(geo, fleets, strategy, limits.max_states)?;
     let all: Vec<u32> = (0..n as u32).collect();
     let fp = all.iter().fold(0u128, |a, &f| a ^ zobrist(f as usize));
@@ -252,7 +261,7 @@ pub fn shot_values_within(
 }
 
 /// Every labelled fleet of `geo` as per-ship cell masks, by depth-first placement.
-fn all_fleets(geo: &Geometry, max: usize) -> Result<Vec<Vec<u128>>, Error> {
+fn all_fleets(geo: &Geometry, max: usize, max_nodes: u64) -> Result<Vec<Vec<u128>>, Error> {
     let rules = geo.rules();
     let mut per_ship: Vec<Vec<u128>> = Vec::with_capacity(rules.fleet.len());
     for (i, s) in rules.fleet.iter().enumerate() {
@@ -273,8 +282,18 @@ fn all_fleets(geo: &Geometry, max: usize) -> Result<Vec<Vec<u128>>, Error> {
     }
     let mut out = Vec::new();
     let mut stack = Vec::with_capacity(per_ship.len());
-    place(geo, &per_ship, &mut stack, 0, 0, &mut out, max)?;
+    let mut budget = Budget {
+        max_fleets: max,
+        nodes_left: max_nodes,
+    };
+    place(geo, &per_ship, &mut stack, 0, 0, &mut out, &mut budget)?;
     Ok(out)
+}
+
+/// What the fleet listing may still spend.
+struct Budget {
+    max_fleets: usize,
+    nodes_left: u64,
 }
 
 fn place(
@@ -284,8 +303,15 @@ fn place(
     used: u128,
     blocked: u128,
     out: &mut Vec<Vec<u128>>,
-    max: usize,
+    budget: &mut Budget,
 ) -> Result<(), Error> {
+    let max = budget.max_fleets;
+    if budget.nodes_left == 0 {
+        return Err(Error::TooLarge(
+            "the search for the fleets ran past its node budget".into(),
+        ));
+    }
+    budget.nodes_left -= 1;
     let i = stack.len();
     if i == per_ship.len() {
         if out.len() >= max {
@@ -305,7 +331,7 @@ fn place(
             0
         };
         stack.push(m);
-        place(geo, per_ship, stack, used | m, blocked | halo, out, max)?;
+        place(geo, per_ship, stack, used | m, blocked | halo, out, budget)?;
         stack.pop();
     }
     Ok(())
@@ -1075,7 +1101,7 @@ mod tests {
     fn answers_match_the_game_engine() {
         for fb in Feedback::ALL {
             let geo = Geometry::new(&rules(4, 4, &[3, 2], Adjacency::Allowed, fb)).unwrap();
-            let fleets = all_fleets(&geo, 10_000).unwrap();
+            let fleets = all_fleets(&geo, 10_000, u64::MAX).unwrap();
             for (i, f) in fleets.iter().enumerate().step_by(7) {
                 let placements = f
                     .iter()
@@ -1142,7 +1168,7 @@ mod tests {
             Feedback::Standard,
         ))
         .unwrap();
-        let fleets = all_fleets(&geo, 100_000).unwrap();
+        let fleets = all_fleets(&geo, 100_000, u64::MAX).unwrap();
         let n = fleets.len();
         let solver = Solver::new(&geo, fleets, Strategy::GreedyFirst, 10).unwrap();
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
@@ -1183,7 +1209,7 @@ mod tests {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
         for fb in Feedback::ALL {
             let geo = Geometry::new(&rules(5, 5, &[3, 2, 2], Adjacency::Allowed, fb)).unwrap();
-            let fleets = all_fleets(&geo, 100_000).unwrap();
+            let fleets = all_fleets(&geo, 100_000, u64::MAX).unwrap();
             let n = fleets.len();
             let mut solver = Solver::new(&geo, fleets, Strategy::GreedyFirst, 10).unwrap();
             for round in 0..200 {
@@ -1307,18 +1333,42 @@ mod tests {
         let small = ExactLimits {
             max_fleets: 10,
             max_states: 1000,
+            ..ExactLimits::default()
         };
         assert!(matches!(
             exact_mean_shots(&geo, Strategy::Optimal, &small),
             Err(Error::TooLarge(_))
         ));
         let few_states = ExactLimits {
-            max_fleets: 100_000,
             max_states: 10,
+            ..ExactLimits::default()
         };
         assert!(matches!(
             exact_mean_shots(&geo, Strategy::Optimal, &few_states),
             Err(Error::TooLarge(_))
         ));
+        let few_nodes = ExactLimits {
+            max_nodes: 20,
+            ..ExactLimits::default()
+        };
+        assert!(matches!(
+            exact_mean_shots(&geo, Strategy::Optimal, &few_nodes),
+            Err(Error::TooLarge(_))
+        ));
+        // Four one-cell ships fit a 3x3 board under no-touch (its corners: 4! labelled
+        // fleets), five do not (refused by the geometry already).
+        let crowded = |ships: usize| {
+            Geometry::new(&rules(
+                3,
+                3,
+                &vec![1; ships],
+                Adjacency::NoTouch,
+                Feedback::Standard,
+            ))
+        };
+        let four = crowded(4).unwrap();
+        let v = exact_mean_shots(&four, Strategy::Optimal, &ExactLimits::default()).unwrap();
+        assert_eq!((v.fleets, v.mean_shots), (24, 4.0));
+        assert!(matches!(crowded(5), Err(Error::FleetDoesNotFit(_))));
     }
 }

@@ -177,7 +177,7 @@ pub fn play(
             match d {
                 Ok(d) => {
                     rec.estimated += u32::from(d.estimated);
-                    game.view_mut().set_pending(d.cell);
+                    game.set_pending(d.cell);
                     turn.push(d.cell);
                 }
                 Err(e) => {

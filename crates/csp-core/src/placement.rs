@@ -245,6 +245,12 @@ impl Family {
         self.shape.checked_shl(s).unwrap_or(0)
     }
 
+    /// Whether some value of the family covers exactly `cells`.
+    fn holds(&self, cells: u128) -> bool {
+        let (c, h) = (cells.trailing_zeros(), self.shape.trailing_zeros());
+        cells != 0 && c >= h && self.starts >> (c - h) & 1 == 1 && self.cells(c - h) == cells
+    }
+
     /// The halo of start `s`: its entry of the halo table, or its cells when the family has
     /// no table (nothing for `s >= 128`).
     #[inline]
@@ -334,12 +340,20 @@ impl PlacementCsp {
     /// # Errors
     /// [`CspError::InvalidPlacement`] if a value covers (or its halo reaches) an element
     /// outside the universe, or has a halo that misses one of its cells (a table shared from
-    /// a family with other starts).
+    /// a family with other starts), or if two families hold a value with the same cells (a
+    /// one-cell ship given both orientations, say): the counts and marginals count values,
+    /// so such a value would weigh twice.
     pub fn add_var(&mut self, families: Vec<Family>) -> Result<usize, CspError> {
-        for f in &families {
+        for (i, f) in families.iter().enumerate() {
             f.check_halo()?;
             for s in bits(f.starts) {
-                self.check_elements(f.block(s) | f.cells(s))?;
+                let cells = f.cells(s);
+                self.check_elements(f.block(s) | cells)?;
+                if let Some(j) = families[..i].iter().position(|g| g.holds(cells)) {
+                    return Err(CspError::InvalidPlacement(format!(
+                        "families {j} and {i} both hold the value covering {cells:#x}"
+                    )));
+                }
             }
         }
         self.vars.push(families);
@@ -1727,6 +1741,38 @@ pub fn estimate_placements(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value held by two families of one variable would be counted twice (a uniform
+    /// domain of two families {0, 1} and {0} gave element 0 the probability 2/3): refused.
+    #[test]
+    fn a_value_in_two_families_is_refused() {
+        let mut p = PlacementCsp::new(4).unwrap();
+        let twice = p.add_var(vec![
+            Family::new(1, 0b11).unwrap(),
+            Family::new(1, 0b01).unwrap(),
+        ]);
+        assert!(
+            matches!(twice, Err(CspError::InvalidPlacement(_))),
+            "{twice:?}"
+        );
+        // The same cells from another shape and start, too.
+        let shifted = p.add_var(vec![
+            Family::new(0b10, 0b1).unwrap(),
+            Family::new(0b1, 0b10).unwrap(),
+        ]);
+        assert!(
+            matches!(shifted, Err(CspError::InvalidPlacement(_))),
+            "{shifted:?}"
+        );
+        assert_eq!(p.num_vars(), 0);
+        // Overlapping cells are fine when no two values are the same.
+        let v = p.add_var(vec![
+            Family::new(0b11, 0b101).unwrap(),
+            Family::new(1, 0b1111).unwrap(),
+        ]);
+        assert_eq!(v, Ok(0));
+        assert_eq!(p.domain_size(0), 6);
+    }
 
     #[test]
     fn meeting_starts_matches_a_loop() {

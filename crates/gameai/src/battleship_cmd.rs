@@ -487,6 +487,10 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         let mut shooter = tuned.build(config);
         Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(a.seed, i)))
     };
+    if fleets.is_none() {
+        // A fleet that cannot be drawn fails at once, not after every game has tried.
+        seeded_fleet(&geo, placer, a.seed, 0)?;
+    }
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
     let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
@@ -792,6 +796,7 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
                 task: format!("{games} {name} games, shooter {kind}"),
                 result: format!("mean {:.1} ± {:.1} shots", s.mean(), s.sem()),
                 time: t.elapsed(),
+                correct: true,
             });
         }
     }

@@ -432,13 +432,13 @@ fn play_games(
     if openings.is_empty() {
         return Err(CliError("no opening fits on this board".into()));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.max(1))
-        .build()
-        .map_err(|e| CliError(e.to_string()))?;
     // Each worker builds its engines once and plays every `workers`-th game with them
     // (external brains start once a worker).
     let workers = args.threads.max(1).min(args.games.max(1));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()
+        .map_err(|e| CliError(format!("cannot start worker threads: {e}")))?;
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<GameRecord, CliError>)>();
     // Set once the match has ended early: the games not yet begun are skipped.
     let ended = std::sync::atomic::AtomicBool::new(false);
@@ -708,6 +708,7 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
         ),
         result: format!("won {won}, drawn {drawn}, lost {lost}"),
         time: t.elapsed(),
+        correct: true,
     }])
 }
 

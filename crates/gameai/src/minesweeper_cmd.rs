@@ -800,6 +800,7 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<crate::showcase
                 )
             },
             time: t.elapsed(),
+            correct: true,
         });
     }
     Ok(rows)

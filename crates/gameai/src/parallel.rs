@@ -54,8 +54,12 @@ pub fn play_games<T: Send>(
 ) -> Result<Vec<T>, CliError> {
     let mut results = results_buffer(games)?;
     let bar = games_bar(games);
+    // No more workers than games (rayon reads 0 as one per core).
+    let workers = threads.map_or(0, |t| {
+        t.min(usize::try_from(games).unwrap_or(usize::MAX)).max(1)
+    });
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
+        .num_threads(workers)
         .build()
         .map_err(|e| CliError(format!("cannot start worker threads: {e}")))?;
     // The buffer was made for the count, so it fits in `usize`.

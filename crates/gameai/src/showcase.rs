@@ -25,6 +25,9 @@ pub struct Row {
     pub result: String,
     /// How long it took.
     pub time: Duration,
+    /// Whether the result is the one known to be right, where one is (the TwoFour sample's
+    /// answer); `true` where nothing is checked.
+    pub correct: bool,
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
@@ -37,7 +40,18 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(out)?;
     print_table(&rows, out)?;
     writeln!(out, "total {:.2} s", start.elapsed().as_secs_f64())?;
-    Ok(())
+    all_correct(&rows)
+}
+
+/// An error naming the first row whose result is known to be wrong: the run then fails.
+fn all_correct(rows: &[Row]) -> Result<(), CliError> {
+    match rows.iter().find(|r| !r.correct) {
+        Some(r) => Err(CliError(format!(
+            "{} {}: wrong result {}",
+            r.game, r.task, r.result
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn print_table(rows: &[Row], out: &mut impl Write) -> Result<(), CliError> {
@@ -72,4 +86,24 @@ fn print_table(rows: &[Row], out: &mut impl Write) -> Result<(), CliError> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row whose check failed fails the run, after the table.
+    #[test]
+    fn a_wrong_result_is_an_error() {
+        let row = |correct| Row {
+            game: "TwoFour",
+            task: "sample".into(),
+            result: "1 1 1 1 (WRONG)".into(),
+            time: Duration::ZERO,
+            correct,
+        };
+        assert!(all_correct(&[row(true), row(true)]).is_ok());
+        let e = all_correct(&[row(true), row(false)]).unwrap_err();
+        assert_eq!(e.0, "TwoFour sample: wrong result 1 1 1 1 (WRONG)");
+    }
 }

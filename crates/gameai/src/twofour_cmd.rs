@@ -14,8 +14,8 @@ use crate::CliError;
 /// Options of `gameai twofour`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Input in the olympiad format (`N G`, then G games of N ball counts); standard input if
-    /// absent or `-`.
+    /// Input in the olympiad format (`N G`, then G games of N ball counts), at most 1 GiB;
+    /// standard input if absent or `-`.
     #[arg(default_value = "-", hide_default_value = true)]
     file: PathBuf,
     /// Print each game's optimal line of play instead of the bare results.
@@ -203,12 +203,14 @@ pub fn showcase(out: &mut impl Write) -> Result<Vec<crate::showcase::Row>, CliEr
                 if ok { "correct" } else { "WRONG" }
             ),
             time: sample_time,
+            correct: ok,
         },
         crate::showcase::Row {
             game: "TwoFour",
             task: "1000 random N=30 games, exact".into(),
             result: format!("P1 {} / P2 {} / draw {}", tally[1], tally[2], tally[0]),
             time: random_time,
+            correct: true,
         },
     ])
 }

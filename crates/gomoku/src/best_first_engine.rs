@@ -23,8 +23,10 @@
 //!
 //! Where it departs from the original: wins are detected by the rules (five, or exactly five)
 //! instead of by a score threshold, so it never mistakes a big score for a win; overlines
-//! score nothing under exactly five; the tree is kept from one move to the next when the game
-//! followed it; and the arena is bounded in bytes.
+//! score nothing under exactly five; a five is made, and the opponent's single four blocked,
+//! whatever the search found (given a millisecond or two, it cannot look at every reply); the
+//! tree is kept from one move to the next when the game followed it; and the arena is bounded
+//! in bytes.
 //!
 //! ```
 //! use gomoku::{BestFirstEngine, Board, Engine, Move, Rule};
@@ -598,9 +600,9 @@ impl Engine for BestFirstEngine {
         let margin = (time / 10).max(Duration::from_millis(2));
         let budget = time.saturating_sub(margin).saturating_sub(start.elapsed());
         let result = self.search.grow(&mut position, &Limits::time(budget));
-        let chosen = result
-            .best_move
-            .filter(|&m| board.is_legal(m))
+        // What the search may have had no time to see, it plays all the same.
+        let chosen = forced_move(board)
+            .or(result.best_move.filter(|&m| board.is_legal(m)))
             .or_else(|| board.empty_cells().first().copied())
             .ok_or_else(|| GomokuError::NoMove("the board is full".into()))?;
         self.tree_line = Some((board.history().to_vec(), chosen));
@@ -609,9 +611,55 @@ impl Engine for BestFirstEngine {
     }
 }
 
+/// A five for the side to move, or else the one cell that blocks the opponent's only five:
+/// the moves the search would find given time, played without it.
+fn forced_move(board: &Board) -> Option<Move> {
+    let pos = crate::Position::from_board(board);
+    let me = pos.side_to_move();
+    let mut cells = Vec::new();
+    for (s, single) in [(me, false), (me.other(), true)] {
+        if pos.five_cells(s) > 0 {
+            pos.find_five_cells(s, None, &mut cells);
+            if cells.len() == 1 || (!single && !cells.is_empty()) {
+                return Some(pos.to_move(cells[0]));
+            }
+            cells.clear();
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// With no time to search, a five is still made and a single four still blocked, even
+    /// where the evaluation prefers an attack (an open four and an open three at 7,10).
+    #[test]
+    fn fives_and_blocks_need_no_time() {
+        let mut b = Board::new(15, Rule::Freestyle).unwrap();
+        let black = [(2, 2), (5, 10), (6, 10), (8, 10), (7, 8), (7, 9)];
+        let white = [(3, 2), (4, 2), (5, 2), (6, 2), (14, 14), (0, 14)];
+        for (bl, wh) in black.into_iter().zip(white) {
+            b.play(Move::new(bl.0, bl.1)).unwrap();
+            b.play(Move::new(wh.0, wh.1)).unwrap();
+        }
+        let mut e = BestFirstEngine::new();
+        for ms in [0, 1, 2] {
+            let m = e.choose_move(&b, Duration::from_millis(ms)).unwrap();
+            assert_eq!(m, Move::new(7, 2), "{ms} ms");
+        }
+        // White to move after Black's block: White's five is gone, Black threatens none.
+        b.play(Move::new(7, 2)).unwrap();
+        b.play(Move::new(1, 2)).unwrap();
+        // Black to move with four in a row at 3..=6 on row 10 (made by 7,10): five at once.
+        b.play(Move::new(7, 10)).unwrap();
+        b.play(Move::new(0, 0)).unwrap();
+        let m = e.choose_move(&b, Duration::ZERO).unwrap();
+        assert!([Move::new(4, 10), Move::new(9, 10)].contains(&m), "{m:?}");
+        b.play(m).unwrap();
+        assert!(b.is_over());
+    }
 
     #[test]
     fn weights_of_the_classic_program() {

@@ -214,8 +214,8 @@ impl AlphaBetaEngine {
 
     /// The candidate moves of `game` after which the opponent has no forced win by continuous
     /// threats (moves that make a four are kept unchecked), or `None` when that restricts
-    /// nothing: no candidate loses, every candidate loses, or `deadline` came first (the
-    /// unchecked moves are then kept).
+    /// nothing: no candidate loses, or every candidate loses. When `deadline` comes first, the
+    /// candidates not yet checked are kept unchecked (`None` if none was dropped by then).
     fn safe_moves(&mut self, game: &mut SearchGame, deadline: Instant) -> Option<Vec<u16>> {
         let mut cands = Vec::new();
         game.candidates(&mut cands);

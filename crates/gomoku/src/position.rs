@@ -569,9 +569,9 @@ impl Position {
         let [x0, x1, y0, y1] = match self.bbox.last() {
             Some(&[x0, x1, y0, y1]) => [
                 usize::from(x0).saturating_sub(margin),
-                (usize::from(x1) + margin).min(last),
+                usize::from(x1).saturating_add(margin).min(last),
                 usize::from(y0).saturating_sub(margin),
-                (usize::from(y1) + margin).min(last),
+                usize::from(y1).saturating_add(margin).min(last),
             ],
             None => [0, last, 0, last],
         };
@@ -737,6 +737,18 @@ mod tests {
         }
         assert_eq!(p.winner(), Some(Stone::Black));
         assert_eq!(p.try_play(Move::new(8, 8)), Err(GomokuError::GameOver));
+    }
+
+    /// Any margin, however large, reaches the edges and no further.
+    #[test]
+    fn cells_near_stones_take_any_margin() {
+        let geo = Geometry::new(9);
+        let mut p = Position::new(geo, Rule::Freestyle).unwrap();
+        p.play(geo.index(4, 3));
+        assert_eq!(p.cells_near_stones(1).count(), 9);
+        assert_eq!(p.cells_near_stones(5).count(), 81);
+        let all: Vec<usize> = p.on_board_cells().collect();
+        assert_eq!(p.cells_near_stones(usize::MAX).collect::<Vec<_>>(), all);
     }
 
     /// The accessors follow the moves, passes and undos, up to a full board.

@@ -30,7 +30,8 @@ use crate::position::{Position, Threat};
 pub struct ThreatLimits {
     /// Stop (answering "no win found") after this long.
     pub time: Option<Duration>,
-    /// Stop after about this many nodes.
+    /// Stop after about this many nodes (checked every 256 nodes, with the clock: up to 255
+    /// more are searched).
     pub nodes: Option<u64>,
     /// Most attacker fours in a VCF.
     pub vcf_depth: u32,

@@ -278,9 +278,10 @@ impl Shooter for ArticleShooter {
             }
         };
         if let Some(cell) = chain {
+            // A rule, not a probability.
             return Ok(Decision {
                 cell,
-                estimated: true,
+                estimated: false,
             });
         }
         // 3. The sampled probability map with the parity bonus.

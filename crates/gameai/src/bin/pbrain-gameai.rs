@@ -8,7 +8,8 @@
 //! possible and to write nothing after it. A panic inside the engine is caught and answered
 //! with `ERROR`, and a closed output ends the program quietly.
 //!
-//! Options (for testing; tournament managers pass none): `--engine alphabeta|bestfirst`.
+//! Options (for testing; tournament managers pass none): `--engine alphabeta|bestfirst`;
+//! `--help` prints them.
 
 use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -127,9 +128,28 @@ fn engine_kind(args: &[String]) -> Result<String, String> {
     Ok(kind)
 }
 
+/// What `--help` prints.
+const USAGE: &str = "pbrain-gameai: the gameai Gomoku engine as a Gomocup brain (commands on \
+standard input, answers on standard output)\n\nUsage: pbrain-gameai [--engine alphabeta|bestfirst]\n";
+
+/// The arguments as text; one that is not UTF-8 is refused (no option takes such a value).
+fn text_args(args: impl Iterator<Item = std::ffi::OsString>) -> Result<Vec<String>, String> {
+    args.map(|a| {
+        a.into_string()
+            .map_err(|a| format!("argument {a:?} is not UTF-8 text"))
+    })
+    .collect()
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let kind = match engine_kind(&args) {
+    let args = text_args(std::env::args_os().skip(1));
+    if let Ok(args) = &args
+        && args.iter().any(|a| a == "--help" || a == "-h")
+    {
+        let _ = io::stdout().write_all(USAGE.as_bytes());
+        return;
+    }
+    let kind = match args.and_then(|args| engine_kind(&args)) {
         Ok(kind) => kind,
         Err(e) => {
             let _ = writeln!(io::stderr(), "pbrain-gameai: {e}");
@@ -232,6 +252,18 @@ mod tests {
             assert!(board.is_legal(m));
             assert_eq!(e.engine.as_ref().map(|e| e.name()), Some(kind));
         }
+    }
+
+    /// Arguments that are not UTF-8 are an error, not a panic.
+    #[cfg(unix)]
+    #[test]
+    fn arguments_that_are_not_text_are_refused() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::OsStringExt;
+        let ok = super::text_args([OsString::from("--engine")].into_iter());
+        assert_eq!(ok, Ok(vec!["--engine".to_string()]));
+        let bad = super::text_args([OsString::from_vec(vec![0xff])].into_iter());
+        assert!(bad.unwrap_err().contains("not UTF-8"));
     }
 
     #[test]
