@@ -57,7 +57,8 @@ struct GameArgs {
     /// freestyle (five or more wins) or exact (exactly five).
     #[arg(long, default_value = "freestyle")]
     rule: String,
-    /// Memory for each built-in engine's tree or table, in MiB.
+    /// Memory for each built-in engine's tree or table, in MiB; an external brain is told it
+    /// as its limit (`INFO max_memory`).
     #[arg(long, default_value_t = 64)]
     memory_mb: usize,
 }
@@ -149,7 +150,9 @@ fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
                 .next()
                 .ok_or_else(|| CliError("cmd: needs a program".into()))?;
             let rest: Vec<String> = words.collect();
-            Ok(Box::new(ExternalEngine::spawn(&program, &rest)?))
+            let mut brain = ExternalEngine::spawn(&program, &rest)?;
+            brain.set_max_memory(bytes as u64);
+            Ok(Box::new(brain))
         }
     }
 }

@@ -817,8 +817,9 @@ impl<E: Engine> Brain<E> {
 /// takeback, another opening) with a complete `BOARD` block, after `RESTART` when the brain
 /// holds a game, as the protocol asks (a brain that does not answer `OK` is ended and run
 /// afresh, as the protocol has it for `UNKNOWN`). `START` is sent again when the board size
-/// changes, `INFO rule` when the rule does, and `INFO timeout_turn` when the time per move
-/// does. A brain that does not answer within the time plus a grace period, or answers with
+/// changes, `INFO rule` when the rule does, `INFO timeout_turn` when the time per move
+/// does, and `INFO max_memory` ([`set_max_memory`](Self::set_max_memory)) before the first
+/// move and whenever it changes. A brain that does not answer within the time plus a grace period, or answers with
 /// anything but a legal move, makes `choose_move` fail (a match counts that as a loss). Such a brain may still be thinking, and its late
 /// answer would be read as the answer to the next request, so it is restarted before the
 /// next move is asked of it; lines that arrive while nothing is asked are dropped.
@@ -840,6 +841,9 @@ pub struct ExternalEngine {
     size: Option<usize>,
     rule: Option<Rule>,
     timeout_ms: Option<u64>,
+    /// The memory limit to announce, and the one the brain was last told.
+    max_memory: u64,
+    memory_sent: Option<u64>,
     /// Added to the time per move before giving up on the brain.
     pub grace: Duration,
 }
@@ -918,6 +922,8 @@ impl ExternalEngine {
             size: None,
             rule: None,
             timeout_ms: None,
+            max_memory: 0,
+            memory_sent: None,
             grace: Duration::from_millis(1000),
         };
         // A brain that does not even take ABOUT fails later, on its first move, where a match
@@ -937,11 +943,19 @@ impl ExternalEngine {
         Ok(engine)
     }
 
+    /// Sets the memory limit the brain is told (`INFO max_memory`, in bytes, before its next
+    /// move), as tournament managers tell it; 0, the default, is the protocol's "no limit".
+    /// Nothing enforces it: a brain is trusted to keep to it.
+    pub fn set_max_memory(&mut self, bytes: u64) {
+        self.max_memory = bytes;
+    }
+
     /// Replaces the brain by a fresh run of the same program (the old one is ended as on
-    /// drop), keeping the grace period.
+    /// drop), keeping the grace period and the memory limit.
     fn restart(&mut self) -> Result<(), GomokuError> {
         let mut fresh = ExternalEngine::spawn(&self.program, &self.args)?;
         fresh.grace = self.grace;
+        fresh.max_memory = self.max_memory;
         drop(std::mem::replace(self, fresh));
         Ok(())
     }
@@ -1088,6 +1102,10 @@ impl ExternalEngine {
             if !is_comment(&line) {
                 self.late_about(&line);
             }
+        }
+        if self.memory_sent != Some(self.max_memory) {
+            self.send(&format!("INFO max_memory {}", self.max_memory))?;
+            self.memory_sent = Some(self.max_memory);
         }
         let rule_changed = self.rule != Some(board.rule());
         if rule_changed {
@@ -1717,6 +1735,31 @@ done
         let mut e = shell_brain(&script("OKAY"));
         let err = e.choose_move(&board, Duration::from_secs(3)).unwrap_err();
         assert!(err.to_string().contains("refused START 15: OKAY"), "{err}");
+    }
+
+    /// The brain is told the memory limit before its first move (0: none), and again when it
+    /// changes.
+    #[cfg(unix)]
+    #[test]
+    fn the_brain_is_told_the_memory_limit() {
+        // The brain answers with the last limit it was told, in MiB, as its column.
+        let script = r#"
+mem=-1
+while read -r line; do
+  case "$line" in
+    "INFO max_memory "*) mem=$(( ${line#INFO max_memory } / 1048576 )) ;;
+    START*) echo OK ;;
+    RESTART*) echo OK ;;
+    DONE*|BEGIN*) echo "$mem,0" ;;
+  esac
+done
+"#;
+        let mut e = shell_brain(script);
+        let board = Board::new(15, Rule::Freestyle).unwrap();
+        let t = Duration::from_secs(3);
+        assert_eq!(e.choose_move(&board, t).unwrap(), Move::new(0, 0));
+        e.set_max_memory(5 << 20);
+        assert_eq!(e.choose_move(&board, t).unwrap(), Move::new(5, 0));
     }
 
     /// A brain slow to start answers ABOUT after the engine stopped waiting; that answer is
