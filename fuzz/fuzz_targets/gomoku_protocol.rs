@@ -31,6 +31,13 @@ impl Engine for Nearest {
     }
 }
 
+/// Whether a reply is a move (`x,y`).
+fn is_move(reply: &str) -> bool {
+    reply
+        .split_once(',')
+        .is_some_and(|(x, y)| x.parse::<u8>().is_ok() && y.parse::<u8>().is_ok())
+}
+
 fuzz_target!(|data: &[u8]| {
     // The same bytes in one piece and in pieces of 3 give the same lines.
     let mut whole = Vec::new();
@@ -66,9 +73,7 @@ fuzz_target!(|data: &[u8]| {
         }
         for reply in &out.lines {
             let word = reply.split(' ').next().unwrap_or("");
-            let is_move = reply
-                .split_once(',')
-                .is_some_and(|(x, y)| x.parse::<u8>().is_ok() && y.parse::<u8>().is_ok());
+            let is_move = is_move(reply);
             assert!(
                 is_move
                     || matches!(word, "OK" | "ERROR" | "UNKNOWN")
@@ -88,9 +93,30 @@ fuzz_target!(|data: &[u8]| {
         if out.quit {
             break;
         }
-        // A move is only ever added by an answer with a move (or an opponent TURN before it).
+        // Stones come from the commands that bring them and from the brain's own move, and
+        // from nothing else.
+        let own = out.lines.iter().filter(|r| is_move(r)).count();
+        assert!(own <= 1, "{line:?} -> {:?}", out.lines);
         if let (Some(b), Some(a)) = (before, brain.board().map(|b| b.history().len())) {
-            assert!(a <= b + 2 || line.trim().eq_ignore_ascii_case("DONE"));
+            let refused = out.lines.iter().any(|r| r.starts_with("ERROR"));
+            match command {
+                // A whole new position.
+                Command::Done => {}
+                Command::Start(_) | Command::RectStart(..) | Command::Restart => {
+                    assert!(a == 0 || a == b, "{line:?}");
+                }
+                // The opponent's stone, refused as a whole or kept (also when the game then
+                // ends, or the engine fails), and the answer.
+                Command::Turn(_) => {
+                    let stone = !out.lines.iter().any(|r| r.starts_with("ERROR TURN"));
+                    let want = b + usize::from(stone) + own;
+                    assert_eq!(a, want, "{line:?} -> {:?}", out.lines);
+                }
+                Command::Takeback(_) => {
+                    assert_eq!(a + usize::from(!refused), b, "{line:?} -> {:?}", out.lines);
+                }
+                _ => assert_eq!(a, b + own, "{line:?} -> {:?}", out.lines),
+            }
         }
     }
 });
