@@ -829,9 +829,8 @@ pub struct ExternalEngine {
     args: Vec<String>,
     /// The last request failed: restart the brain before the next one.
     failed: bool,
-    /// `ABOUT` went unanswered within its wait: its answer may still come, and must not be
-    /// taken for the answer to a later command.
-    about_pending: bool,
+    /// Which of the brain's lines are answers.
+    replies: ReplyReader,
     /// The moves of the game the brain holds (a `BOARD` block was sent since the last
     /// `START` or `RESTART`), its own answers included; `None` when its board is empty.
     game: Option<Vec<Move>>,
@@ -914,7 +913,7 @@ impl ExternalEngine {
             program: program.to_string(),
             args: args.to_vec(),
             failed: false,
-            about_pending: false,
+            replies: ReplyReader::new(),
             game: None,
             child,
             stdin,
@@ -933,11 +932,11 @@ impl ExternalEngine {
         if engine.send("ABOUT").is_ok() {
             match engine.answer(deadline) {
                 Ok(line) => {
-                    if let Some(name) = about_field(&line, "name") {
+                    if let Some(name) = about_name(&line) {
                         engine.name = name;
                     }
                 }
-                Err(_) => engine.about_pending = true,
+                Err(_) => engine.replies.expect_late_about(),
             }
         }
         Ok(engine)
@@ -1002,32 +1001,76 @@ impl ExternalEngine {
         }
     }
 
-    /// Reads lines until one that is not a `MESSAGE`/`DEBUG` comment (nor the late answer to
-    /// `ABOUT`).
+    /// Reads lines until one that is an answer ([`ReplyReader::answer`]).
     fn answer(&mut self, deadline: Instant) -> Result<String, GomokuError> {
         loop {
             let line = self.next_line(deadline)?;
-            if is_comment(&line) || self.late_about(&line) {
-                continue;
+            if let Some(answer) = self.replies.answer(&line) {
+                return Ok(answer);
             }
-            return Ok(line.trim().to_string());
         }
     }
+}
 
-    /// Whether `line` is the late answer to `ABOUT` (and notes that it came): while one is
-    /// due, a line that is no command's answer. Brains answer in order, so it comes first;
-    /// an old brain may answer in plain words (`MyBrain 1.0`), a newer one with `key="value"`
-    /// fields, and one that never answers `ABOUT` still has its other answers read.
-    fn late_about(&mut self, line: &str) -> bool {
+/// The manager's reading of a brain's output: which lines answer a command, which are for
+/// people (`MESSAGE`, `DEBUG`, blank lines) and which is the late answer to an `ABOUT` the
+/// manager stopped waiting for. [`ExternalEngine`] reads its brain with one.
+#[derive(Debug, Clone, Default)]
+pub struct ReplyReader {
+    /// `ABOUT` went unanswered within its wait: its answer may still come, and must not be
+    /// taken for the answer to a later command.
+    about_pending: bool,
+}
+
+impl ReplyReader {
+    /// A reader that expects no late `ABOUT` answer.
+    #[must_use]
+    pub fn new() -> ReplyReader {
+        ReplyReader::default()
+    }
+
+    /// Notes that an `ABOUT` went unanswered within its wait: its answer may still come.
+    pub fn expect_late_about(&mut self) {
+        self.about_pending = true;
+    }
+
+    /// Whether the late answer to `ABOUT` is still expected.
+    #[must_use]
+    pub fn about_pending(&self) -> bool {
+        self.about_pending
+    }
+
+    /// The answer `line` gives, trimmed; `None` for a comment or the late answer to `ABOUT`
+    /// (which is then no longer expected). While that answer is due, it is the first line
+    /// that is no command's answer (brains answer in order): not `OK`, `ERROR`, `UNKNOWN` or
+    /// a move, or holding `key="value"` fields. An old brain may answer `ABOUT` in plain
+    /// words (`MyBrain 1.0`), and one that never answers it still has its other answers read.
+    pub fn answer(&mut self, line: &str) -> Option<String> {
+        if is_comment(line) {
+            return None;
+        }
         let line = line.trim();
         let an_answer =
             first_word_is(line, &["OK", "ERROR", "UNKNOWN"]) || parse_move(line).is_some();
         if self.about_pending && (line.contains("=\"") || !an_answer) {
             self.about_pending = false;
-            return true;
+            return None;
         }
-        false
+        Some(line.to_string())
     }
+}
+
+/// The brain's name in its answer to `ABOUT` (`name="..."`), if it gives one.
+#[must_use]
+pub fn about_name(line: &str) -> Option<String> {
+    about_field(line, "name")
+}
+
+/// A brain's move, `x,y` (spaces around the parts allowed; coordinates above 255 are
+/// refused), as the manager reads it.
+#[must_use]
+pub fn parse_reply_move(line: &str) -> Option<Move> {
+    parse_move(line)
 }
 
 /// A `BOARD` block of `history` for the brain playing `me`.
@@ -1099,9 +1142,7 @@ impl ExternalEngine {
     fn ask(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
         // Nothing was asked since the last answer: whatever came since is not an answer.
         while let Ok(line) = self.lines.try_recv() {
-            if !is_comment(&line) {
-                self.late_about(&line);
-            }
+            self.replies.answer(&line);
         }
         if self.memory_sent != Some(self.max_memory) {
             self.send(&format!("INFO max_memory {}", self.max_memory))?;
@@ -1168,7 +1209,7 @@ impl ExternalEngine {
         // Whatever the answer, the brain now holds a game; a failed request restarts it.
         self.game = Some(history.to_vec());
         let line = self.answer(self.deadline(time))?;
-        match parse_move(&line) {
+        match parse_reply_move(&line) {
             Some(m) if board.is_legal(m) => {
                 if let Some(held) = &mut self.game {
                     held.push(m);
@@ -2145,6 +2186,35 @@ done
                 }
             }
         }
+    }
+
+    /// Comments are never answers; a late `ABOUT` answer is skipped once, whether in fields
+    /// or in plain words, and an answer that comes first is still read.
+    #[test]
+    fn replies_are_told_from_comments_and_late_abouts() {
+        let mut r = ReplyReader::new();
+        assert_eq!(r.answer("  7,8 \r").as_deref(), Some("7,8"));
+        for comment in ["", "   ", "MESSAGE hi", "debug x"] {
+            assert_eq!(r.answer(comment), None, "{comment:?}");
+        }
+        assert_eq!(r.answer("Old Brain 1.0").as_deref(), Some("Old Brain 1.0"));
+        for about in [r#"name="b", version="1""#, "Old Brain 1.0"] {
+            r.expect_late_about();
+            assert_eq!(r.answer("MESSAGE still thinking"), None);
+            assert!(r.about_pending());
+            assert_eq!(r.answer("ok").as_deref(), Some("ok"));
+            assert_eq!(r.answer("3, 4").as_deref(), Some("3, 4"));
+            assert!(r.about_pending(), "answers come before it");
+            assert_eq!(r.answer(about), None);
+            assert!(!r.about_pending());
+            assert_eq!(r.answer(about).as_deref(), Some(about));
+        }
+        assert_eq!(parse_reply_move(" 3 , 4"), Some(Move::new(3, 4)));
+        assert_eq!(parse_reply_move("3,256"), None);
+        assert_eq!(
+            about_name(r#"version="2", name="x y""#).as_deref(),
+            Some("x y")
+        );
     }
 
     #[test]

@@ -376,7 +376,8 @@ pub fn read_boards(text: &str) -> Result<Vec<BoardSpec>, BoardsError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
+        // JSON's whitespace only: a line of other blanks is an error, not a blank line.
+        .filter(|(_, l)| !l.trim_matches([' ', '\t', '\r']).is_empty())
         .map(|(i, l)| {
             board_line(l).map_err(|message| BoardsError {
                 line: i + 1,
@@ -460,6 +461,15 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let e = |t: &str| read_boards(t).unwrap_err().to_string();
+        // Blank lines are JSON's blanks; other white space is no JSON.
+        let ok = "{\"width\":2,\"height\":2,\"mines\":1,\"start\":0,\"mineIndices\":[1]}";
+        assert_eq!(read_boards(&format!(" \t\r\n{ok}\n")).unwrap().len(), 1);
+        for blank in ["\u{a0}", "\u{c}", "\u{2028}"] {
+            assert!(
+                e(&format!("{ok}\n{blank}\n")).starts_with("line 2: "),
+                "{blank:?}"
+            );
+        }
         assert_eq!(
             e("\n{\"width\":2,\"height\":2,\"mines\":1,\"start\":0}"),
             "line 2: missing field `mineIndices`"

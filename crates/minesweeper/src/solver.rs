@@ -366,8 +366,10 @@ pub struct Solver {
 
 impl Solver {
     /// A solver with these options. Values that would leave it without a move are brought
-    /// into range: `tolerance` into `0..=1` (NaN: 0, the safest cells only), a negative or
-    /// NaN `risk_weight` to 0, `max_candidates` and `second_candidates` to at least 1.
+    /// into range: `tolerance` into `0..=1` (NaN: 0, the safest cells only), a negative,
+    /// infinite or NaN `risk_weight` to 0 (an infinite weight made scores NaN, and the choice
+    /// depend on the order of the candidates), `max_candidates` and `second_candidates` to at
+    /// least 1.
     #[must_use]
     pub fn new(mut config: SolverConfig) -> Self {
         config.tolerance = if config.tolerance.is_nan() {
@@ -375,7 +377,7 @@ impl Solver {
         } else {
             config.tolerance.clamp(0.0, 1.0)
         };
-        if config.risk_weight.is_nan() || config.risk_weight < 0.0 {
+        if !config.risk_weight.is_finite() || config.risk_weight < 0.0 {
             config.risk_weight = 0.0;
         }
         config.max_candidates = config.max_candidates.max(1);
@@ -965,6 +967,24 @@ impl Solver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Weights out of range are brought into it.
+    #[test]
+    fn configs_are_brought_into_range() {
+        for w in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0] {
+            let s = Solver::new(SolverConfig {
+                risk_weight: w,
+                ..SolverConfig::default()
+            });
+            assert_eq!(s.config.risk_weight, 0.0, "{w}");
+        }
+        let s = Solver::new(SolverConfig {
+            risk_weight: 2.5,
+            tolerance: f64::NAN,
+            ..SolverConfig::default()
+        });
+        assert_eq!((s.config.risk_weight, s.config.tolerance), (2.5, 0.0));
+    }
     use crate::board::FirstClick;
     use crate::format::text;
     use crate::game::{Game, GameState};

@@ -61,7 +61,8 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
             },
         ));
     }
-    // Enough rows? Blank lines at the end are no rows.
+    // Enough rows? Blank lines at the end are no rows; a blank line before the last row is a
+    // row of the wrong width, reported below.
     let mut found = 0;
     for (k, row) in lines.clone().enumerate() {
         if found >= height {
@@ -71,7 +72,8 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
             found = k + 1;
         }
     }
-    if found < height {
+    let blank_inside = lines.clone().take(found).any(str::is_empty);
+    if found < height && !blank_inside {
         return Err(at(
             found + 2,
             None,
@@ -239,6 +241,12 @@ mod tests {
         );
         assert_eq!(
             err("3x1x1\n\nHHH\n"),
+            "line 2: row is 0 characters wide, expected 3"
+        );
+        // Rows missing after a blank line: the blank line is named, not a count of rows
+        // that takes it for one.
+        assert_eq!(
+            err("3x3x1\n\nHHH\n"),
             "line 2: row is 0 characters wide, expected 3"
         );
         assert_eq!(
