@@ -54,7 +54,7 @@ struct GameArgs {
     /// Board side (5..=32).
     #[arg(long, default_value_t = 15)]
     size: usize,
-    /// freestyle (five or more wins) or exact (exactly five).
+    /// freestyle (five or more wins) or exactly-five (`exact` for short).
     #[arg(long, default_value = "freestyle")]
     rule: String,
     /// Memory for each built-in engine's tree or table, in MiB; an external brain is told it
@@ -105,11 +105,8 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 fn parse_rule(s: &str) -> Result<Rule, CliError> {
-    match s.to_ascii_lowercase().as_str() {
-        "freestyle" | "free" => Ok(Rule::Freestyle),
-        "exact" | "exactly-five" | "exactlyfive" => Ok(Rule::ExactlyFive),
-        _ => Err(CliError(format!("unknown rule {s:?} (freestyle or exact)"))),
-    }
+    s.parse()
+        .map_err(|_| CliError(format!("unknown rule {s:?} (freestyle or exactly-five)")))
 }
 
 /// An engine chosen on the command line.
@@ -633,10 +630,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             args.games,
             args.time_ms,
             args.game.size,
-            match rule {
-                Rule::Freestyle => "freestyle",
-                Rule::ExactlyFive => "exact",
-            },
+            rule.name(),
             points / games,
             mean_ms(think[0]),
             mean_ms(think[1]),

@@ -74,7 +74,7 @@ fn match_against_the_brain_program() {
         2.0
     );
     // The rule as the program names it, however it was spelled.
-    assert!(json.contains("\"rule\":\"exact\""), "{json}");
+    assert!(json.contains("\"rule\":\"exactly-five\""), "{json}");
 }
 
 #[test]

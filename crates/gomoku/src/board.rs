@@ -31,6 +31,52 @@ pub enum Rule {
     ExactlyFive,
 }
 
+impl Rule {
+    /// Both rules.
+    pub const ALL: [Rule; 2] = [Rule::Freestyle, Rule::ExactlyFive];
+
+    /// The rule's name, `freestyle` or `exactly-five`: what [`Display`](fmt::Display) writes
+    /// and [`FromStr`](std::str::FromStr) reads.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Freestyle => "freestyle",
+            Rule::ExactlyFive => "exactly-five",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads a rule's [name](Rule::name) in any case, or the short forms `free` and `exact`.
+///
+/// ```
+/// use gomoku::Rule;
+///
+/// assert_eq!("Exactly-Five".parse::<Rule>()?, Rule::ExactlyFive);
+/// assert_eq!("exact".parse::<Rule>()?, Rule::ExactlyFive);
+/// assert_eq!(Rule::Freestyle.to_string().parse::<Rule>()?, Rule::Freestyle);
+/// assert!("renju".parse::<Rule>().is_err());
+/// # Ok::<(), gomoku::GomokuError>(())
+/// ```
+impl std::str::FromStr for Rule {
+    type Err = GomokuError;
+
+    fn from_str(s: &str) -> Result<Rule, GomokuError> {
+        match s.to_ascii_lowercase().as_str() {
+            "freestyle" | "free" => Ok(Rule::Freestyle),
+            "exactly-five" | "exact" | "exactlyfive" => Ok(Rule::ExactlyFive),
+            _ => Err(GomokuError::Parse(format!(
+                "{s} (a rule: freestyle or exactly-five)"
+            ))),
+        }
+    }
+}
+
 /// A player's colour. Black moves first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stone {

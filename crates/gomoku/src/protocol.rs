@@ -659,11 +659,7 @@ impl<E: Engine> Brain<E> {
                 }
                 if unsupported != 0 {
                     return Output::line(format!(
-                        "MESSAGE INFO rule {mask}: continuous games (2) and caro (8) are not supported; playing {}",
-                        match rule {
-                            Rule::Freestyle => "freestyle",
-                            Rule::ExactlyFive => "exactly five",
-                        }
+                        "MESSAGE INFO rule {mask}: continuous games (2) and caro (8) are not supported; playing {rule}"
                     ));
                 }
             }
@@ -1617,7 +1613,7 @@ mod tests {
         );
         // Settings.
         assert!(say(&mut b, "INFO rule 1").is_empty());
-        for (mask, playing) in [(8, "freestyle"), (3, "exactly five")] {
+        for (mask, playing) in [(8, "freestyle"), (3, "exactly-five")] {
             let out = say(&mut b, &format!("INFO rule {mask}"));
             assert_eq!(out.len(), 1);
             assert!(
