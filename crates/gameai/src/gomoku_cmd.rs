@@ -505,7 +505,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
         args.time_ms,
         args.game.size,
         args.game.size,
-        args.game.rule,
+        rule,
         // Each opening is played twice, once with each engine as Black.
         openings.len().min(args.games.div_ceil(2))
     )?;

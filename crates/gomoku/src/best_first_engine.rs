@@ -652,7 +652,7 @@ mod tests {
         // White to move after Black's block: White's five is gone, Black threatens none.
         b.play(Move::new(7, 2)).unwrap();
         b.play(Move::new(1, 2)).unwrap();
-        // Black to move with four in a row at 3..=6 on row 10 (made by 7,10): five at once.
+        // Black to move with four in a row at 5..=8 on row 10 (made by 7,10): five at once.
         b.play(Move::new(7, 10)).unwrap();
         b.play(Move::new(0, 0)).unwrap();
         let m = e.choose_move(&b, Duration::ZERO).unwrap();

@@ -52,7 +52,8 @@ impl fmt::Display for Rule {
     }
 }
 
-/// Reads a rule's [name](Rule::name) in any case, or the short forms `free` and `exact`.
+/// Reads a rule's [name](Rule::name) in any case, or the other spellings `free`, `exact` and
+/// `exactlyfive`.
 ///
 /// ```
 /// use gomoku::Rule;

@@ -1106,11 +1106,23 @@ fn first_word_is(line: &str, words: &[&str]) -> bool {
 /// clock, and a brain may set up large tables for them.
 const INIT_WAIT: Duration = Duration::from_secs(5);
 
-/// The value of `key="value"` in an `ABOUT` answer.
+/// The value of `key="value"` in an `ABOUT` answer: the fields are read in order, so that
+/// neither a longer key ending in `key` nor a value holding `key="` is taken for it.
 fn about_field(line: &str, key: &str) -> Option<String> {
-    let start = line.find(&format!("{key}=\""))? + key.len() + 2;
-    let len = line[start..].find('"')?;
-    Some(line[start..start + len].to_string())
+    let mut rest = line;
+    while let Some(eq) = rest.find("=\"") {
+        let name = rest[..eq]
+            .rsplit(|c: char| c == ',' || c.is_whitespace())
+            .next()
+            .unwrap_or("");
+        let value_start = eq + 2;
+        let len = rest[value_start..].find('"')?;
+        if name == key {
+            return Some(rest[value_start..value_start + len].to_string());
+        }
+        rest = &rest[value_start + len + 1..];
+    }
+    None
 }
 
 impl Engine for ExternalEngine {
@@ -2218,5 +2230,10 @@ done
         let line = r#"name="pbrain-x", version="1.0", author="A""#;
         assert_eq!(about_field(line, "name").as_deref(), Some("pbrain-x"));
         assert_eq!(about_field(line, "country"), None);
+        let tricky = r#"nickname="a", author="x name="y", name="b""#;
+        assert_eq!(about_field(tricky, "name").as_deref(), Some("b"));
+        assert_eq!(about_field(tricky, "author").as_deref(), Some("x name="));
+        assert_eq!(about_field(r#"name="unclosed"#, "name"), None);
+        assert_eq!(about_field("name=\"\"", "name").as_deref(), Some(""));
     }
 }
