@@ -615,18 +615,7 @@ impl Engine for BestFirstEngine {
 /// the moves the search would find given time, played without it.
 fn forced_move(board: &Board) -> Option<Move> {
     let pos = crate::Position::from_board(board);
-    let me = pos.side_to_move();
-    let mut cells = Vec::new();
-    for (s, single) in [(me, false), (me.other(), true)] {
-        if pos.five_cells(s) > 0 {
-            pos.find_five_cells(s, None, &mut cells);
-            if cells.len() == 1 || (!single && !cells.is_empty()) {
-                return Some(pos.to_move(cells[0]));
-            }
-            cells.clear();
-        }
-    }
-    None
+    pos.forced_cell().map(|(q, _)| pos.to_move(q))
 }
 
 #[cfg(test)]

@@ -280,21 +280,11 @@ impl AlphaBetaEngine {
         let mut pos = Position::from_board(board);
         let me = pos.side_to_move();
         let op = me.other();
-        let mut cells = Vec::new();
 
-        // 1. Five now.
-        if pos.five_cells(me) > 0 {
-            pos.find_five_cells(me, None, &mut cells);
-            if let Some(&q) = cells.first() {
-                return Ok(self.finish(start, "five", &pos, q));
-            }
-        }
-        // 2. Block the opponent's four.
-        if pos.five_cells(op) > 0 {
-            pos.find_five_cells(op, None, &mut cells);
-            if cells.len() == 1 {
-                return Ok(self.finish(start, "block four", &pos, cells[0]));
-            }
+        // 1. Five now; 2. block the opponent's four.
+        if let Some((q, five)) = pos.forced_cell() {
+            let reason = if five { "five" } else { "block four" };
+            return Ok(self.finish(start, reason, &pos, q));
         }
         // 3. Own forced win by continuous fours.
         let vcf_budget = budget / 8;

@@ -561,6 +561,28 @@ impl Position {
         }
     }
 
+    /// The move that needs no search: a five for the side to move (`true`), or else the block
+    /// of the opponent's only five (`false`). Facing two or more, there is none: every move
+    /// loses.
+    pub(crate) fn forced_cell(&self) -> Option<(usize, bool)> {
+        let me = self.stm;
+        let mut cells = Vec::new();
+        if self.five_cells(me) > 0 {
+            self.find_five_cells(me, None, &mut cells);
+            if let Some(&q) = cells.first() {
+                return Some((q, true));
+            }
+        }
+        if self.five_cells(me.other()) > 0 {
+            cells.clear();
+            self.find_five_cells(me.other(), None, &mut cells);
+            if let [q] = cells[..] {
+                return Some((q, false));
+            }
+        }
+        None
+    }
+
     /// The on-board cells within `margin` of the stones' bounding box, row by row (every cell
     /// when the board is empty).
     pub fn cells_near_stones(&self, margin: usize) -> impl Iterator<Item = usize> + '_ {
