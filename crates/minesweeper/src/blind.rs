@@ -215,8 +215,9 @@ impl<'a> Search<'a> {
 /// The search has a fixed number of steps per cell (a step that must start a new piece of
 /// the set elsewhere looks at the rest of the board, so the time per cell grows with the
 /// board), so on large dense boards with a large `max_cells` it may miss some sets (and then
-/// list a set holding one it missed), but never lists a set that is not blind. A board of a classic level takes a millisecond or two with
-/// sets of up to 8 cells; a 100x100 board with 40% mines, seconds.
+/// list a set holding one it missed), but never lists a set that is not blind. A board of a
+/// classic level takes a millisecond or two with sets of up to 8 cells; a 100x100 board with
+/// 40% mines, seconds.
 ///
 /// ```
 /// use minesweeper::{Board, FirstClick, blind_sets};
