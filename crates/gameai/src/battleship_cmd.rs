@@ -608,6 +608,8 @@ fn colour(p: f64) -> (u8, u8, u8) {
 }
 
 fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
+    // A file that cannot be written is refused before the work (which may take seconds).
+    crate::check_output(&a.svg)?;
     let pos = crate::parse_file(&a.file, text::read)?;
     let rules = a.rules.rules()?;
     let view = pos.view(&rules)?;

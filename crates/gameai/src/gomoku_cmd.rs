@@ -58,8 +58,8 @@ struct GameArgs {
     #[arg(long, default_value = "freestyle")]
     rule: String,
     /// Memory for each built-in engine's tree or table, in MiB; an external brain is told it
-    /// as its limit (`INFO max_memory`).
-    #[arg(long, default_value_t = 64)]
+    /// as its limit (`INFO max_memory`). At least 1.
+    #[arg(long, default_value_t = 64, value_parser = crate::parallel::at_least_one::<usize>)]
     memory_mb: usize,
 }
 
@@ -115,7 +115,6 @@ type AnyEngine = Box<dyn Engine>;
 /// Builds the engine described by `spec` (see [`MatchArgs::engine_a`]).
 fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
     let bytes = memory_mb
-        .max(1)
         .checked_mul(1 << 20)
         .ok_or_else(|| CliError(format!("--memory-mb {memory_mb} is too large")))?;
     let too_large = |_| crate::allocation_error(bytes, &format!("the {spec} engine"));

@@ -247,6 +247,19 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
             "{svg}: {s}"
         );
     }
+    // An SVG path that cannot be written is refused before the posterior is computed or
+    // the heatmap printed.
+    let mut args = words("battleship show - --fleet 2 --svg");
+    let missing = dir.file("no-such-dir").join("map.svg");
+    args.push(missing.to_str().unwrap());
+    let out = common::gameai(&args, b"...\n.x.\n...\n");
+    assert!(!out.status.success());
+    assert_eq!(text(&out.stdout), "", "heatmap printed before the refusal");
+    assert!(
+        text(&out.stderr).contains("no-such-dir"),
+        "{}",
+        text(&out.stderr)
+    );
     // A finished ship written as hits: under announced sinkings no fleet fits, and the
     // error says how to write it; with bare feedback the same position is fine.
     let out = show("oxxo\n.oo.\n", "");

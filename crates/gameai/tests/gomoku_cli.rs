@@ -166,7 +166,7 @@ fn bad_options_fail_with_one_line() {
 }
 
 #[test]
-fn a_match_of_no_games_is_refused() {
+fn a_match_of_no_games_or_no_memory_is_refused() {
     fails_with(&[
         (
             "gomoku match bestfirst bestfirst --games 0",
@@ -174,6 +174,12 @@ fn a_match_of_no_games_is_refused() {
         ),
         (
             "gomoku match bestfirst bestfirst --threads 0",
+            "must be at least 1",
+        ),
+        // No memory at all is not a limit an engine can honour.
+        ("gomoku play --memory-mb 0", "must be at least 1"),
+        (
+            "gomoku match bestfirst bestfirst --memory-mb 0",
             "must be at least 1",
         ),
     ]);
