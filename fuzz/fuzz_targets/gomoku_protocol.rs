@@ -62,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
         match command {
             // A setting is taken silently, except a rule the brain cannot play, which it
             // names in one MESSAGE.
-            Command::Info(gomoku::protocol::Info::Rule(mask)) if mask & (2 | 8) != 0 => {
+            Command::Info(gomoku::protocol::Info::Rule(mask)) if mask & (2 | 4 | 8) != 0 => {
                 assert_eq!(out.lines.len(), 1, "{line:?}");
                 assert!(out.lines[0].starts_with("MESSAGE "), "{line:?}");
             }

@@ -34,7 +34,11 @@
 //! assert_eq!(brain.handle_line("START 15").lines, ["OK"]);
 //! assert_eq!(brain.handle_line("turn 0,0").lines, ["1,0"]);
 //! assert_eq!(brain.handle_line("TURN 7,x").lines[0].split(' ').next(), Some("ERROR"));
-//! assert_eq!(brain.handle_line("SWAP2BOARD").lines[0].split(' ').next(), Some("UNKNOWN"));
+//! assert_eq!(brain.handle_line("SWAP 1").lines[0].split(' ').next(), Some("UNKNOWN"));
+//! // A block the brain does not play is read to its end and gets one answer there.
+//! assert!(brain.handle_line("SWAP2BOARD").lines.is_empty());
+//! assert!(brain.handle_line("7,7").lines.is_empty());
+//! assert_eq!(brain.handle_line("DONE").lines[0].split(' ').next(), Some("UNKNOWN"));
 //! assert!(brain.handle_line("INFO timeout_turn 1000").lines.is_empty());
 //! assert!(brain.handle_line("END").quit);
 //! ```
@@ -141,6 +145,10 @@ pub enum Command {
     Turn(Move),
     /// `BOARD`: a position follows, one stone a line, until `DONE`.
     Board,
+    /// `SWAP2BOARD`: the Swap2 opening of Gomocup's experimental tournaments (stones as
+    /// `x,y` lines, until `DONE`), which [`Brain`] does not play: it reads the block to its
+    /// end and answers it once, with `UNKNOWN`.
+    Swap2Board,
     /// `x,y,f` inside a `BOARD` block: `f` is 1 for an own stone, 2 for the opponent's, 3 for
     /// a continuous-game marker.
     Stone(Move, u8),
@@ -223,6 +231,7 @@ pub fn parse_line(line: &str) -> Command {
             None => bad("TURN needs x,y"),
         },
         "BOARD" if rest.is_empty() => Command::Board,
+        "SWAP2BOARD" if rest.is_empty() => Command::Swap2Board,
         "DONE" if rest.is_empty() => Command::Done,
         "END" => Command::End,
         "ABOUT" => Command::About,
@@ -234,7 +243,7 @@ pub fn parse_line(line: &str) -> Command {
         "INFO" => {
             parse_info(rest).unwrap_or_else(|why| Command::BadInfo(format!("{why}: {line:?}")))
         }
-        "BEGIN" | "BOARD" | "DONE" => bad("no arguments expected"),
+        "BEGIN" | "BOARD" | "SWAP2BOARD" | "DONE" => bad("no arguments expected"),
         _ => {
             // A stone line of a BOARD block: x,y,f.
             let mut p = line.split(',');
@@ -430,9 +439,11 @@ pub type MemoryHook<E> = Box<dyn FnMut(u64) -> E + Send>;
 ///
 /// Only square boards are supported (`RECTSTART` with unequal sides answers `ERROR`). Rules:
 /// bit 1 of `INFO rule` selects exactly five; renju (bit 4) is played as exactly five without
-/// forbidden moves. Continuous games (bit 2) and caro (bit 8, where a five blocked at both
-/// ends does not win) are not supported: the brain says so with a `MESSAGE` and plays
-/// freestyle (or exactly five), so it ends the game at a five the manager may not count.
+/// forbidden moves, and the brain says so with a `MESSAGE`. Continuous games (bit 2) and caro
+/// (bit 8, where a five blocked at both ends does not win) are not supported: the brain says
+/// so with a `MESSAGE` and plays freestyle (or exactly five), so it ends the game at a five
+/// the manager may not count. A `BOARD` block with a continuous game's marker (field 3) is
+/// refused with `ERROR`; a `SWAP2BOARD` block gets one `UNKNOWN`, at its `DONE`.
 pub struct Brain<E: Engine> {
     engine: E,
     board: Option<Board>,
@@ -443,6 +454,8 @@ pub struct Brain<E: Engine> {
     pending: Option<Vec<(Move, u8)>>,
     /// The first unreadable line of the `BOARD` block being read, answered at its `DONE`.
     unreadable: Option<String>,
+    /// A `SWAP2BOARD` block is being read (to its `DONE`, which gets the one answer).
+    swap2: bool,
     /// How many moves at the start of the history came from the last `BOARD` block, whose
     /// order within each colour is made up.
     unordered: usize,
@@ -490,6 +503,7 @@ impl<E: Engine> Brain<E> {
             max_memory: 0,
             pending: None,
             unreadable: None,
+            swap2: false,
             unordered: 0,
             memory_hook: None,
             about,
@@ -549,6 +563,9 @@ impl<E: Engine> Brain<E> {
         if self.pending.is_some() {
             return self.handle_board_block(command);
         }
+        if self.swap2 {
+            return self.handle_swap2_block(command);
+        }
         match command {
             Command::Empty => Output::none(),
             Command::Info(info) => self.info(info),
@@ -585,6 +602,13 @@ impl<E: Engine> Brain<E> {
                     .board
                     .is_none()
                     .then(|| "no game: START comes first".to_string());
+                Output::none()
+            }
+            Command::Swap2Board => {
+                // One answer for the whole block, at its `DONE`: answered at once, the
+                // block's stone lines would each get an `ERROR`, which a manager reads as
+                // the answers to its next commands.
+                self.swap2 = true;
                 Output::none()
             }
             Command::Stone(..) => Output::line("ERROR a stone line outside a BOARD block"),
@@ -645,7 +669,7 @@ impl<E: Engine> Brain<E> {
                 } else {
                     Rule::Freestyle
                 };
-                let unsupported = mask & (2 | 8);
+                let unsupported = mask & (2 | 4 | 8);
                 if rule != self.rule {
                     self.rule = rule;
                     if let Some(b) = &self.board {
@@ -658,8 +682,18 @@ impl<E: Engine> Brain<E> {
                     }
                 }
                 if unsupported != 0 {
+                    let notes: Vec<&str> = [
+                        (2, "continuous games (2) are not supported"),
+                        (4, "renju (4) is played without forbidden moves"),
+                        (8, "caro (8) is not supported"),
+                    ]
+                    .into_iter()
+                    .filter(|&(bit, _)| unsupported & bit != 0)
+                    .map(|(_, note)| note)
+                    .collect();
                     return Output::line(format!(
-                        "MESSAGE INFO rule {mask}: continuous games (2) and caro (8) are not supported; playing {rule}"
+                        "MESSAGE INFO rule {mask}: {}; playing {rule}",
+                        notes.join(", ")
                     ));
                 }
             }
@@ -741,10 +775,40 @@ impl<E: Engine> Brain<E> {
         }
     }
 
+    /// Reads a `SWAP2BOARD` block to its end: its stone lines (`x,y`) and blank lines are
+    /// skipped, settings taken, and `DONE` (or any other command, which is then handled as
+    /// usual) gets the one `UNKNOWN`.
+    fn handle_swap2_block(&mut self, command: Command) -> Output {
+        const ANSWER: &str = "UNKNOWN SWAP2BOARD: Swap2 openings are not supported";
+        match command {
+            Command::Empty | Command::Stone(..) => Output::none(),
+            Command::Malformed(why) if why.starts_with(BAD_STONE) || why == LONG_LINE => {
+                Output::none()
+            }
+            Command::Info(info) => self.info(info),
+            Command::BadInfo(why) => ignored_info(&why),
+            Command::End => Output {
+                lines: Vec::new(),
+                quit: true,
+            },
+            Command::Done => {
+                self.swap2 = false;
+                Output::line(ANSWER)
+            }
+            other => {
+                self.swap2 = false;
+                let mut out = Output::line(ANSWER);
+                out.lines.extend(self.handle(other).lines);
+                out
+            }
+        }
+    }
+
     /// Rebuilds the board from a `BOARD` block: own stones (field 1) and the opponent's (2),
     /// each in the order given, alternate from the colour that moved first; the game is over
-    /// if the final position has a five, whatever the order. Field 3 (markers of continuous
-    /// games, which this brain does not play) is ignored.
+    /// if the final position has a five, whatever the order. Field 3 (a continuous game's
+    /// marker of a finished line, a cell no one may play) is refused: this brain does not
+    /// play continuous games, and could otherwise answer with a marked cell.
     fn set_position(&mut self, stones: &[(Move, u8)]) -> Result<(), String> {
         let size = self.board.as_ref().map_or(0, Board::size);
         let own: Vec<Move> = stones.iter().filter(|s| s.1 == 1).map(|s| s.0).collect();
@@ -752,6 +816,11 @@ impl<E: Engine> Brain<E> {
         if let Some(&(m, f)) = stones.iter().find(|s| !(1..=3).contains(&s.1)) {
             return Err(format!(
                 "stone {m} has field {f} (expected 1 for own, 2 for the opponent's, 3 for a marker)"
+            ));
+        }
+        if let Some(&(m, _)) = stones.iter().find(|s| s.1 == 3) {
+            return Err(format!(
+                "stone {m} has field 3, a continuous game's marker (continuous games are not supported)"
             ));
         }
         // Checked before the counts, whose message would otherwise hide the real problem.
@@ -1370,7 +1439,8 @@ mod tests {
         ));
         assert!(matches!(parse_line("INFO"), Command::BadInfo(_)));
         assert!(matches!(parse_line("1,2"), Command::Malformed(_)));
-        assert!(matches!(parse_line("SWAP2BOARD"), Command::Unknown(_)));
+        assert!(matches!(parse_line("SWAP2BOARD"), Command::Swap2Board));
+        assert!(matches!(parse_line("swap2board 1"), Command::Malformed(_)));
         assert!(matches!(parse_line("ÿÿ,é"), Command::Unknown(_)));
     }
 
@@ -1478,6 +1548,43 @@ mod tests {
             .unwrap_or("")
     }
 
+    /// The three shapes of Gomocup's Swap2 block (no stones, three, five) each get exactly
+    /// one answer, at `DONE`; the stones change nothing; a command inside ends the block.
+    #[test]
+    fn a_swap2_block_gets_one_answer() {
+        let mut b = Brain::new(FirstEmpty);
+        assert_eq!(say(&mut b, "START 15"), ["OK"]);
+        for stones in [
+            &[][..],
+            &["7,7", "8,7", "9,9"],
+            &["7,7", "8,7", "9,9", "8,8", "8,6"],
+        ] {
+            assert!(say(&mut b, "SWAP2BOARD").is_empty());
+            for l in stones.iter().chain(&["", "INFO timeout_turn 500"]) {
+                assert!(say(&mut b, l).is_empty(), "{l:?}");
+            }
+            let out = say(&mut b, "DONE");
+            assert_eq!(out.len(), 1, "{out:?}");
+            assert_eq!(first_word(&out), "UNKNOWN");
+            assert!(b.board().unwrap().history().is_empty());
+        }
+        assert_eq!(b.time_control().timeout_turn, 500);
+        // The game that follows is played as usual.
+        assert!(say(&mut b, "BOARD").is_empty());
+        assert!(say(&mut b, "7,7,2").is_empty());
+        assert_eq!(say(&mut b, "DONE"), ["0,0"]);
+        // A block cut short by another command: its answer, then the command's.
+        assert!(say(&mut b, "SWAP2BOARD").is_empty());
+        assert!(say(&mut b, "7,8").is_empty());
+        let out = say(&mut b, "TURN 1,0");
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(first_word(&out), "UNKNOWN");
+        assert_eq!(out[1], "2,0");
+        assert_eq!(say(&mut b, "DONE")[0], "ERROR DONE without BOARD");
+        assert!(say(&mut b, "SWAP2BOARD").is_empty());
+        assert!(b.handle_line("END").quit);
+    }
+
     #[test]
     fn brain_session() {
         let mut b = Brain::new(FirstEmpty);
@@ -1543,6 +1650,12 @@ mod tests {
                 "stone 1,1 has field 9 (expected 1 for own, 2 for the opponent's, 3 for a marker)",
             ),
             (&["99,3,1"], "stone 99,3 is off the 15x15 board"),
+            // A continuous game's marker: a cell no one may play, which this brain would not
+            // know to avoid.
+            (
+                &["1,1,1", "2,2,2", "3,3,2", "4,4,3"],
+                "stone 4,4 has field 3, a continuous game's marker (continuous games are not supported)",
+            ),
         ] {
             for l in std::iter::once(&"BOARD").chain(stones) {
                 assert!(say(&mut b, l).is_empty());
@@ -1625,7 +1738,12 @@ mod tests {
         );
         // Settings.
         assert!(say(&mut b, "INFO rule 1").is_empty());
-        for (mask, playing) in [(8, "freestyle"), (3, "exactly-five")] {
+        for (mask, playing, named) in [
+            (8, "freestyle", &["caro"][..]),
+            (3, "exactly-five", &["continuous"]),
+            (4, "exactly-five", &["renju"]),
+            (12, "exactly-five", &["renju", "caro"]),
+        ] {
             let out = say(&mut b, &format!("INFO rule {mask}"));
             assert_eq!(out.len(), 1);
             assert!(
@@ -1633,6 +1751,9 @@ mod tests {
                     && out[0].ends_with(playing),
                 "{out:?}"
             );
+            for rule in ["continuous", "renju", "caro"] {
+                assert_eq!(out[0].contains(rule), named.contains(&rule), "{out:?}");
+            }
         }
         assert!(say(&mut b, "INFO rule 1").is_empty());
         assert_eq!(b.rule(), Rule::ExactlyFive);
