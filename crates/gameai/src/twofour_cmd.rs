@@ -25,8 +25,8 @@ pub struct Args {
     #[arg(long, default_value = "multiset")]
     level: Level,
     /// Memo size in bytes [default: 983040 (under the olympiad's 1 MB) up to 78 piles, then
-    /// 2 N^3 bytes, at most 1 GiB, so that large games do not slow down to a crawl]; 0 runs
-    /// without a memo, as the plain and merged levels do
+    /// 2 N^3 bytes, at most 1 GiB, so that large games do not slow down to a crawl; none when
+    /// every game is already over]; 0 runs without a memo, as the plain and merged levels do
     #[arg(long)]
     memo_bytes: Option<usize>,
     /// Print search statistics and timing to standard error.
@@ -52,15 +52,22 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     // not after the results of the games before it; the games are read twice instead of
     // being kept (a few bytes of text each, tens of bytes as positions).
     let mut games = 0u64;
+    let mut to_search = false;
     for game in twofour::read_games_bytes(&input).map_err(named)? {
-        game.map_err(named)?;
+        to_search |= !game.map_err(named)?.is_over();
         games += 1;
     }
     let reader = twofour::read_games_bytes(&input).map_err(named)?;
     let piles = reader.piles();
-    let memo_bytes = args
-        .memo_bytes
-        .unwrap_or_else(|| twofour::memo_bytes_for(piles));
+    // No default memo where no game needs a search (no games, or only finished ones): at
+    // thousands of piles it would take a gigabyte for nothing.
+    let memo_bytes = args.memo_bytes.unwrap_or_else(|| {
+        if to_search {
+            twofour::memo_bytes_for(piles)
+        } else {
+            0
+        }
+    });
     let mut solver = TwoFourSolver::try_with_memo_bytes(args.level, memo_bytes)
         .map_err(|_| crate::allocation_error(memo_bytes, "the memo"))?;
     let start = Instant::now();

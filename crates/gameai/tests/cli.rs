@@ -323,6 +323,15 @@ fn the_default_memo_grows_with_the_piles() {
     assert!(stats.contains("in 16000000 bytes"), "{stats}");
     let out = gameai(&words("twofour --stats"), SAMPLE.as_bytes());
     assert!(text(&out.stderr).contains("in 983040 bytes"));
+    // Nothing to search, nothing allocated: no games, or only finished ones (4095 piles
+    // would otherwise take the largest default, 1 GiB).
+    let finished = format!("4095 1\n{}\n", ["2"; 4095].join(" "));
+    for input in ["4095 0\n", finished.as_str()] {
+        let out = gameai(&words("twofour --stats"), input.as_bytes());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stats = text(&out.stderr);
+        assert!(stats.contains("in 0 bytes"), "{stats}");
+    }
 }
 
 #[test]

@@ -16,7 +16,8 @@ use crate::{Game, Keyed, MemoTable, Outcome, Stats};
 pub struct SolverConfig {
     /// Search only one move of each [`move_class`](crate::Game::move_class).
     pub merge_moves: bool,
-    /// Memo size in bytes; 0 disables the memo.
+    /// Memo size in bytes; 0 disables the memo (any other size gets at least one bucket of
+    /// two entries, which may be more than a size of a few bytes).
     pub memo_bytes: usize,
     /// Store and look up positions under their smallest symmetric key
     /// ([`Keyed::symmetric_keys`]), so one solved position also answers its images.

@@ -1,7 +1,8 @@
 //! The olympiad input and output format.
 //!
-//! Input: `N G`, then G games of N ball counts each. Numbers are separated by any white space and
-//! may be spread over lines however the writer liked (the original sample was wrapped). Output:
+//! Input: `N G`, then G games of N ball counts each. Numbers are separated by ASCII white space
+//! (spaces, tabs, line ends) and may be spread over lines however the writer liked (the
+//! original sample was wrapped). Output:
 //! one result per line, `1` (first player wins), `2` (second player wins) or `0` (draw).
 //!
 //! Errors name the line and the problem, so a user can fix a 1000-game file by hand.
@@ -161,7 +162,7 @@ pub enum ParseErrorKind {
         /// N.
         piles: u64,
     },
-    /// The header line has only one number.
+    /// The input holds one number only.
     #[error("the input ends after N; it must start with `N G`")]
     MissingGameCount,
     /// Input after the last game.
@@ -194,8 +195,18 @@ fn games_count(n: u64) -> String {
 
 struct Tokens<'a> {
     lines: Lines<'a>,
-    current: Option<(usize, std::str::SplitWhitespace<'a>)>,
+    current: Option<(usize, std::str::SplitAsciiWhitespace<'a>)>,
     last_line: usize,
+}
+
+/// A token as an error shows it: its first 40 characters, control and other unprintable
+/// characters escaped (so that a stray byte-order mark or terminal escape is seen, not obeyed).
+fn shown(token: &str) -> String {
+    token
+        .chars()
+        .take(40)
+        .flat_map(char::escape_debug)
+        .collect()
 }
 
 impl<'a> Tokens<'a> {
@@ -226,7 +237,7 @@ impl<'a> Tokens<'a> {
             }
             let (i, l) = self.lines.next()?;
             self.last_line = i + 1;
-            self.current = Some((i + 1, l.split_whitespace()));
+            self.current = Some((i + 1, l.split_ascii_whitespace()));
         }
     }
 
@@ -235,7 +246,7 @@ impl<'a> Tokens<'a> {
         let Some((line, tok)) = self.next_token() else {
             return Ok(None);
         };
-        let token = || tok.chars().take(40).collect();
+        let token = || shown(tok);
         // Digits only: `u64::from_str` would also take a leading `+`, which the format does
         // not have.
         if !tok.bytes().all(|b| b.is_ascii_digit()) {
@@ -398,7 +409,7 @@ impl Games<'_> {
                 Some((line, token)) => Err(ParseError {
                     line,
                     kind: ParseErrorKind::Extra {
-                        token: token.chars().take(40).collect(),
+                        token: shown(token),
                         games: g,
                     },
                 }),
@@ -532,6 +543,20 @@ mod tests {
         );
         // A byte-order mark is not a token.
         assert_eq!(parse("\u{feff}3 1\n2 2 2\n").unwrap().games().len(), 1);
+        // Only ASCII white space separates numbers, and what cannot be printed is shown
+        // escaped: a second byte-order mark, a no-break space, a terminal escape.
+        assert_eq!(
+            err("3 1\n\u{feff}2 2 2"),
+            "line 2: `\\u{feff}2` is not a non-negative integer"
+        );
+        assert_eq!(
+            err("3 1\n2\u{a0}2 2"),
+            "line 2: `2\\u{a0}2` is not a non-negative integer"
+        );
+        assert_eq!(
+            err("3 1\n2 2 2\n\u{1b}[2J"),
+            "line 3: unexpected `\\u{1b}[2J` after the 1 game announced"
+        );
         assert_eq!(
             err("5 99999999999999999999\n"),
             "line 1: `99999999999999999999` is too large a number"

@@ -145,6 +145,8 @@ impl Position {
     /// When there are fewer than 3 or more than [`MAX_PILES`] piles, a pile holds more than 4
     /// balls, or the balls do not total twice the number of piles.
     pub fn new(balls: &[u8]) -> Result<Position, PositionError> {
+        // Before the copy, which takes 8 bytes a pile.
+        check_piles(balls.len())?;
         let wide: Vec<u64> = balls.iter().map(|&b| u64::from(b)).collect();
         Position::from_counts_list(&wide)
     }
@@ -179,6 +181,7 @@ impl Position {
     /// # Errors
     /// When the number of piles is outside `3..=MAX_PILES` or the balls do not total 2N.
     pub fn from_piles(piles: Vec<Pile>, to_move: Player) -> Result<Position, PositionError> {
+        check_piles(piles.len())?;
         let balls: Vec<u64> = piles.iter().map(|p| u64::from(p.balls())).collect();
         check_shape(&balls)?;
         Ok(Position::from_checked(piles, to_move))

@@ -158,9 +158,9 @@ impl TwoFourSolver {
         Self::with_memo_bytes(level, DEFAULT_MEMO_BYTES)
     }
 
-    /// A solver at `level` whose memo (if the level has one) uses at most `memo_bytes` bytes;
-    /// 0 means no memo (the search then solves each position afresh, as the plain and
-    /// merged levels do).
+    /// A solver at `level` whose memo (if the level has one) uses at most `memo_bytes` bytes
+    /// (but at least 32, two entries, for a size above 0); 0 means no memo (the search then
+    /// solves each position afresh, as the plain and merged levels do).
     ///
     /// # Panics
     /// If the memo cannot be allocated; where the size comes from a user,
