@@ -2,8 +2,10 @@
 //!
 //! [`alpha_beta`] is the bare algorithm (no memory between calls). [`Searcher`] adds what a game
 //! engine needs: a bounded transposition table that stores bounds and best moves, best-move-first
-//! ordering, iterative deepening, node/time limits, cancellation from another thread, and a
-//! principal variation. When a limit stops a search, every move played is still taken back, and
+//! ordering, iterative deepening, node/time limits, cancellation from another thread, a
+//! principal variation, and mate-distance pruning (a line that could only end in a later win
+//! than one already proven, or an earlier loss, is cut at once, so a proven result ends the
+//! deepening instead of every other line being searched to each new horizon). When a limit stops a search, every move played is still taken back, and
 //! the answer is the one from the last finished iteration (or a root move the unfinished
 //! iteration had already proven better than that one, which it searches first).
 //!
@@ -167,7 +169,8 @@ pub struct SearchResult<M> {
     pub depth: u32,
     /// The expected line of play, starting with `best_move`.
     pub pv: Vec<M>,
-    /// Whether the score is the game's exact value (the tree was searched to its ends).
+    /// Whether the score is the game's exact value (every line was searched to its end, or
+    /// cut where no end could change the value).
     pub exact: bool,
     /// Whether a limit stopped the search before it chose to end.
     pub stopped: bool,
@@ -651,6 +654,21 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             self.stats.terminals += 1;
             return Score::from_outcome(o, ply);
         }
+        if ply > 0 {
+            // Mate-distance pruning: a game that goes on ends at the next ply at the soonest,
+            // so nothing here scores above a win there or below a loss there. A window outside
+            // that range is settled without a search, and as a proven bound (no horizon): once
+            // a root move wins, the other moves' lines end where they could only win later,
+            // and deepening stops with an exact result.
+            let most = Score::win_in(ply + 1);
+            if most <= alpha {
+                return most;
+            }
+            let least = Score::loss_in(ply + 1);
+            if least >= beta {
+                return least;
+            }
+        }
         if depth == 0 {
             // With extensions off, never: a reduced line reaches its horizon before the
             // iteration's depth, where the ply test alone would extend it.
@@ -1103,7 +1121,8 @@ mod tests {
         let r = s.search(&mut TwinTake(4), &Limits::depth(12));
         assert!(r.stats.merged_moves > 0);
         assert!(r.exact && r.score == Score::from_outcome(Outcome::Win, 3));
-        assert_eq!(r.depth, 4);
+        // Proven at depth 3: the lines that could only win later are cut there.
+        assert_eq!(r.depth, 3);
     }
 
     /// A pile of 4 is a win (take one), but a search shown only the taking of one finds a
@@ -1123,8 +1142,9 @@ mod tests {
         };
         let full = search(false, false);
         assert!(full.exact && full.score == Score::from_outcome(Outcome::Win, 3));
-        // Every line ends within 4 plies: proven there, the deepening stops.
-        assert_eq!(full.depth, 4);
+        // The win in 3 is proven at depth 3 (the lines that could only win later are cut
+        // there), and the deepening stops.
+        assert_eq!(full.depth, 3);
         // Shown one move, without admitting it: a false proof.
         let fooled = search(true, false);
         assert!(fooled.exact && fooled.score == Score::from_outcome(Outcome::Loss, 4));
@@ -1190,5 +1210,94 @@ mod tests {
         assert_eq!(s0.researches, 0);
         // Iterations 3 to 6 each fail once, alternately low and high.
         assert_eq!(s1.researches, 4);
+    }
+
+    /// A race with a quick way out: at the start the side to move may finish the game and win
+    /// at once, or wait; after a wait only waiting is left, for a million plies, which end
+    /// in a draw. Every position has its own key, so the memo cannot shorten the waiting
+    /// line.
+    #[derive(Clone)]
+    struct FinishOrWait {
+        waited: u32,
+        finished: bool,
+    }
+
+    impl Game for FinishOrWait {
+        type Move = bool;
+        fn generate_moves(&self, moves: &mut Vec<bool>) {
+            if self.waited == 0 {
+                moves.push(true);
+            }
+            moves.push(false);
+        }
+        fn play(&mut self, &finish: &bool) {
+            if finish {
+                self.finished = true;
+            } else {
+                self.waited += 1;
+            }
+        }
+        fn undo(&mut self, &finish: &bool) {
+            if finish {
+                self.finished = false;
+            } else {
+                self.waited -= 1;
+            }
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            if self.finished {
+                Some(Outcome::Loss)
+            } else {
+                (self.waited >= 1_000_000).then_some(Outcome::Draw)
+            }
+        }
+    }
+
+    impl Keyed for FinishOrWait {
+        type Key = (u32, bool);
+        fn key(&self) -> (u32, bool) {
+            (self.waited, self.finished)
+        }
+    }
+
+    impl Evaluate for FinishOrWait {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// Once the best root move is a proven win that no other move could better, the search
+    /// is exact: the other moves' lines are cut where they could only win later, not searched
+    /// to the horizon of every deeper iteration (without a limit, to `Limits::MAX_DEPTH`,
+    /// 10,000 plies down one line; with a time limit, to its end).
+    #[test]
+    fn a_proven_win_ends_deepening() {
+        for tuning in [Tuning::PLAIN, Tuning::default()] {
+            for memo_bytes in [0, 1 << 16] {
+                let mut s = Searcher::with_tuning(
+                    SearchConfig {
+                        memo_bytes,
+                        ..SearchConfig::default()
+                    },
+                    tuning,
+                );
+                let mut g = FinishOrWait {
+                    waited: 0,
+                    finished: false,
+                };
+                // The node limit only bounds a search that would not stop by itself.
+                let limits = Limits {
+                    nodes: Some(100_000),
+                    ..Limits::default()
+                };
+                let r = s.search(&mut g, &limits);
+                assert!(r.exact && !r.stopped, "{r:?}");
+                assert_eq!(
+                    (r.depth, r.best_move, r.score),
+                    (1, Some(true), Score::win_in(1))
+                );
+                assert!(r.stats.nodes <= 10, "{:?}", r.stats);
+            }
+        }
     }
 }

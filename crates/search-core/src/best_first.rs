@@ -79,8 +79,10 @@ use crate::{Evaluate, Limits, Outcome, Score, Stats};
 /// Which child a [`BestFirst`] search descends into on its way to the next leaf.
 ///
 /// Whatever the policy, closed children are skipped and the values backed up are plain negamax
-/// values, so on a tree small enough to expand completely every policy finds the same,
-/// minimax-optimal answer; policies differ only in what they look at first.
+/// values, so on a tree small enough to expand completely every policy finds the same
+/// outcome (win, draw or loss); policies differ in what they look at first, and so may
+/// name different moves, and a win found first need not be the quickest (a node is closed at
+/// the first proven win among its children).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Policy {
     /// The highest child value minus `visit_weight` per visit of the child: the rule of the

@@ -16,7 +16,8 @@
 //! - [`Stats`] counters on everything, so each optimisation's effect can be measured.
 //!
 //! Scores are seen from the side to move (negamax). Proven results carry their distance in
-//! plies ([`Score`]), so searches prefer quick wins and slow losses.
+//! plies ([`Score`]), so the alpha-beta searches prefer quick wins and slow losses (the
+//! best-first search stops at the first win it proves, which need not be the quickest).
 //!
 //! # Example
 //!
