@@ -77,6 +77,10 @@ impl Default for Bounds {
 /// decides them into its position and key.) The memo persists across calls, so solving many
 /// positions of one game reuses earlier work; [`Solver::clear_memo`] forgets it.
 ///
+/// The search recurses once a ply, so its stack grows with the longest line of play: a game
+/// thousands of plies long wants more stack than a spawned thread's default of 2 MiB (see
+/// [`std::thread::Builder::stack_size`]), in debug builds above all.
+///
 /// ```
 /// use search_core::{Game, Keyed, Outcome, Solver, SolverConfig};
 ///

@@ -134,6 +134,11 @@ enum Engine {
 
 /// Solves TwoFour positions exactly. Keep one solver for many positions: its memo carries over.
 ///
+/// The search recurses once a ply, and a game of N piles lasts up to 2N plies: solving one of
+/// 4095 piles on a thread needs a stack of about 1 MiB in a release build and 4 MiB in a
+/// debug build, whose frames are larger (a spawned thread has 2 MiB unless
+/// [`std::thread::Builder::stack_size`] says otherwise; the main thread usually 8 MiB).
+///
 /// ```
 /// use twofour::{Level, Position, TwoFourSolver, Winner};
 ///
