@@ -113,15 +113,15 @@ pub enum CspError {
     /// The problem has no solution.
     #[error("the constraints are inconsistent (no solution)")]
     Inconsistent,
-    /// The enumeration of one component needed more search nodes than [`Budget::max_nodes`].
-    /// The caller may fall back to something cheaper (for example [`propagate`]).
-    #[error(
-        "search budget of {max_nodes} nodes exceeded on a component of {component_vars} variables"
-    )]
+    /// The enumeration of one component (of a placement problem: of the whole problem) needed
+    /// more search nodes than [`Budget::max_nodes`]. The caller may fall back to something
+    /// cheaper (for example [`propagate`], or a Markov chain).
+    #[error("search budget of {max_nodes} nodes exceeded on {component_vars} variables")]
     BudgetExceeded {
         /// The budget that was exceeded.
         max_nodes: u64,
-        /// The number of variables of the component whose enumeration was abandoned.
+        /// The number of variables whose enumeration was abandoned (those of one component,
+        /// or of the whole placement problem).
         component_vars: usize,
     },
     /// A placement problem was built with invalid data (a shape leaving the 128 elements, an

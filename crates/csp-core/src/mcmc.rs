@@ -43,7 +43,11 @@ pub struct McmcConfig {
     /// pinned by them (0 counts as 1).
     pub block: usize,
     /// Steps whose states are averaged. With 0, the estimate is the state after the burn-in
-    /// (one solution, every probability 0 or 1).
+    /// (one solution, every probability 0 or 1). A step redraws one block, so the more
+    /// variables a problem has, the more steps its averages need (with thousands of
+    /// variables, the default's can leave some probabilities near 0 or 1 that are 1/2); the
+    /// estimate reports no error bar: compare runs with different seeds, or count exactly
+    /// where the budget allows.
     pub steps: u64,
     /// Steps run first and not averaged.
     pub burn_in: u64,

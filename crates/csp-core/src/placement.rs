@@ -1636,7 +1636,8 @@ fn first_solution(
 /// expectation and a much smaller variance.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlacementEstimate {
-    /// Sweeps recorded (after the burn-in).
+    /// Sweeps recorded after the burn-in (0 when only the state after the burn-in was
+    /// recorded, as [`estimate_placements`] does when asked for no samples).
     pub samples: u64,
     /// `value_probs[v][f][s]`: estimated probability that variable `v` takes start `s` of
     /// family `f`.

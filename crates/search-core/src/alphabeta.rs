@@ -155,7 +155,9 @@ impl Limits {
 /// The answer of a [`Searcher`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult<M> {
-    /// The move to play; `None` only when the game is over or has no move.
+    /// The move to play; `None` only when the game is over or has no move. When no iteration
+    /// finished (a limit before the first, or a depth limit of 0), the first move of the
+    /// game's own order: a legal move, not a searched one.
     pub best_move: Option<M>,
     /// Its score for the side to move, from the last finished iteration. When a limit stopped
     /// the next iteration after a root move had proven better than the previous best (which
@@ -167,7 +169,10 @@ pub struct SearchResult<M> {
     pub score: Score,
     /// Depth of the last finished iteration (0 if none finished).
     pub depth: u32,
-    /// The expected line of play, starting with `best_move`.
+    /// The expected line of play, starting with `best_move`. It may end before the game does:
+    /// where the line reaches a position the transposition table answered, or the horizon.
+    /// ([`Solver::principal_line`](crate::Solver::principal_line) gives a whole line of an
+    /// exactly solved game.)
     pub pv: Vec<M>,
     /// Whether the score is the game's exact value (every line was searched to its end, or
     /// cut where no end could change the value).
