@@ -169,8 +169,10 @@ pub struct SearchResult<M> {
     pub score: Score,
     /// Depth of the last finished iteration (0 if none finished).
     pub depth: u32,
-    /// The expected line of play, starting with `best_move`. It may end before the game does:
-    /// where the line reaches a position the transposition table answered, or the horizon.
+    /// The expected line of play, starting with `best_move`, at most as long as the last
+    /// finished iteration was deep (unless extensions searched further). Where it reaches a
+    /// position the transposition table answered, it goes on with the moves of the table's
+    /// exact entries, and so may end early where the table holds none (or was overwritten).
     /// ([`Solver::principal_line`](crate::Solver::principal_line) gives a whole line of an
     /// exactly solved game.)
     pub pv: Vec<M>,
@@ -485,6 +487,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             result.score = score;
             result.depth = depth;
             result.pv = self.pv.first().cloned().unwrap_or_default();
+            self.extend_line(game, &mut result.pv, depth);
             result.best_move = result.pv.first().cloned();
             if !self.hit_horizon {
                 result.exact = true;
@@ -515,6 +518,43 @@ impl<G: Keyed + Evaluate> Searcher<G> {
         result.stats = self.stats;
         result.elapsed = self.start.elapsed();
         result
+    }
+
+    /// Continues `line` (at most `depth` moves in all) with the table's best moves where it
+    /// stops short: a position the table answered has no line of its own. Only exact entries
+    /// are followed (a bound's move is a refutation or a guess, not the expected move), and
+    /// only with moves the position generates (a key may be a hash). `game` is left as it was.
+    fn extend_line(&self, game: &mut G, line: &mut Vec<G::Move>, depth: u32) {
+        let Some(memo) = &self.memo else {
+            return;
+        };
+        let limit = depth as usize;
+        if line.is_empty() || line.len() >= limit {
+            return;
+        }
+        for mv in line.iter() {
+            game.play(mv);
+        }
+        let mut moves = Vec::new();
+        while line.len() < limit && game.outcome().is_none() {
+            let Some(best) = memo
+                .get(&game.key())
+                .filter(|e| e.bound == Bound::Exact)
+                .and_then(|e| e.best.clone())
+            else {
+                break;
+            };
+            moves.clear();
+            game.generate_moves(&mut moves);
+            if !moves.contains(&best) {
+                break;
+            }
+            game.play(&best);
+            line.push(best);
+        }
+        for mv in line.iter().rev() {
+            game.undo(mv);
+        }
     }
 
     /// Whether the next iteration should not start: the soft limit has passed, or (with time
@@ -1303,6 +1343,32 @@ mod tests {
                 );
                 assert!(r.stats.nodes <= 10, "{:?}", r.stats);
             }
+        }
+    }
+
+    /// Where the table answers a position of the line, the line goes on with its moves: a
+    /// proven win in 3 has a line of 3 moves, not one that stops at the table hit.
+    #[test]
+    fn the_line_goes_on_through_table_hits() {
+        for left in 4..=12 {
+            let mut g = Take {
+                left,
+                only_ones: false,
+                admits: false,
+            };
+            let mut s = Searcher::<Take>::new(SearchConfig::default());
+            let r = s.search(&mut g, &Limits::default());
+            assert!(r.exact, "{left}: {r:?}");
+            let plies = r.score.plies_to_end().unwrap() as usize;
+            assert_eq!(r.pv.len(), plies, "{left}: {r:?}");
+            // A line of play that ends the game as the score says.
+            for mv in &r.pv {
+                let mut moves = Vec::new();
+                g.generate_moves(&mut moves);
+                assert!(moves.contains(mv), "{left}: {r:?}");
+                g.play(mv);
+            }
+            assert_eq!(g.left, 0, "{left}: {r:?}");
         }
     }
 }
