@@ -40,7 +40,7 @@
 //! };
 //! let pos = text::read("......\n......\n..x...\n......\n......\n......\n")?;
 //! let view = pos.view(&rules)?;
-//! let post = infer::exact_posterior(&view, &csp_core::Budget::default())?;
+//! let post = infer::exact_posterior(&view, &battleship::csp_core::Budget::default())?;
 //! assert_eq!(post.hit[2 * 6 + 2], 1.0);
 //! // A neighbour of the hit is far more likely than a corner.
 //! assert!(post.hit[2 * 6 + 3] > 3.0 * post.hit[0]);
@@ -58,6 +58,9 @@ pub mod shooters;
 mod sim;
 pub mod text;
 
+/// The constraint engine this crate builds on, re-exported so that the types of its API
+/// (`Budget`, `CspError`) need no dependency of their own.
+pub use csp_core;
 pub use fleet::{Dir, Fleet, ShipPlacement, read_fleet, read_fleets};
 pub use game::{Game, Shot, Sunk, View, cells_xy, xy};
 pub use rules::{Adjacency, Feedback, Geometry, MAX_CELLS, MAX_SHIPS, Rules, ShipSpec, cells_of};

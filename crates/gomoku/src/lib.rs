@@ -52,4 +52,7 @@ pub use error::GomokuError;
 pub use pattern::Pattern;
 pub use position::{Position, Threat, combine};
 pub use search::SearchGame;
+/// The search crate this one builds on, re-exported so that the types of its API (`Tuning`,
+/// `best_first::BestFirstConfig`, `Score`) need no dependency of their own.
+pub use search_core;
 pub use threat::{ThreatLimits, ThreatSolver};

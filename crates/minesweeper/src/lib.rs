@@ -106,6 +106,9 @@ pub use blind::{
 };
 pub use board::{Board, BoardError, FirstClick, Grid, MAX_SIDE, Neighbours, ParseFirstClickError};
 pub use boards::{BoardSpec, BoardsError, read_boards, write_boards};
+/// The constraint engine this crate builds on, re-exported so that the types of its API
+/// (`Budget`, `CspError`) need no dependency of their own.
+pub use csp_core;
 pub use format::{FormatError, TextError, mbf, text};
 pub use game::{Game, GameError, GameState, Reveal};
 pub use level::{Level, LevelError};

@@ -47,6 +47,10 @@ pub use position::{
 };
 pub use random::random_game;
 pub use rules::{Pile, Player, Winner};
+/// The search crate this one builds on, re-exported so that the types of its API
+/// (`Outcome`, `Stats`, and the `Game` trait whose `play` and `undo` step a [`Position`])
+/// need no dependency of their own.
+pub use search_core;
 pub use solver::{
     DEFAULT_MEMO_BYTES, Level, MAX_SUGGESTED_MEMO_BYTES, TwoFourSolver, UnknownLevel,
     memo_bytes_for, solve,

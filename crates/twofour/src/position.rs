@@ -260,6 +260,34 @@ impl Position {
         })
     }
 
+    /// Plays `mv` if it is legal here (as [`move_between`](Self::move_between) gives it, or
+    /// a solver's line of play from this position), and says whether it was: a move of
+    /// another position, or an illegal one, changes nothing.
+    ///
+    /// ```
+    /// use twofour::{Position, TwoFourSolver, Level};
+    /// let start = Position::new(&[0, 3, 4, 1, 2]).unwrap();
+    /// let mut p = start.clone();
+    /// for m in TwoFourSolver::new(Level::Multiset).principal_line(&start) {
+    ///     assert!(p.play_move(&m));
+    ///     println!("{m}: {p}");
+    /// }
+    /// assert!(p.is_over());
+    /// // The first move again: not legal any more.
+    /// let first = start.move_between(2, 3).unwrap();
+    /// assert!(!p.play_move(&first));
+    /// ```
+    #[must_use]
+    pub fn play_move(&mut self, mv: &Move) -> bool {
+        let legal = self.is_legal(mv.from, mv.to)
+            && self.piles[mv.from] == mv.from_was
+            && self.piles[mv.to] == mv.to_was;
+        if legal {
+            search_core::Game::play(self, mv);
+        }
+        legal
+    }
+
     fn set(&mut self, i: usize, p: Pile) {
         self.counts[self.piles[i].index()] -= 1;
         self.counts[p.index()] += 1;
