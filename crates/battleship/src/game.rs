@@ -220,7 +220,8 @@ impl View {
     /// The answer must be one the rules can give: a named hit only under
     /// [`Feedback::HitNamesShip`] and on a ship not yet sunk (a hit that names no ship is
     /// accepted under every rule: a position read from text does not say), a sinking only where sinkings are announced (not under
-    /// [`Feedback::Bare`]) and once per ship, revealed cells only under
+    /// [`Feedback::Bare`]), once per ship, and only where a line of the ship's length through
+    /// `cell` is all hits (`cell` with the hits before it), revealed cells only under
     /// [`Feedback::SunkRevealsCells`], and then a placement of that ship through `cell` on
     /// hit cells, clear of the ships revealed before it (and of their neighbours under
     /// no-touch). On an error the view is unchanged.
@@ -305,7 +306,26 @@ impl View {
                     )));
                 }
                 match (cells, feedback) {
-                    (None, _) => Ok(()),
+                    (None, _) => {
+                        // A ship sinks when its last cell is hit: a line of its length
+                        // through `cell` must be all hits.
+                        let hit = self.hits | 1u128 << cell;
+                        let fits = self.geo.families(ship).iter().any(|f| {
+                            cells_of(f.starts()).any(|s| {
+                                let c = f.cells(s as u32);
+                                c >> cell & 1 == 1 && c & !hit == 0
+                            })
+                        });
+                        if fits {
+                            Ok(())
+                        } else {
+                            Err(Error::Shot(format!(
+                                "{} cannot sink at cell {cell}: no line of its length through \
+                                 it is all hits",
+                                rules.fleet[ship].name
+                            )))
+                        }
+                    }
                     (Some(c), Feedback::SunkRevealsCells) => {
                         let placement = self
                             .geo
@@ -733,9 +753,12 @@ mod tests {
             0,
             "ship 1 takes (4,0)-(4,1), not (3,0)-(4,0)"
         );
+        // A sinking with no line of hits through it is refused, the view unchanged.
         let mut v = view();
-        hit_then_sink(&mut v, &[(5, 5)], (0, 5), 0);
-        assert_eq!(v.unresolved_hits(), mask(&[(5, 5)]));
-        assert_eq!(v.afloat().count(), 1);
+        v.record(at(5, 5), HIT).unwrap();
+        let before = v.clone();
+        let e = v.record(at(0, 5), sunk(0)).unwrap_err();
+        assert!(e.to_string().contains("no line of its length"), "{e}");
+        assert_eq!((v.hits(), v.afloat().count()), (before.hits(), 2));
     }
 }

@@ -223,9 +223,11 @@ fn views_take_only_answers_the_rules_can_give() {
     for (shot, allowed) in answers {
         for (feedback, ok) in Feedback::ALL.into_iter().zip(allowed) {
             let mut v = View::new(geo(&r(feedback)));
-            // The other cells a sinking reveals were hit before it.
-            if let Shot::Sunk { cells: Some(c), .. } = shot {
+            // The other cells of a sinking ship were hit before it (those it reveals, or
+            // the other cell of the two-cell ship).
+            if let Shot::Sunk { cells, .. } = shot {
                 let ship = (feedback == Feedback::HitNamesShip).then_some(1);
+                let c = cells.unwrap_or(0b11);
                 for cell in (1..128).filter(|&i| c >> i & 1 == 1) {
                     v.record(cell, Shot::Hit { ship }).unwrap();
                 }
@@ -247,6 +249,12 @@ fn views_take_only_answers_the_rules_can_give() {
     v.record(1, Shot::Hit { ship: None }).unwrap();
     v.record(0, sunk).unwrap();
     assert!(msg(v.record(2, sunk).unwrap_err()).contains("already sunk"));
+    // A ship sinks on a line of hits of its length through the sinking cell.
+    let mut v = View::new(geo(&r(Feedback::Standard)));
+    v.record(2, Shot::Hit { ship: None }).unwrap();
+    assert!(msg(v.record(0, sunk).unwrap_err()).contains("no line of its length"));
+    v.record(5, Shot::Hit { ship: None }).unwrap();
+    v.record(0, sunk).unwrap();
     // The answer distribution of a cell off the board: a certain miss.
     let post = battleship::infer::exact_posterior(&v, &csp_core::Budget::default()).unwrap();
     let d = battleship::infer::answer_distribution(&v, &post, 500);

@@ -134,7 +134,8 @@ impl AlphaBetaEngine {
         forcing_extensions: 8,
     };
 
-    /// An engine with a 64 MiB transposition table.
+    /// An engine with a 64 MiB transposition table. Writing the table takes tens of
+    /// milliseconds: build the engine before the clock starts, not within a move's time.
     #[must_use]
     pub fn new() -> AlphaBetaEngine {
         AlphaBetaEngine::with_memo_bytes(64 << 20)
