@@ -775,13 +775,13 @@ impl<E: Engine> Brain<E> {
         }
     }
 
-    /// Reads a `SWAP2BOARD` block to its end: its stone lines (`x,y`) and blank lines are
-    /// skipped, settings taken, and `DONE` (or any other command, which is then handled as
-    /// usual) gets the one `UNKNOWN`.
+    /// Reads a `SWAP2BOARD` block to its end: its stone lines (`x,y`), blank lines and lines
+    /// of no known command are skipped, settings taken, and `DONE` (or any other command,
+    /// which is then handled as usual) gets the one `UNKNOWN`.
     fn handle_swap2_block(&mut self, command: Command) -> Output {
         const ANSWER: &str = "UNKNOWN SWAP2BOARD: Swap2 openings are not supported";
         match command {
-            Command::Empty | Command::Stone(..) => Output::none(),
+            Command::Empty | Command::Stone(..) | Command::Unknown(_) => Output::none(),
             Command::Malformed(why) if why.starts_with(BAD_STONE) || why == LONG_LINE => {
                 Output::none()
             }
@@ -815,7 +815,7 @@ impl<E: Engine> Brain<E> {
         let theirs: Vec<Move> = stones.iter().filter(|s| s.1 == 2).map(|s| s.0).collect();
         if let Some(&(m, f)) = stones.iter().find(|s| !(1..=3).contains(&s.1)) {
             return Err(format!(
-                "stone {m} has field {f} (expected 1 for own, 2 for the opponent's, 3 for a marker)"
+                "stone {m} has field {f} (expected 1 for own or 2 for the opponent's)"
             ));
         }
         if let Some(&(m, _)) = stones.iter().find(|s| s.1 == 3) {
@@ -1576,6 +1576,9 @@ mod tests {
         // A block cut short by another command: its answer, then the command's.
         assert!(say(&mut b, "SWAP2BOARD").is_empty());
         assert!(say(&mut b, "7,8").is_empty());
+        // A line of no known command inside the block does not end it.
+        assert!(say(&mut b, "SWAP2OPTION 2").is_empty());
+        assert!(say(&mut b, "7,9").is_empty());
         let out = say(&mut b, "TURN 1,0");
         assert_eq!(out.len(), 2, "{out:?}");
         assert_eq!(first_word(&out), "UNKNOWN");
@@ -1647,7 +1650,7 @@ mod tests {
             ),
             (
                 &["1,1,9"],
-                "stone 1,1 has field 9 (expected 1 for own, 2 for the opponent's, 3 for a marker)",
+                "stone 1,1 has field 9 (expected 1 for own or 2 for the opponent's)",
             ),
             (&["99,3,1"], "stone 99,3 is off the 15x15 board"),
             // A continuous game's marker: a cell no one may play, which this brain would not

@@ -5,9 +5,10 @@
 //! ordering, iterative deepening, node/time limits, cancellation from another thread, a
 //! principal variation, and mate-distance pruning (a line that could only end in a later win
 //! than one already proven, or an earlier loss, is cut at once, so a proven result ends the
-//! deepening instead of every other line being searched to each new horizon). When a limit stops a search, every move played is still taken back, and
-//! the answer is the one from the last finished iteration (or a root move the unfinished
-//! iteration had already proven better than that one, which it searches first).
+//! deepening instead of every other line being searched to each new horizon). When a limit
+//! stops a search, every move played is still taken back, and the answer is the one from the
+//! last finished iteration (or a root move the unfinished iteration had already proven better
+//! than that one, which it searches first).
 //!
 //! On top of that, [`Tuning`] selects the classical enhancements, each of which a wide game
 //! such as Gomoku needs to search deep:
@@ -156,8 +157,9 @@ impl Limits {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult<M> {
     /// The move to play; `None` only when the game is over or has no move. When no iteration
-    /// finished (a limit before the first, or a depth limit of 0), the first move of the
-    /// game's own order: a legal move, not a searched one.
+    /// finished (a limit before the first, or a depth limit of 0), the root move the
+    /// unfinished first iteration found better than the first one searched, if any, and
+    /// otherwise the first move of the game's own order: a legal move, not a searched one.
     pub best_move: Option<M>,
     /// Its score for the side to move, from the last finished iteration. When a limit stopped
     /// the next iteration after a root move had proven better than the previous best (which
@@ -1166,7 +1168,8 @@ mod tests {
         let r = s.search(&mut TwinTake(4), &Limits::depth(12));
         assert!(r.stats.merged_moves > 0);
         assert!(r.exact && r.score == Score::from_outcome(Outcome::Win, 3));
-        // Proven at depth 3: the lines that could only win later are cut there.
+        // Proven at depth 3: the lines that could only win later are cut there (the winning
+        // line is searched before any other reaches the horizon).
         assert_eq!(r.depth, 3);
     }
 
@@ -1188,7 +1191,7 @@ mod tests {
         let full = search(false, false);
         assert!(full.exact && full.score == Score::from_outcome(Outcome::Win, 3));
         // The win in 3 is proven at depth 3 (the lines that could only win later are cut
-        // there), and the deepening stops.
+        // there; the winning line comes first), and the deepening stops.
         assert_eq!(full.depth, 3);
         // Shown one move, without admitting it: a false proof.
         let fooled = search(true, false);

@@ -1,8 +1,8 @@
 //! The olympiad input and output format.
 //!
 //! Input: `N G`, then G games of N ball counts each. Numbers are separated by ASCII white space
-//! (spaces, tabs, line ends) and may be spread over lines however the writer liked (the
-//! original sample was wrapped). Output:
+//! (spaces, tabs, line ends, form feeds; not vertical tabs, nor Unicode spaces) and may be
+//! spread over lines however the writer liked (the original sample was wrapped). Output:
 //! one result per line, `1` (first player wins), `2` (second player wins) or `0` (draw).
 //!
 //! Errors name the line and the problem, so a user can fix a 1000-game file by hand.
@@ -202,11 +202,16 @@ struct Tokens<'a> {
 /// A token as an error shows it: its first 40 characters, control and other unprintable
 /// characters escaped (so that a stray byte-order mark or terminal escape is seen, not obeyed).
 fn shown(token: &str) -> String {
-    token
-        .chars()
-        .take(40)
-        .flat_map(char::escape_debug)
-        .collect()
+    let mut s = String::new();
+    for c in token.chars().take(40) {
+        // Quotes and backslashes as they are: only what cannot be seen is escaped.
+        if matches!(c, '\'' | '"' | '\\') {
+            s.push(c);
+        } else {
+            s.extend(c.escape_debug());
+        }
+    }
+    s
 }
 
 impl<'a> Tokens<'a> {
@@ -552,6 +557,10 @@ mod tests {
         assert_eq!(
             err("3 1\n2\u{a0}2 2"),
             "line 2: `2\\u{a0}2` is not a non-negative integer"
+        );
+        assert_eq!(
+            err("3 1\nit's"),
+            "line 2: `it's` is not a non-negative integer"
         );
         assert_eq!(
             err("3 1\n2 2 2\n\u{1b}[2J"),

@@ -261,8 +261,9 @@ impl Position {
     }
 
     /// Plays `mv` if it is legal here (as [`move_between`](Self::move_between) gives it, or
-    /// a solver's line of play from this position), and says whether it was: a move of
-    /// another position, or an illegal one, changes nothing.
+    /// a solver's line of play from this position), and says whether it was: a move whose
+    /// piles do not hold here what it says they held before it, or an illegal one, changes
+    /// nothing.
     ///
     /// ```
     /// use twofour::{Position, TwoFourSolver, Level};
@@ -273,9 +274,8 @@ impl Position {
     ///     println!("{m}: {p}");
     /// }
     /// assert!(p.is_over());
-    /// // The first move again: not legal any more.
-    /// let first = start.move_between(2, 3).unwrap();
-    /// assert!(!p.play_move(&first));
+    /// // A move of the start: no move is legal once the game is over.
+    /// assert!(!p.play_move(&start.move_between(2, 3).unwrap()));
     /// ```
     #[must_use]
     pub fn play_move(&mut self, mv: &Move) -> bool {
@@ -519,6 +519,21 @@ impl Keyed for Multiset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A move carries the piles it was made from: once they have changed, it is refused, even
+    /// where the same two piles could still trade a ball.
+    #[test]
+    fn a_move_of_another_position_is_refused() {
+        let start = Position::new(&[0, 3, 4, 1, 2]).unwrap();
+        let mut p = start.clone();
+        assert!(p.play_move(&start.move_between(2, 0).unwrap()));
+        let after = p.clone();
+        // 4 -> 1 from the start; pile 3 now holds 3, and 3 -> 1 is legal, but not this move.
+        assert!(p.is_legal(2, 3));
+        assert!(!p.play_move(&start.move_between(2, 3).unwrap()));
+        assert_eq!(p, after);
+        assert!(p.play_move(&p.move_between(2, 3).unwrap()));
+    }
 
     /// A move is legal exactly when the giver holds at least two balls more than the
     /// receiver (checked on every pair of a position holding every kind of pile), and pile
