@@ -256,8 +256,22 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
     // A finished position has no move, and that is not an error.
     let (ok, o, e) = solve("3x1x1\n1M1\n", &[]);
     assert!(ok && o.contains("move: none"), "{o}{e}");
-    let (ok, _, e) = solve("5x1x1\n1H1H1\n", &[]);
-    assert!(!ok && e.contains("inconsistent"), "{e}");
+    // An inconsistent position says where the contradiction lies: in the mine count, or
+    // among the numbers.
+    let (ok, _, e) = solve("5x1x1\n1H2H1\n", &[]);
+    assert!(
+        !ok && e.contains("inconsistent: its numbers can be met by layouts of 2 mines, but not of the 1 of its first line"),
+        "{e}"
+    );
+    let (ok, _, e) = solve("4x3x2\n01HH\n02HH\n01HM\n", &[]);
+    assert!(!ok && e.contains("layouts of 3 to 5 mines"), "{e}");
+    for numbers in ["4x1x1\n1H0H\n", "5x1x1\n1H1H1\n"] {
+        let (ok, _, e) = solve(numbers, &[]);
+        assert!(
+            !ok && e.contains("inconsistent: no mine layout meets its revealed numbers"),
+            "{e}"
+        );
+    }
 }
 
 #[test]

@@ -119,6 +119,6 @@ pub use model::{
 pub use position::{CellView, Inconsistency, Position, PositionError};
 pub use sim::{GameRecord, game_seed, play, play_from, seeded_board};
 pub use solver::{
-    Analysis, Decision, MAX_ENDGAME_CELLS, Probabilities, SolveError, Solver, SolverConfig,
-    constraint_problem,
+    Analysis, Contradiction, Decision, MAX_ENDGAME_CELLS, Probabilities, SolveError, Solver,
+    SolverConfig, constraint_problem, contradiction,
 };

@@ -277,6 +277,89 @@ pub fn constraint_problem(pos: &Position) -> Result<(BoolCsp, Vec<usize>), Solve
     Ok((p.csp, p.cell_of))
 }
 
+/// Where the contradiction of a position without a mine layout lies (see [`contradiction`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contradiction {
+    /// The revealed numbers cannot all be met, whatever the mine count.
+    Numbers,
+    /// The revealed numbers can be met, but not with the position's mine count.
+    MineCount {
+        /// The fewest and the most mines, known mines included, of the layouts that meet the
+        /// numbers (not every count between them need be possible); `None` on boards of more
+        /// than [`Contradiction::MAX_RANGE_CELLS`] unrevealed cells, where they are not sought.
+        range: Option<(usize, usize)>,
+    },
+}
+
+impl Contradiction {
+    /// The most unrevealed cells for which [`contradiction`] seeks the range of mine counts
+    /// (it counts the layouts once per count tried).
+    pub const MAX_RANGE_CELLS: usize = 4096;
+}
+
+/// Why `pos` has no mine layout: its numbers contradict each other, or they can be met but
+/// not with its mine count. `None` when it has a layout after all, or when a count needed to
+/// tell exceeds `budget`.
+///
+/// ```
+/// use minesweeper::{Contradiction, contradiction, text};
+/// let budget = minesweeper::csp_core::Budget::default();
+/// // The 2 needs two mines among the three cells right of it, and one is left beside `M`.
+/// let pos = text::read("4x3x2\n01HH\n02HH\n01HM\n")?;
+/// let range = Some((3, 5));
+/// assert_eq!(contradiction(&pos, &budget), Some(Contradiction::MineCount { range }));
+/// // A 1 with no unrevealed neighbour cannot be met at all.
+/// let pos = text::read("2x2x1\n01\n0H\n")?;
+/// assert_eq!(contradiction(&pos, &budget), Some(Contradiction::Numbers));
+/// # Ok::<(), minesweeper::FormatError>(())
+/// ```
+#[must_use]
+pub fn contradiction(pos: &Position, budget: &Budget) -> Option<Contradiction> {
+    let mut csp = match build(pos) {
+        Ok(p) => p.csp,
+        Err(SolveError::Inconsistent) => return Some(Contradiction::Numbers),
+        Err(_) => return None,
+    };
+    let feasible = |csp: &BoolCsp| match csp_core::count(csp, budget) {
+        Ok(n) => Some(!n.is_zero()),
+        Err(CspError::Inconsistent) => Some(false),
+        Err(_) => None,
+    };
+    csp.clear_total();
+    if !feasible(&csp)? {
+        return Some(Contradiction::Numbers);
+    }
+    csp.set_total(pos.mines() as u32);
+    if feasible(&csp)? {
+        return None;
+    }
+    let n = csp.num_vars();
+    if n > Contradiction::MAX_RANGE_CELLS {
+        return Some(Contradiction::MineCount { range: None });
+    }
+    let mut with = |t: usize| {
+        csp.set_total(t as u32);
+        feasible(&csp)
+    };
+    let mut least = None;
+    for t in 0..=n {
+        if with(t)? {
+            least = Some(t);
+            break;
+        }
+    }
+    let mut most = None;
+    for t in (0..=n).rev() {
+        if with(t)? {
+            most = Some(t);
+            break;
+        }
+    }
+    Some(Contradiction::MineCount {
+        range: least.zip(most),
+    })
+}
+
 /// The variables the player may still click: unrevealed cells that are neither known nor
 /// forced mines.
 fn open_vars(pos: &Position, p: &Problem, a: &csp_core::Analysis) -> Vec<usize> {
