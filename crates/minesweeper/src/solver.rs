@@ -308,7 +308,7 @@ impl Contradiction {
 /// let pos = text::read("4x3x2\n01HH\n02HH\n01HM\n")?;
 /// let range = Some((3, 5));
 /// assert_eq!(contradiction(&pos, &budget), Some(Contradiction::MineCount { range }));
-/// // A 1 with no unrevealed neighbour cannot be met at all.
+/// // The 0 clears the only cell that could hold the 1's mine: no mine count helps.
 /// let pos = text::read("2x2x1\n01\n0H\n")?;
 /// assert_eq!(contradiction(&pos, &budget), Some(Contradiction::Numbers));
 /// # Ok::<(), minesweeper::FormatError>(())
