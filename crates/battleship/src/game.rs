@@ -310,12 +310,8 @@ impl View {
                         // A ship sinks when its last cell is hit: a line of its length
                         // through `cell` must be all hits.
                         let hit = self.hits | 1u128 << cell;
-                        let fits = self.geo.families(ship).iter().any(|f| {
-                            cells_of(f.starts()).any(|s| {
-                                let c = f.cells(s as u32);
-                                c >> cell & 1 == 1 && c & !hit == 0
-                            })
-                        });
+                        let fits = (self.geo.placements(ship))
+                            .any(|c| c >> cell & 1 == 1 && c & !hit == 0);
                         if fits {
                             Ok(())
                         } else {
@@ -327,11 +323,7 @@ impl View {
                         }
                     }
                     (Some(c), Feedback::SunkRevealsCells) => {
-                        let placement = self
-                            .geo
-                            .families(ship)
-                            .iter()
-                            .any(|f| cells_of(f.starts()).any(|s| f.cells(s as u32) == c));
+                        let placement = self.geo.placements(ship).any(|p| p == c);
                         let name = &rules.fleet[ship].name;
                         if !placement || c >> cell & 1 == 0 {
                             return Err(Error::Shot(format!(

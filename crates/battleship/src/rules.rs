@@ -359,6 +359,13 @@ impl Geometry {
         self.families.get(ship).map_or(&[], Vec::as_slice)
     }
 
+    /// Every placement of ship `ship`, as the mask of its cells.
+    pub(crate) fn placements(&self, ship: usize) -> impl Iterator<Item = u128> + '_ {
+        self.families(ship)
+            .iter()
+            .flat_map(|f| cells_of(f.starts()).map(move |s| f.cells(s as u32)))
+    }
+
     /// A cell and its (up to 8) neighbours.
     pub fn halo(&self, cell: usize) -> u128 {
         self.halo.get(cell).copied().unwrap_or(0)

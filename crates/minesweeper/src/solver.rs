@@ -341,22 +341,17 @@ pub fn contradiction(pos: &Position, budget: &Budget) -> Option<Contradiction> {
         csp.set_total(t as u32);
         feasible(&csp)
     };
-    let mut least = None;
-    for t in 0..=n {
-        if with(t)? {
-            least = Some(t);
-            break;
-        }
+    // Some total in 0..=n has a layout (the count without one found it): both scans stop.
+    let mut least = 0;
+    while least < n && !with(least)? {
+        least += 1;
     }
-    let mut most = None;
-    for t in (0..=n).rev() {
-        if with(t)? {
-            most = Some(t);
-            break;
-        }
+    let mut most = n;
+    while most > least && !with(most)? {
+        most -= 1;
     }
     Some(Contradiction::MineCount {
-        range: least.zip(most),
+        range: Some((least, most)),
     })
 }
 

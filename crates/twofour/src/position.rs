@@ -279,9 +279,7 @@ impl Position {
     /// ```
     #[must_use]
     pub fn play_move(&mut self, mv: &Move) -> bool {
-        let legal = self.is_legal(mv.from, mv.to)
-            && self.piles[mv.from] == mv.from_was
-            && self.piles[mv.to] == mv.to_was;
+        let legal = self.move_between(mv.from, mv.to) == Some(*mv);
         if legal {
             search_core::Game::play(self, mv);
         }
