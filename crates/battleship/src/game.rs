@@ -226,6 +226,12 @@ impl View {
     /// hit cells, clear of the ships revealed before it (and of their neighbours under
     /// no-touch). On an error the view is unchanged.
     ///
+    /// These checks look at one answer at a time, against the cells shot before it. Answers
+    /// that pass them may still be met by no fleet together (a sinking whose only line of
+    /// hits runs through a hit that named another ship, or through the cells of a ship
+    /// sunk before it): the posterior ([`crate::infer::exact_posterior`], [`crate::infer::posterior`])
+    /// reports those as [`Error::Inconsistent`].
+    ///
     /// # Errors
     /// [`Error::Shot`] when the cell is off the board or was already shot, or the answer
     /// names a ship that does not exist or is not one the rules can give.
@@ -744,13 +750,19 @@ mod tests {
             0,
             "ship 1 takes (4,0)-(4,1), not (3,0)-(4,0)"
         );
-        // A line of hits of which another ship took a cell: the sinking is recorded (the
-        // hits may be ships side by side), but no line is left to give it.
+        // A line of hits of which another ship took a cell: the sinking is recorded, as
+        // `record` checks each answer against the hits alone, but no line is left to give
+        // it, and the posterior finds that no fleet gives these answers.
         let mut v = view();
         hit_then_sink(&mut v, &[(1, 0)], (2, 0), 1);
         hit_then_sink(&mut v, &[], (3, 0), 0);
         assert_eq!(v.unresolved_hits(), 0);
         assert_eq!(v.afloat().count(), 0);
+        let budget = csp_core::Budget::default();
+        assert_eq!(
+            crate::infer::exact_posterior(&v, &budget).unwrap_err(),
+            Error::Inconsistent
+        );
         // A sinking with no line of hits through it is refused, the view unchanged.
         let mut v = view();
         v.record(at(5, 5), HIT).unwrap();

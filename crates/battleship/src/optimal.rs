@@ -146,9 +146,10 @@ pub fn exact_mean_shots(
 ///
 /// # Errors
 /// [`Error::TooLarge`] past `max_states` knowledge states, [`Error::Inconsistent`] without
-/// fleets, [`Error::InvalidFleet`] for a fleet without one mask per ship of the rules or one
-/// whose ships the shots would not have hit at exactly `hits`, [`Error::Shot`] for a
-/// candidate already shot or off the board.
+/// fleets, [`Error::InvalidFleet`] for a fleet that is not one of the rules (one mask per
+/// ship, each a placement of that ship on the board, the ships apart as the adjacency rule
+/// requires) or whose ships the shots would not have hit at exactly `hits`, [`Error::Shot`]
+/// for a candidate already shot or off the board.
 pub fn shot_values(
     geo: &Geometry,
     fleets: Vec<Vec<u128>>,
@@ -205,15 +206,29 @@ pub fn shot_values_within(
             f.len()
         )));
     }
-    // Each fleet's ships must be placements of their lengths that do not overlap.
-    let lengths: Vec<u32> = geo.rules().fleet.iter().map(|s| s.length as u32).collect();
+    // Each fleet's ships must be placements of theirs on the board that do not overlap
+    // (nor touch, under no-touch).
+    let width = geo.rules().width;
+    let placement = |ship: usize, m: u128| {
+        let first = m.trailing_zeros() as usize;
+        let (x, y) = (first % width, first / width);
+        m != 0
+            && (geo.ship_cells(ship, x, y, false) == Some(m)
+                || geo.ship_cells(ship, x, y, true) == Some(m))
+    };
+    let no_touch = geo.rules().adjacency == Adjacency::NoTouch;
+    let halo = |m: u128| cells_of(m).fold(0u128, |h, c| h | geo.halo(c));
     if let Some(i) = fleets.iter().position(|f| {
-        f.iter().zip(&lengths).any(|(m, &l)| m.count_ones() != l)
-            || f.iter().fold(0u32, |n, m| n + m.count_ones())
-                != f.iter().fold(0u128, |u, &m| u | m).count_ones()
+        f.iter().enumerate().any(|(ship, &m)| !placement(ship, m))
+            || f.iter().enumerate().any(|(a, &m)| {
+                let near = if no_touch { halo(m) } else { m };
+                f[..a].iter().any(|&o| o & near != 0)
+            })
     }) {
         return Err(Error::InvalidFleet(format!(
-            "fleet {i} has a ship mask of the wrong size, or ships that overlap"
+            "fleet {i} has a ship mask that is not a placement of its ship on the board, or \
+             ships that overlap{}",
+            if no_touch { " or touch" } else { "" }
         )));
     }
     // Each fleet must be one the shots could have met: hit exactly where `hits` says.
@@ -1314,9 +1329,41 @@ mod tests {
             .take(70_000)
             .map(|(a, b, c)| vec![1u128 << a | 1 << b | 1 << c, 0b11 << 126])
             .collect();
+        // Such masks are no placements, so `shot_values` refuses them first; the solver's
+        // own limit holds all the same.
         assert!(matches!(
-            shot_values(&big, many, 0, 0, &[0], Strategy::GreedyFirst, 100),
+            shot_values(&big, many.clone(), 0, 0, &[0], Strategy::GreedyFirst, 100),
+            Err(Error::InvalidFleet(m)) if m.contains("not a placement")
+        ));
+        assert!(matches!(
+            Solver::new(&big, many, Strategy::GreedyFirst, 100),
             Err(Error::InvalidFleet(m)) if m.contains("65,536")
+        ));
+        // A mask of the right size that is no placement on the board (a cell past its
+        // end, a bent ship), and ships that touch under no-touch, are refused too.
+        let one =
+            Geometry::new(&rules(4, 4, &[1], Adjacency::Allowed, Feedback::Standard)).unwrap();
+        for mask in [1u128 << 100, 1 << 16] {
+            assert!(matches!(
+                shot_values(&one, vec![vec![mask]], 0, 0, &[0], Strategy::GreedyFirst, 100),
+                Err(Error::InvalidFleet(m)) if m.contains("not a placement")
+            ));
+        }
+        let bent = vec![vec![0b1_0000_0011u128, 0b1100_0000_0000]];
+        assert!(matches!(
+            shot_values(&geo, bent, 0, 0, &[15], Strategy::GreedyFirst, 100),
+            Err(Error::InvalidFleet(_))
+        ));
+        let apart = |adjacency| {
+            let geo = Geometry::new(&rules(4, 4, &[2, 2], adjacency, Feedback::Standard)).unwrap();
+            // Two vertical ships in the first two columns, side by side.
+            let side_by_side = vec![vec![0b1_0001u128, 0b10_0010]];
+            shot_values(&geo, side_by_side, 0, 0, &[15], Strategy::GreedyFirst, 100)
+        };
+        assert!(apart(Adjacency::Allowed).is_ok());
+        assert!(matches!(
+            apart(Adjacency::NoTouch),
+            Err(Error::InvalidFleet(m)) if m.contains("touch")
         ));
     }
 

@@ -899,6 +899,43 @@ pub fn count(csp: &BoolCsp, budget: &Budget) -> Result<BigUint, CspError> {
     Ok(solutions)
 }
 
+/// The fewest and the most true variables over the solutions of `csp`: how many mines the
+/// revealed numbers of a Minesweeper position allow, say, once its mine count is cleared.
+///
+/// With a global total `t` the answer is `(t, t)` when there is a solution. Without one, each
+/// component is enumerated once, as by [`count`], and the extremes add up: components and free
+/// variables do not constrain each other. Not every number between the two need be reached:
+/// "exactly 1 of {a, b}", "of {a, c}" and "of {a, d}" hold with one true (`a`) or three
+/// (`b`, `c`, `d`), never two. [`count`] with a number as the total says whether it is.
+///
+/// ```
+/// use csp_core::{BoolCsp, Budget, true_range};
+/// let mut csp = BoolCsp::new(5);
+/// csp.exactly(&[0, 1, 2], 2)?; // two of the first three
+/// csp.fix(3, true)?; // one more, fixed; variable 4 is free
+/// assert_eq!(true_range(&csp, &Budget::default())?, (3, 4));
+/// csp.set_total(4);
+/// assert_eq!(true_range(&csp, &Budget::default())?, (4, 4));
+/// # Ok::<(), csp_core::CspError>(())
+/// ```
+///
+/// # Errors
+/// As [`count`]: [`CspError::Inconsistent`] without a solution, [`CspError::BudgetExceeded`]
+/// when a component needs more search nodes than the budget allows.
+pub fn true_range(csp: &BoolCsp, budget: &Budget) -> Result<(usize, usize), CspError> {
+    if let Some(t) = csp.total {
+        count(csp, budget)?;
+        return Ok((t as usize, t as usize));
+    }
+    let prep = prepare(csp)?;
+    let counted = count_components(&prep, budget, false)?;
+    let fixed = prep.values.iter().filter(|v| **v == Some(true)).count();
+    let fewest = fixed + counted.comps.iter().map(|d| d.off).sum::<usize>();
+    let most =
+        fixed + prep.free_vars.len() + counted.comps.iter().map(Dist::max_index).sum::<usize>();
+    Ok((fewest, most))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

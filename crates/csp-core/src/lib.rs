@@ -81,7 +81,7 @@ mod propagate;
 mod sample;
 
 pub use bignum::BigUint;
-pub use count::{Analysis, AnalysisStats, analyze, count};
+pub use count::{Analysis, AnalysisStats, analyze, count, true_range};
 pub use grid::Grid;
 pub use mcmc::{Estimate, McmcConfig, estimate};
 pub use naive::analyze_naive;

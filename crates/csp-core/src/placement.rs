@@ -1642,7 +1642,9 @@ pub struct PlacementEstimate {
     /// `value_probs[v][f][s]`: estimated probability that variable `v` takes start `s` of
     /// family `f`.
     pub value_probs: Vec<Vec<Vec<f64>>>,
-    /// Estimated probability that each element is covered.
+    /// Estimated probability that each element is covered: the sum of the variables'
+    /// estimates of covering it, at most 1 (on short runs that sum can pass 1, as each
+    /// variable's share is taken given the others' values in the same state; it is clamped).
     pub element_probs: Vec<f64>,
 }
 
@@ -1732,6 +1734,11 @@ pub fn estimate_placements(
             }
         }
     }
+    // Each variable's share is exact given the others, but the others' states differ, so on
+    // a short run the shares of one element can add up past 1: a probability is no more.
+    for p in &mut element_probs {
+        *p = p.min(1.0);
+    }
     Ok(PlacementEstimate {
         samples,
         value_probs: acc,
@@ -1742,6 +1749,22 @@ pub fn estimate_placements(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three monominoes on four cells, from one state: the empty cell's shares, one half
+    /// from each variable, add up to 3/2; it is reported as a probability, 1.
+    #[test]
+    fn coverage_estimates_stay_probabilities() {
+        use rand::SeedableRng;
+        let mut p = PlacementCsp::new(4).unwrap();
+        for _ in 0..3 {
+            p.add_var(vec![Family::new(1, 0b1111).unwrap()]).unwrap();
+        }
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+        let e = estimate_placements(&p, &Budget::default(), 0, 0, &mut rng).unwrap();
+        let mut probs = e.element_probs.clone();
+        probs.sort_by(f64::total_cmp);
+        assert_eq!(probs, [0.5, 0.5, 0.5, 1.0]);
+    }
 
     /// A value held by two families of one variable would be counted twice (a uniform
     /// domain of two families {0, 1} and {0} gave element 0 the probability 2/3): refused.

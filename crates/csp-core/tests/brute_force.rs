@@ -6,6 +6,7 @@ mod common;
 
 use csp_core::{
     BigUint, BoolCsp, Budget, CspError, Sampler, analyze, analyze_naive, count, propagate,
+    true_range,
 };
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -16,6 +17,8 @@ struct Brute {
     solutions: u64,
     /// Number of solutions in which each variable is true.
     trues: Vec<u64>,
+    /// The fewest and the most trues of a solution.
+    range: Option<(usize, usize)>,
 }
 
 fn brute(csp: &BoolCsp) -> Brute {
@@ -23,18 +26,25 @@ fn brute(csp: &BoolCsp) -> Brute {
     let mut solutions = 0;
     let mut trues = vec![0; n];
     let mut a = vec![false; n];
+    let mut range: Option<(usize, usize)> = None;
     for mask in 0u64..(1 << n) {
         for (v, x) in a.iter_mut().enumerate() {
             *x = mask >> v & 1 == 1;
         }
         if csp.is_satisfied_by(&a) {
             solutions += 1;
+            let k = mask.count_ones() as usize;
+            range = Some(range.map_or((k, k), |(lo, hi)| (lo.min(k), hi.max(k))));
             for (v, t) in trues.iter_mut().enumerate() {
                 *t += u64::from(a[v]);
             }
         }
     }
-    Brute { solutions, trues }
+    Brute {
+        solutions,
+        trues,
+        range,
+    }
 }
 
 /// A random problem description: number of variables, a hidden assignment, constraints as
@@ -130,6 +140,7 @@ fn check(csp: &BoolCsp) -> Result<(), TestCaseError> {
 
     let a = analyze(csp, &budget);
     let c = count(csp, &budget);
+    let r = true_range(csp, &budget);
     // The naive reference agrees with the engine, whatever the outcome.
     let naive = analyze_naive(csp, &budget);
     match (&a, &naive) {
@@ -145,12 +156,14 @@ fn check(csp: &BoolCsp) -> Result<(), TestCaseError> {
     if b.solutions == 0 {
         prop_assert_eq!(a, Err(CspError::Inconsistent));
         prop_assert_eq!(c, Err(CspError::Inconsistent));
+        prop_assert_eq!(r, Err(CspError::Inconsistent));
         prop_assert!(Sampler::new(csp, &budget).is_err());
         return Ok(());
     }
     let a = a.unwrap();
     prop_assert_eq!(&a.solutions, &BigUint::from_u64(b.solutions));
     prop_assert_eq!(c.unwrap(), BigUint::from_u64(b.solutions));
+    prop_assert_eq!(Some(r.unwrap()), b.range);
     for v in 0..csp.num_vars() {
         let p = b.trues[v] as f64 / b.solutions as f64;
         prop_assert!(

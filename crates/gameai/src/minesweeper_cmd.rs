@@ -704,28 +704,8 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
     let seen = match solver.analyse(&pos) {
         Err(minesweeper::SolveError::Inconsistent) => {
             // Say where the contradiction lies, where counting can tell.
-            let mines = pos.mines();
             let why = match minesweeper::contradiction(&pos, &budget) {
-                Some(minesweeper::Contradiction::Numbers) => {
-                    "no mine layout meets its revealed numbers, whatever the mine count".to_owned()
-                }
-                Some(minesweeper::Contradiction::MineCount {
-                    range: Some((least, most)),
-                }) => {
-                    let counts = if least == most {
-                        least.to_string()
-                    } else {
-                        format!("{least} to {most}")
-                    };
-                    format!(
-                        "its numbers can be met by layouts of {counts} mines, but not of the \
-                         {mines} of its first line"
-                    )
-                }
-                Some(minesweeper::Contradiction::MineCount { range: None }) => format!(
-                    "its numbers can be met, but not by a layout of the {mines} mines of its \
-                     first line"
-                ),
+                Some(c) => c.to_string(),
                 None => "no mine layout agrees with it".to_owned(),
             };
             return Err(CliError(format!("the position is inconsistent: {why}")));

@@ -44,7 +44,7 @@ pub enum BoardError {
         cell: usize,
     },
     /// The mines would fill the whole board.
-    #[error("{mines} mines leave no safe cell on a board of {cells} cells")]
+    #[error("no safe cell is left with {} on a board of {}", crate::plural(*mines, "mine"), crate::plural(*cells, "cell"))]
     TooManyMines {
         /// The requested number of mines.
         mines: usize,
@@ -558,7 +558,7 @@ mod tests {
         );
         assert_eq!(
             Board::new(2, 2, &[0, 1, 2, 3]).unwrap_err().to_string(),
-            "4 mines leave no safe cell on a board of 4 cells"
+            "no safe cell is left with 4 mines on a board of 4 cells"
         );
         // A list that is both too long and wrong says what is wrong with it.
         assert_eq!(

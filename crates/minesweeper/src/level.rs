@@ -252,7 +252,7 @@ mod tests {
         );
         assert_eq!(
             err("3x3x9"),
-            "invalid level `3x3x9`: 9 mines leave no safe cell on a board of 9 cells"
+            "invalid level `3x3x9`: no safe cell is left with 9 mines on a board of 9 cells"
         );
     }
 

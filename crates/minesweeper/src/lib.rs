@@ -122,3 +122,12 @@ pub use solver::{
     Analysis, Contradiction, Decision, MAX_ENDGAME_CELLS, Probabilities, SolveError, Solver,
     SolverConfig, constraint_problem, contradiction,
 };
+
+/// `1 mine`, `2 mines`: a count and its noun, for error messages.
+pub(crate) fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -68,7 +68,7 @@ pub enum Inconsistency {
         neighbours: usize,
     },
     /// A revealed number above the count of its neighbours that are not revealed.
-    #[error("revealed {number} but only {unrevealed} neighbouring cells are not revealed")]
+    #[error("revealed {number} with only {} not revealed", crate::plural(*unrevealed, "neighbouring cell"))]
     TooFewUnrevealed {
         /// The number shown.
         number: u8,
@@ -76,7 +76,7 @@ pub enum Inconsistency {
         unrevealed: usize,
     },
     /// A revealed number below the count of its neighbours that are known mines.
-    #[error("revealed {number} but {known} neighbouring cells are known mines")]
+    #[error("revealed {number} beside {}", crate::plural(*known, "known mine"))]
     TooManyKnownMines {
         /// The number shown.
         number: u8,
@@ -85,7 +85,7 @@ pub enum Inconsistency {
     },
     /// More known mines than mines. Flags do not count: they are the player's marks, which
     /// may be wrong, and a position is read and solved with them taken as hidden cells.
-    #[error("{marked} cells are known mines but there are only {mines} mines")]
+    #[error("{} but only {} in all", crate::plural(*marked, "known mine"), crate::plural(*mines, "mine"))]
     TooManyMarked {
         /// Cells shown as known mines.
         marked: usize,
@@ -93,7 +93,7 @@ pub enum Inconsistency {
         mines: usize,
     },
     /// More mines than cells that are not revealed.
-    #[error("{mines} mines but only {unrevealed} cells are not revealed")]
+    #[error("{} but only {} not revealed", crate::plural(*mines, "mine"), crate::plural(*unrevealed, "cell"))]
     TooFewUnrevealedCells {
         /// The total mine count.
         mines: usize,
@@ -367,7 +367,7 @@ mod tests {
         );
         assert_eq!(
             e(2, 2, 4, vec![H; 4]).to_string(),
-            "4 mines leave no safe cell on a board of 4 cells"
+            "no safe cell is left with 4 mines on a board of 4 cells"
         );
         assert_eq!(
             e(2, 2, 1, vec![H, R(4), H, H]).to_string(),
@@ -375,22 +375,22 @@ mod tests {
         );
         assert_eq!(
             e(2, 2, 1, vec![R(0), R(2), H, R(0)]).to_string(),
-            "cell at column 1, row 0: revealed 2 but only 1 neighbouring cells are not revealed"
+            "cell at column 1, row 0: revealed 2 with only 1 neighbouring cell not revealed"
         );
         assert_eq!(
             e(2, 2, 2, vec![M, R(1), M, H]).to_string(),
-            "cell at column 1, row 0: revealed 1 but 2 neighbouring cells are known mines"
+            "cell at column 1, row 0: revealed 1 beside 2 known mines"
         );
         assert_eq!(
             e(2, 2, 1, vec![M, M, H, H]).to_string(),
-            "2 cells are known mines but there are only 1 mines"
+            "2 known mines but only 1 mine in all"
         );
         // Flags may be wrong, and more of them than mines is a position a player can reach.
         let p = Position::new(2, 2, 1, vec![F, F, F, H]).unwrap();
         assert_eq!(p.at(0, 0), Some(F));
         assert_eq!(
             e(3, 1, 2, vec![R(1), H, R(1)]).to_string(),
-            "2 mines but only 1 cells are not revealed"
+            "2 mines but only 1 cell not revealed"
         );
         let p = Position::new(2, 2, 1, vec![M, R(1), R(1), R(1)]).unwrap();
         assert_eq!(p.at(1, 1), Some(R(1)));

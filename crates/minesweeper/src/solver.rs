@@ -278,23 +278,46 @@ pub fn constraint_problem(pos: &Position) -> Result<(BoolCsp, Vec<usize>), Solve
 }
 
 /// Where the contradiction of a position without a mine layout lies (see [`contradiction`]).
+/// Its `Display` says so in words, as `gameai minesweeper solve` reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Contradiction {
     /// The revealed numbers cannot all be met, whatever the mine count.
     Numbers,
     /// The revealed numbers can be met, but not with the position's mine count.
     MineCount {
-        /// The fewest and the most mines, known mines included, of the layouts that meet the
-        /// numbers (not every count between them need be possible); `None` on boards of more
-        /// than [`Contradiction::MAX_RANGE_CELLS`] unrevealed cells, where they are not sought.
-        range: Option<(usize, usize)>,
+        /// The position's mine count.
+        mines: usize,
+        /// The fewest mines, known mines included, of the layouts that meet the numbers.
+        least: usize,
+        /// The most. Not every count between the two need be possible: `mines` may lie
+        /// between them.
+        most: usize,
     },
 }
 
-impl Contradiction {
-    /// The most unrevealed cells for which [`contradiction`] seeks the range of mine counts
-    /// (it counts the layouts once per count tried).
-    pub const MAX_RANGE_CELLS: usize = 4096;
+impl std::fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Contradiction::Numbers => {
+                f.write_str("no mine layout meets its revealed numbers, whatever the mine count")
+            }
+            Contradiction::MineCount { mines, least, most } if least == most => write!(
+                f,
+                "its revealed numbers need exactly {}, where its mine count says {mines}",
+                crate::plural(least, "mine")
+            ),
+            Contradiction::MineCount { mines, least, most } if (least..=most).contains(&mines) => {
+                write!(
+                    f,
+                    "its revealed numbers allow {least} to {most} mines, but not {mines}, its mine count"
+                )
+            }
+            Contradiction::MineCount { mines, least, most } => write!(
+                f,
+                "its revealed numbers need {least} to {most} mines, where its mine count says {mines}"
+            ),
+        }
+    }
 }
 
 /// Why `pos` has no mine layout: its numbers contradict each other, or they can be met but
@@ -306,8 +329,12 @@ impl Contradiction {
 /// let budget = minesweeper::csp_core::Budget::default();
 /// // The 2 needs two mines among the three cells right of it, and one is left beside `M`.
 /// let pos = text::read("4x3x2\n01HH\n02HH\n01HM\n")?;
-/// let range = Some((3, 5));
-/// assert_eq!(contradiction(&pos, &budget), Some(Contradiction::MineCount { range }));
+/// let found = contradiction(&pos, &budget);
+/// assert_eq!(found, Some(Contradiction::MineCount { mines: 2, least: 3, most: 5 }));
+/// assert_eq!(
+///     found.unwrap().to_string(),
+///     "its revealed numbers need 3 to 5 mines, where its mine count says 2"
+/// );
 /// // The 0 clears the only cell that could hold the 1's mine: no mine count helps.
 /// let pos = text::read("2x2x1\n01\n0H\n")?;
 /// assert_eq!(contradiction(&pos, &budget), Some(Contradiction::Numbers));
@@ -320,39 +347,22 @@ pub fn contradiction(pos: &Position, budget: &Budget) -> Option<Contradiction> {
         Err(SolveError::Inconsistent) => return Some(Contradiction::Numbers),
         Err(_) => return None,
     };
-    let feasible = |csp: &BoolCsp| match csp_core::count(csp, budget) {
-        Ok(n) => Some(!n.is_zero()),
-        Err(CspError::Inconsistent) => Some(false),
-        Err(_) => None,
-    };
+    match csp_core::count(&csp, budget) {
+        Ok(_) => return None,
+        Err(CspError::Inconsistent) => {}
+        Err(_) => return None,
+    }
+    // No layout with the mine count: the counts the numbers allow, if any.
     csp.clear_total();
-    if !feasible(&csp)? {
-        return Some(Contradiction::Numbers);
+    match csp_core::true_range(&csp, budget) {
+        Ok((least, most)) => Some(Contradiction::MineCount {
+            mines: pos.mines(),
+            least,
+            most,
+        }),
+        Err(CspError::Inconsistent) => Some(Contradiction::Numbers),
+        Err(_) => None,
     }
-    csp.set_total(pos.mines() as u32);
-    if feasible(&csp)? {
-        return None;
-    }
-    let n = csp.num_vars();
-    if n > Contradiction::MAX_RANGE_CELLS {
-        return Some(Contradiction::MineCount { range: None });
-    }
-    let mut with = |t: usize| {
-        csp.set_total(t as u32);
-        feasible(&csp)
-    };
-    // Some total in 0..=n has a layout (the count without one found it): both scans stop.
-    let mut least = 0;
-    while least < n && !with(least)? {
-        least += 1;
-    }
-    let mut most = n;
-    while most > least && !with(most)? {
-        most -= 1;
-    }
-    Some(Contradiction::MineCount {
-        range: Some((least, most)),
-    })
 }
 
 /// The variables the player may still click: unrevealed cells that are neither known nor
@@ -1067,6 +1077,109 @@ mod tests {
     use crate::format::text;
     use crate::game::{Game, GameState};
     use crate::level::Level;
+
+    /// `contradiction` against every layout of the hidden cells, by brute force: on random
+    /// small positions (numbers from a random board, now and then one of them changed) and
+    /// every mine count, it finds nothing where some layout of that count meets the numbers,
+    /// `Numbers` where no layout of any count does, and otherwise the fewest and most mines
+    /// of the layouts that do.
+    #[test]
+    fn contradictions_agree_with_brute_force() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let budget = Budget::default();
+        let mut seen = [0usize; 3];
+        for _ in 0..400 {
+            let (w, h) = (rng.random_range(1..=5), rng.random_range(1..=4));
+            let n = w * h;
+            let mine: Vec<bool> = (0..n).map(|_| rng.random_bool(0.3)).collect();
+            let grid = crate::board::Grid::new(w, h).unwrap();
+            let mut cells: Vec<CellView> = (0..n)
+                .map(|c| {
+                    if mine[c] {
+                        if rng.random_bool(0.2) {
+                            CellView::Mine
+                        } else {
+                            CellView::Hidden
+                        }
+                    } else if rng.random_bool(0.5) {
+                        let k = grid.neighbours(c).filter(|&d| mine[d]).count();
+                        CellView::Revealed(k as u8)
+                    } else {
+                        CellView::Hidden
+                    }
+                })
+                .collect();
+            if rng.random_bool(0.3) {
+                let c = rng.random_range(0..n);
+                if let CellView::Revealed(k) = cells[c] {
+                    cells[c] = CellView::Revealed((k + 1) % 3);
+                }
+            }
+            // The mine counts of the layouts that meet the numbers and the known mines.
+            let hidden: Vec<usize> = (0..n).filter(|&c| !cells[c].is_revealed()).collect();
+            let mut counts = std::collections::BTreeSet::new();
+            for bits in 0u32..1 << hidden.len() {
+                let mut m = vec![false; n];
+                for (i, &c) in hidden.iter().enumerate() {
+                    m[c] = bits >> i & 1 == 1;
+                }
+                let meets = (0..n).all(|c| match cells[c] {
+                    CellView::Revealed(k) => {
+                        grid.neighbours(c).filter(|&d| m[d]).count() == usize::from(k)
+                    }
+                    CellView::Mine => m[c],
+                    _ => true,
+                });
+                if meets {
+                    counts.insert(bits.count_ones() as usize);
+                }
+            }
+            for mines in 0..=hidden.len() {
+                let Ok(pos) = Position::new(w, h, mines, cells.clone()) else {
+                    continue;
+                };
+                let expected = if counts.contains(&mines) {
+                    None
+                } else if let (Some(&least), Some(&most)) = (counts.first(), counts.last()) {
+                    Some(Contradiction::MineCount { mines, least, most })
+                } else {
+                    Some(Contradiction::Numbers)
+                };
+                seen[expected.map_or(0, |c| 1 + usize::from(c == Contradiction::Numbers))] += 1;
+                assert_eq!(
+                    contradiction(&pos, &budget),
+                    expected,
+                    "{}",
+                    text::write(&pos)
+                );
+            }
+        }
+        assert!(seen.iter().all(|&k| k > 50), "{seen:?}");
+    }
+
+    /// The wording of each kind of contradiction.
+    #[test]
+    fn contradictions_say_what_is_wrong() {
+        let say = |mines, least, most| Contradiction::MineCount { mines, least, most }.to_string();
+        assert_eq!(
+            say(3, 1, 1),
+            "its revealed numbers need exactly 1 mine, where its mine count says 3"
+        );
+        assert_eq!(
+            say(1, 2, 4),
+            "its revealed numbers need 2 to 4 mines, where its mine count says 1"
+        );
+        assert_eq!(
+            say(2, 1, 3),
+            "its revealed numbers allow 1 to 3 mines, but not 2, its mine count"
+        );
+        assert!(
+            Contradiction::Numbers
+                .to_string()
+                .contains("whatever the mine count")
+        );
+    }
 
     #[test]
     fn analyse_agrees_with_probabilities_and_decide() {

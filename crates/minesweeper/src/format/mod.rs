@@ -23,7 +23,7 @@ pub enum FormatError {
         height: u8,
     },
     /// MBF: as many mines as cells, or more.
-    #[error("MBF header declares {mines} mines, leaving no safe cell on a {width}x{height} board")]
+    #[error("MBF header declares {}, leaving no safe cell on a {width}x{height} board", crate::plural(usize::from(*mines), "mine"))]
     MbfTooManyMines {
         /// The declared mine count.
         mines: u16,
@@ -104,7 +104,7 @@ pub enum TextError {
         height: usize,
     },
     /// As many mines as cells, or more.
-    #[error("{mines} mines leave no safe cell on a board of {cells} cells")]
+    #[error("no safe cell is left with {} on a board of {}", crate::plural(*mines, "mine"), crate::plural(*cells, "cell"))]
     TooManyMines {
         /// The mine count given.
         mines: usize,

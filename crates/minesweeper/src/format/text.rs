@@ -206,7 +206,7 @@ mod tests {
         );
         assert_eq!(
             err("2x2x4\nHH\nHH\n"),
-            "line 1: 4 mines leave no safe cell on a board of 4 cells"
+            "line 1: no safe cell is left with 4 mines on a board of 4 cells"
         );
         assert_eq!(
             err("3x3x1\nHHH\nHHH\n\n"),
@@ -271,22 +271,22 @@ mod tests {
         );
         assert_eq!(
             err("3x2x1\n0H2\n000\n"),
-            "line 2, column 3: revealed 2 but only 1 neighbouring cells are not revealed"
+            "line 2, column 3: revealed 2 with only 1 neighbouring cell not revealed"
         );
         assert_eq!(
             err("3x1x2\nM1M\n"),
-            "line 2, column 2: revealed 1 but 2 neighbouring cells are known mines"
+            "line 2, column 2: revealed 1 beside 2 known mines"
         );
         assert_eq!(
             err("3x1x1\nMHM\n"),
-            "line 1: 2 cells are known mines but there are only 1 mines"
+            "line 1: 2 known mines but only 1 mine in all"
         );
         // More flags than mines: a player's wrong marks, read and written back unchanged.
         let text = "3x1x1\nF1F\n";
         assert_eq!(write(&read(text).unwrap()), text);
         assert_eq!(
             err("3x1x2\n1H0\n"),
-            "line 1: 2 mines but only 1 cells are not revealed"
+            "line 1: 2 mines but only 1 cell not revealed"
         );
     }
 }
