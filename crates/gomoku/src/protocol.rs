@@ -450,12 +450,8 @@ pub struct Brain<E: Engine> {
     rule: Rule,
     time: TimeControl,
     max_memory: u64,
-    /// The `BOARD` block being read: (move, field) in the order given.
-    pending: Option<Vec<(Move, u8)>>,
-    /// The first unreadable line of the `BOARD` block being read, answered at its `DONE`.
-    unreadable: Option<String>,
-    /// A `SWAP2BOARD` block is being read (to its `DONE`, which gets the one answer).
-    swap2: bool,
+    /// The block being read, if any, to its `DONE`, which gets the block's one answer.
+    block: Option<Block>,
     /// How many moves at the start of the history came from the last `BOARD` block, whose
     /// order within each colour is made up.
     unordered: usize,
@@ -474,6 +470,31 @@ impl<E: Engine> std::fmt::Debug for Brain<E> {
             .finish_non_exhaustive()
     }
 }
+
+/// A block of lines the brain reads to its `DONE` before it answers.
+#[derive(Debug)]
+enum Block {
+    /// A `BOARD` block: its stones (move, field) in the order given, and the first unreadable
+    /// line, which spoils the block (answered at `DONE` with `ERROR`).
+    Board {
+        stones: Vec<(Move, u8)>,
+        unreadable: Option<String>,
+    },
+    /// A `SWAP2BOARD` block, whose lines are skipped: Swap2 openings are not supported.
+    Swap2,
+}
+
+impl Block {
+    /// Keeps the first unreadable line of a `BOARD` block, for its answer.
+    fn spoil(&mut self, why: impl FnOnce() -> String) {
+        if let Block::Board { unreadable, .. } = self {
+            unreadable.get_or_insert_with(why);
+        }
+    }
+}
+
+/// The one answer to a `SWAP2BOARD` block.
+const SWAP2_ANSWER: &str = "UNKNOWN SWAP2BOARD: Swap2 openings are not supported";
 
 /// The reason [`parse_line`] gives for a line shaped like a stone line that is not one.
 const BAD_STONE: &str = "a stone line is x,y,field";
@@ -501,9 +522,7 @@ impl<E: Engine> Brain<E> {
             rule: Rule::Freestyle,
             time: TimeControl::default(),
             max_memory: 0,
-            pending: None,
-            unreadable: None,
-            swap2: false,
+            block: None,
             unordered: 0,
             memory_hook: None,
             about,
@@ -560,11 +579,8 @@ impl<E: Engine> Brain<E> {
 
     /// Handles one command.
     pub fn handle(&mut self, command: Command) -> Output {
-        if self.pending.is_some() {
-            return self.handle_board_block(command);
-        }
-        if self.swap2 {
-            return self.handle_swap2_block(command);
+        if self.block.is_some() {
+            return self.handle_block(command);
         }
         match command {
             Command::Empty => Output::none(),
@@ -597,18 +613,18 @@ impl<E: Engine> Brain<E> {
             }
             Command::Board => {
                 // Read to its end even before START, so that it gets one answer, at `DONE`.
-                self.pending = Some(Vec::new());
-                self.unreadable = self
-                    .board
-                    .is_none()
-                    .then(|| "no game: START comes first".to_string());
+                self.block = Some(Block::Board {
+                    stones: Vec::new(),
+                    unreadable: (self.board.is_none())
+                        .then(|| "no game: START comes first".to_string()),
+                });
                 Output::none()
             }
             Command::Swap2Board => {
                 // One answer for the whole block, at its `DONE`: answered at once, the
                 // block's stone lines would each get an `ERROR`, which a manager reads as
                 // the answers to its next commands.
-                self.swap2 = true;
+                self.block = Some(Block::Swap2);
                 Output::none()
             }
             Command::Stone(..) => Output::line("ERROR a stone line outside a BOARD block"),
@@ -721,83 +737,64 @@ impl<E: Engine> Brain<E> {
         }
     }
 
-    fn handle_board_block(&mut self, command: Command) -> Output {
+    /// Reads a block to its end. A `BOARD` block keeps its stones; one unreadable stone
+    /// line (or line of garbage) spoils it, but it is read to its end, so that the manager
+    /// gets one answer, at `DONE`, not one for every line after it. A `SWAP2BOARD` block's
+    /// stone lines (`x,y`), blank lines and lines of no known command are skipped. Settings
+    /// are taken in both. Any other command ends the block with its answer (an `ERROR` for
+    /// a `BOARD` block), then is handled as usual.
+    fn handle_block(&mut self, command: Command) -> Output {
         match command {
+            Command::Empty => Output::none(),
+            Command::Info(info) => self.info(info),
+            Command::BadInfo(why) => ignored_info(&why),
+            Command::End => Output {
+                lines: Vec::new(),
+                quit: true,
+            },
             Command::Stone(m, f) => {
                 // A block never ended by `DONE` must not grow without bound.
                 const MOST: usize = MAX_SIZE * MAX_SIZE;
-                match &mut self.pending {
-                    Some(p) if p.len() < MOST => p.push((m, f)),
-                    Some(_) => {
-                        self.unreadable
-                            .get_or_insert_with(|| format!("more than {MOST} stones"));
+                if let Some(Block::Board { stones, unreadable }) = &mut self.block {
+                    if stones.len() < MOST {
+                        stones.push((m, f));
+                    } else {
+                        unreadable.get_or_insert_with(|| format!("more than {MOST} stones"));
                     }
-                    None => {}
                 }
                 Output::none()
             }
-            Command::Empty => Output::none(),
-            Command::Info(info) => self.info(info),
-            // One unreadable stone line (or line of garbage) spoils the block, but it is read
-            // to its end, so that the manager gets one answer, at `DONE`, not one for every
-            // line after it. A command with bad arguments interrupts it, as any command does.
+            // Only an unreadable stone line or an overlong line is taken as part of the block:
+            // a command with bad arguments interrupts it, as any command does.
             Command::Malformed(why) if why.starts_with(BAD_STONE) || why == LONG_LINE => {
-                self.unreadable.get_or_insert(why);
+                if let Some(b) = &mut self.block {
+                    b.spoil(|| why);
+                }
                 Output::none()
             }
             Command::Unknown(what) => {
-                self.unreadable
-                    .get_or_insert_with(|| format!("unknown line {what:?}"));
+                if let Some(b) = &mut self.block {
+                    b.spoil(|| format!("unknown line {what:?}"));
+                }
                 Output::none()
             }
-            Command::BadInfo(why) => ignored_info(&why),
-            Command::Done => {
-                let stones = self.pending.take().unwrap_or_default();
-                if let Some(why) = self.unreadable.take() {
-                    return Output::line(format!("ERROR BOARD: {why}"));
-                }
-                match self.set_position(&stones) {
+            Command::Done => match self.block.take() {
+                Some(Block::Board {
+                    unreadable: Some(why),
+                    ..
+                }) => Output::line(format!("ERROR BOARD: {why}")),
+                Some(Block::Board { stones, .. }) => match self.set_position(&stones) {
                     Ok(()) => self.reply_move(),
                     Err(e) => Output::line(format!("ERROR BOARD: {e}")),
-                }
-            }
-            Command::End => Output {
-                lines: Vec::new(),
-                quit: true,
+                },
+                Some(Block::Swap2) | None => Output::line(SWAP2_ANSWER),
             },
             other => {
                 // Anything else ends the block unread: report it rather than guess.
-                self.pending = None;
-                let mut out = Output::line("ERROR BOARD block interrupted");
-                out.lines.extend(self.handle(other).lines);
-                out
-            }
-        }
-    }
-
-    /// Reads a `SWAP2BOARD` block to its end: its stone lines (`x,y`), blank lines and lines
-    /// of no known command are skipped, settings taken, and `DONE` (or any other command,
-    /// which is then handled as usual) gets the one `UNKNOWN`.
-    fn handle_swap2_block(&mut self, command: Command) -> Output {
-        const ANSWER: &str = "UNKNOWN SWAP2BOARD: Swap2 openings are not supported";
-        match command {
-            Command::Empty | Command::Stone(..) | Command::Unknown(_) => Output::none(),
-            Command::Malformed(why) if why.starts_with(BAD_STONE) || why == LONG_LINE => {
-                Output::none()
-            }
-            Command::Info(info) => self.info(info),
-            Command::BadInfo(why) => ignored_info(&why),
-            Command::End => Output {
-                lines: Vec::new(),
-                quit: true,
-            },
-            Command::Done => {
-                self.swap2 = false;
-                Output::line(ANSWER)
-            }
-            other => {
-                self.swap2 = false;
-                let mut out = Output::line(ANSWER);
+                let mut out = match self.block.take() {
+                    Some(Block::Board { .. }) => Output::line("ERROR BOARD block interrupted"),
+                    Some(Block::Swap2) | None => Output::line(SWAP2_ANSWER),
+                };
                 out.lines.extend(self.handle(other).lines);
                 out
             }
@@ -1707,11 +1704,10 @@ mod tests {
         for _ in 0..3 * MAX_SIZE * MAX_SIZE {
             assert!(say(&mut b, "1,1,1").is_empty());
         }
-        assert!(
-            b.pending
-                .as_ref()
-                .is_some_and(|p| p.len() == MAX_SIZE * MAX_SIZE)
-        );
+        assert!(matches!(
+            &b.block,
+            Some(Block::Board { stones, .. }) if stones.len() == MAX_SIZE * MAX_SIZE
+        ));
         assert_eq!(
             say(&mut b, "DONE"),
             [format!(
