@@ -189,12 +189,15 @@ impl Rules {
 
     /// Checks the rules: a board of 1 to [`MAX_CELLS`] cells, 1 to [`MAX_SHIPS`] ships with
     /// distinct non-empty names and lengths that fit on the board, a salvo of one shot up to
-    /// one per cell, and ships whose cells add up to no more than the board's. Whether the
-    /// fleet can really be placed (under no-touch, say) is [`Geometry::new`]'s question.
+    /// one per cell, and ships whose cells add up to no more than the board's (under no-touch,
+    /// with a margin: see the errors). Whether the fleet can really be placed is
+    /// [`Geometry::new`]'s question.
     ///
     /// # Errors
     /// [`Error::Rules`] describing the first problem found; [`Error::FleetDoesNotFit`] when
-    /// the ships have more cells than the board.
+    /// the ships have more cells than the board, or under no-touch when the ships, each with
+    /// the cells right of and below it, have more cells than a board one wider and one
+    /// higher (no two such blocks can overlap, so no placement exists).
     pub fn validate(&self) -> Result<(), Error> {
         if self.width == 0 || self.height == 0 {
             return Err(Error::Rules(format!(
@@ -248,6 +251,20 @@ impl Rules {
             return Err(Error::FleetDoesNotFit(format!(
                 "{total} ship cells on {} cells",
                 self.cells()
+            )));
+        }
+        // Under no-touch, a ship of length `l` with the cells right of and below it (a
+        // (l + 1) x 2 block) meets no other ship's block, and all lie on a board one wider
+        // and one higher: the blocks must fit there.
+        let blocks: usize = self.fleet.iter().map(|s| 2 * (s.length + 1)).sum();
+        let room = (self.width + 1) * (self.height + 1);
+        if self.adjacency == Adjacency::NoTouch && blocks > room {
+            return Err(Error::FleetDoesNotFit(format!(
+                "under no-touch each ship of length l needs a block of 2 x (l + 1) cells on a \
+                 board one wider and one higher ({}x{}, {room} cells), and this fleet's blocks \
+                 take {blocks}",
+                self.width + 1,
+                self.height + 1
             )));
         }
         Ok(())

@@ -129,6 +129,85 @@ fn rules_are_validated() {
     }
 }
 
+/// Whether ships of `lengths` can be placed on `w` x `h` without touching, by brute force.
+fn fits_apart(w: usize, h: usize, lengths: &[usize], taken: &[(usize, usize)]) -> bool {
+    let Some((&l, rest)) = lengths.split_first() else {
+        return true;
+    };
+    let near = |(x, y): (usize, usize)| {
+        taken
+            .iter()
+            .any(|&(a, b)| a.abs_diff(x) <= 1 && b.abs_diff(y) <= 1)
+    };
+    for vertical in [false, true] {
+        for y in 0..h {
+            for x in 0..w {
+                let cells: Vec<(usize, usize)> = (0..l)
+                    .map(|i| if vertical { (x, y + i) } else { (x + i, y) })
+                    .collect();
+                if cells.iter().any(|&(a, b)| a >= w || b >= h || near((a, b))) {
+                    continue;
+                }
+                let more: Vec<_> = taken.iter().copied().chain(cells).collect();
+                if fits_apart(w, h, rest, &more) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The no-touch room check refuses only fleets that cannot be placed (by brute force, on
+/// every board of up to 4x4 and fleets of up to four ships of lengths 1 to 3), and refuses
+/// at once a crowded fleet that a search for a placement could not rule out.
+#[test]
+fn no_touch_fleets_without_room_are_refused() {
+    let mut refused = 0;
+    for (w, h) in (1..=4).flat_map(|w| (1..=4).map(move |h| (w, h))) {
+        for ships in 1..=4u32 {
+            for code in 0..3usize.pow(ships) {
+                let lengths: Vec<usize> =
+                    (0..ships).map(|i| code / 3usize.pow(i) % 3 + 1).collect();
+                let r = Rules {
+                    width: w,
+                    height: h,
+                    fleet: (lengths.iter().enumerate())
+                        .map(|(i, &l)| ShipSpec::new(&format!("S{i}"), l))
+                        .collect(),
+                    adjacency: Adjacency::NoTouch,
+                    ..Rules::standard()
+                };
+                if let Err(e) = r.validate()
+                    && msg(e.clone()).contains("no-touch")
+                {
+                    refused += 1;
+                    assert!(!fits_apart(w, h, &lengths, &[]), "{w}x{h} {lengths:?}: {e}");
+                }
+            }
+        }
+    }
+    assert!(refused > 100, "{refused}");
+    let crowded = Rules {
+        fleet: (0..12)
+            .map(|i| ShipSpec::new(&format!("S{i}"), 5))
+            .collect(),
+        ..Rules::no_touch()
+    };
+    let start = std::time::Instant::now();
+    let e = msg(Geometry::new(&crowded).unwrap_err());
+    assert!(e.contains("this fleet's blocks take 144"), "{e}");
+    assert!(start.elapsed().as_secs() < 1);
+    // The bound is tight: a ship as long as a one-row board.
+    let row = Rules {
+        width: 5,
+        height: 1,
+        fleet: vec![ShipSpec::new("A", 5)],
+        ..Rules::no_touch()
+    };
+    assert!(Geometry::new(&row).is_ok());
+}
+
 fn place(x: usize, y: usize, dir: Dir) -> ShipPlacement {
     ShipPlacement { x, y, dir }
 }

@@ -491,6 +491,9 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         // A fleet that cannot be drawn fails at once, not after every game has tried.
         seeded_fleet(&geo, placer, a.seed, 0)?;
     }
+    if let (Some(records), Some(fleets)) = (&a.records, &a.fleets) {
+        crate::check_not_input(records, fleets)?;
+    }
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let records = crate::parallel::play_games(games, a.threads, play_one)?;
     let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
@@ -609,6 +612,7 @@ fn colour(p: f64) -> (u8, u8, u8) {
 
 fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     // A file that cannot be written is refused before the work (which may take seconds).
+    crate::check_not_input(&a.svg, &a.file)?;
     crate::check_output(&a.svg)?;
     let pos = crate::parse_file(&a.file, text::read)?;
     let rules = a.rules.rules()?;
@@ -628,6 +632,17 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
                 "{e} (under {} feedback a ship whose cells are all hit is sunk: mark its \
                  cells `s`, not `x`)",
                 rules.feedback
+            ))
+        } else if let battleship::Error::Csp(battleship::csp_core::CspError::BudgetExceeded {
+            max_nodes,
+            ..
+        }) = e
+        {
+            // Counting was over --exact-nodes, and the chain found no fleet to start from.
+            CliError(format!(
+                "too many fleets to count within --exact-nodes, and the Markov chain found no \
+                 fleet that fits the position to start from within {max_nodes} search nodes \
+                 (a fleet crowded on its board, or one that no fleet of the rules can meet)"
             ))
         } else {
             e.into()
@@ -793,6 +808,8 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
                 s.mean(),
                 s.shots.len()
             )?;
+            // Shown as it comes: the showcase takes a while.
+            out.flush()?;
             rows.push(Row {
                 game: "Battleship",
                 task: format!("{games} {name} games, shooter {kind}"),

@@ -15,8 +15,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use search_core::best_first::{BestFirstConfig, Policy};
 
-use crate::CliError;
 use crate::showcase::Row;
+use crate::{CliError, plural};
 
 /// Options of `gameai gomoku`.
 #[derive(Debug, clap::Args)]
@@ -178,9 +178,13 @@ fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resu
     };
     let mut engine = make_engine(&args.engine, args.game.memory_mb)?;
     let time = Duration::from_millis(args.time_ms);
+    // The centre cell as an example of both ways to name a cell (`h7 or 7,7` on 15x15).
+    let c = u8::try_from(board.size() / 2).unwrap_or(0);
+    let centre = Move::new(c, c);
+    let example = format!("{} or {centre}", centre.name());
     writeln!(
         out,
-        "You play {} against {}. Moves: h7 or 7,7; undo; quit.",
+        "You play {} against {}. Moves: {example}; undo; quit.",
         colour_name(human),
         engine.name()
     )?;
@@ -242,8 +246,9 @@ fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resu
             "help" | "?" => {
                 writeln!(
                     out,
-                    "Type a cell as column letter and row number (h7) or as x,y (7,7), \
-                     both as the board shows them; undo; quit."
+                    "Type a cell as column letter and row number ({}) or as x,y ({centre}), \
+                     both as the board shows them; undo; quit.",
+                    centre.name()
                 )?;
                 continue;
             }
@@ -252,7 +257,7 @@ fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resu
         match Move::parse(cmd, board.size()) {
             Err(GomokuError::Parse(_)) => writeln!(
                 out,
-                "Cannot read {cmd:?}: type a cell like h7 or 7,7, undo or quit."
+                "Cannot read {cmd:?}: type a cell like {example}, undo or quit."
             )?,
             Err(e) => writeln!(out, "{cmd}: {e}")?,
             Ok(m) => match board.play(m) {
@@ -343,6 +348,8 @@ struct GameRecord {
     result: Result3,
     /// Why it ended, in words.
     reason: String,
+    /// The engine (0 for A, 1 for B) that lost by a failure or an illegal move.
+    forfeit: Option<usize>,
     moves: usize,
     board: String,
     /// Per engine (A, B): moves made, total thinking time, longest think.
@@ -367,16 +374,17 @@ fn play_game(
     let time = Duration::from_millis(args.time_ms);
     let mut think = [(0u32, Duration::ZERO, Duration::ZERO); 2];
     let engine_of = |s: Stone| usize::from((s == Stone::Black) != a_black);
-    let (result, reason) = loop {
+    let (result, reason, forfeit) = loop {
         if let Some(w) = board.winner() {
             let a_won = engine_of(w) == 0;
             break (
                 if a_won { Result3::Win } else { Result3::Loss },
                 format!("{} made five", engines[engine_of(w)].name()),
+                None,
             );
         }
         if board.is_full() {
-            break (Result3::Draw, "board full".to_string());
+            break (Result3::Draw, "board full".to_string(), None);
         }
         let who = engine_of(board.side_to_move());
         let t = Instant::now();
@@ -402,7 +410,12 @@ fn play_game(
                 } else {
                     Result3::Win
                 },
-                format!("{} forfeits: {why}", engines[who].name()),
+                format!(
+                    "{} ({}) forfeits: {why}",
+                    ["A", "B"][who],
+                    engines[who].name()
+                ),
+                Some(who),
             );
         }
     };
@@ -411,6 +424,7 @@ fn play_game(
         a_black,
         result,
         reason,
+        forfeit,
         moves: board.history().len(),
         board: board.to_string(),
         think,
@@ -497,16 +511,16 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     ];
     writeln!(
         out,
-        "Match: A = {} vs B = {}, {} games, {} ms a move, {}x{} {}, {} openings",
+        "Match: A = {} vs B = {}, {}, {} ms a move, {}x{} {}, {}",
         names[0],
         names[1],
-        args.games,
+        plural(args.games, "game"),
         args.time_ms,
         args.game.size,
         args.game.size,
         rule,
         // Each opening is played twice, once with each engine as Black.
-        openings.len().min(args.games.div_ceil(2))
+        plural(openings.len().min(args.games.div_ceil(2)), "opening")
     )?;
     out.flush()?;
     let bar = ProgressBar::new(args.games as u64);
@@ -551,7 +565,11 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut by_colour = [[0usize; 3]; 2]; // [A black, A white][win, draw, loss]
     let mut think = [(0u32, Duration::ZERO, Duration::ZERO); 2];
     let mut total_moves = 0;
+    let mut forfeits = [0usize; 2];
     for r in records.into_iter().flatten() {
+        if let Some(who) = r.forfeit {
+            forfeits[who] += 1;
+        }
         let k = match r.result {
             Result3::Win => {
                 wins += 1;
@@ -581,9 +599,26 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     writeln!(out)?;
     writeln!(
         out,
-        "A ({}) {wins} wins, {draws} draws, {losses} losses: {points:.1} of {} points ({share:.1}%)",
-        names[0], args.games
+        "A ({}) {}, {}, {}: {points:.1} of {} points ({share:.1}%)",
+        names[0],
+        plural(wins, "win"),
+        plural(draws, "draw"),
+        plural(losses, "loss"),
+        args.games
     )?;
+    for (i, name) in names.iter().enumerate() {
+        // A forfeit is a result, but one an engine in working order does not give.
+        if forfeits[i] > 0 {
+            writeln!(
+                out,
+                "{} ({name}) forfeited {} of {}: by a failure or an illegal move (see the games \
+                 above)",
+                ["A", "B"][i],
+                forfeits[i],
+                plural(args.games, "game")
+            )?;
+        }
+    }
     writeln!(
         out,
         "A as Black: {}-{}-{}, A as White: {}-{}-{} (win-draw-loss)",
@@ -623,7 +658,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             "{{\"engine_a\":\"{}\",\"engine_b\":\"{}\",\"games\":{},\"time_ms\":{},\"size\":{},\
              \"rule\":\"{}\",\"a_wins\":{wins},\"draws\":{draws},\"b_wins\":{losses},\
              \"a_points\":{points},\"a_share\":{:.4},\"a_mean_ms\":{:.2},\"b_mean_ms\":{:.2},\
-             \"a_max_ms\":{},\"b_max_ms\":{}}}",
+             \"a_max_ms\":{},\"b_max_ms\":{},\"a_forfeits\":{},\"b_forfeits\":{}}}",
             crate::output::json_escape(&names[0]),
             crate::output::json_escape(&names[1]),
             args.games,
@@ -634,7 +669,9 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             mean_ms(think[0]),
             mean_ms(think[1]),
             think[0].2.as_millis(),
-            think[1].2.as_millis()
+            think[1].2.as_millis(),
+            forfeits[0],
+            forfeits[1]
         )?;
     }
     Ok(())

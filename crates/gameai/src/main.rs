@@ -108,6 +108,15 @@ pub fn allocation_error(bytes: usize, what: &str) -> CliError {
     ))
 }
 
+/// `1 game`, `2 games`, `3 losses`: a count and its noun.
+pub fn plural(n: usize, noun: &str) -> String {
+    match (n, noun.ends_with('s')) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        (_, false) => format!("{n} {noun}s"),
+    }
+}
+
 /// A probability as a whole percentage that never rounds a possibility away: only a certain
 /// event reads 100 and only an impossible one 0 (a mine in Minesweeper, a hit in Battleship).
 pub fn percent(p: f64) -> String {
@@ -150,6 +159,37 @@ pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
         output::OutputFile::create(path)?;
     }
     Ok(())
+}
+
+/// Refuses an output file that is also the input file `input`: the output would replace
+/// what was read (board or fleet files, a position), losing it.
+pub fn check_not_input(output: &std::path::Path, input: &std::path::Path) -> Result<(), CliError> {
+    if is_dash(input) || is_standard_output(output) || !same_file(input, output) {
+        return Ok(());
+    }
+    Err(CliError(format!(
+        "{} is the input file too: writing it would replace what is read; choose another name",
+        output.display()
+    )))
+}
+
+/// Whether two paths name one existing file (through links too).
+#[cfg(unix)]
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// Whether two paths name one existing file.
+#[cfg(not(unix))]
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
 }
 
 /// `-` stands for standard input (or output, for an output file), as for most command-line
@@ -227,18 +267,19 @@ impl RecordsFile {
 
 /// Standard output that remembers whether its reader went away (`gameai ... | head`), so that
 /// only that case ends quietly: any other failure, even one whose message mentions a broken
-/// pipe (an external engine that stopped reading, a file of that name), is reported.
+/// pipe (an external engine that stopped reading, a file of that name), is reported, and a
+/// failure to write it (a full disk) says so.
 struct Stdout<W> {
     inner: W,
     closed: bool,
+    failed: bool,
 }
 
 impl<W: Write> Stdout<W> {
     fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
-        if let Err(e) = &r
-            && e.kind() == io::ErrorKind::BrokenPipe
-        {
-            self.closed = true;
+        if let Err(e) = &r {
+            self.failed = true;
+            self.closed |= e.kind() == io::ErrorKind::BrokenPipe;
         }
         r
     }
@@ -261,6 +302,7 @@ fn main() -> ExitCode {
     let mut out = io::BufWriter::new(Stdout {
         inner: io::stdout().lock(),
         closed: false,
+        failed: false,
     });
     let result = match cli.command {
         Command::Showcase(args) => showcase::run(&args, &mut out),
@@ -274,6 +316,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`gameai ... | head`) is the reader's choice, not an error.
         Err(_) if out.get_ref().closed => ExitCode::SUCCESS,
+        Err(CliError(msg)) if out.get_ref().failed => {
+            let _ = writeln!(io::stderr(), "gameai: cannot write standard output: {msg}");
+            ExitCode::FAILURE
+        }
         Err(CliError(msg)) => {
             let _ = writeln!(io::stderr(), "gameai: {msg}");
             ExitCode::FAILURE

@@ -76,10 +76,11 @@ struct SampleArgs {
     /// Levels to play (beginner, intermediate, expert or WxHxM), comma-separated.
     #[arg(long, default_value = "intermediate,expert", value_delimiter = ',')]
     level: Vec<Level>,
-    /// Games per level (at least 1).
+    /// Games per level (at least 1) [default: 300 for train, 100 for calibrate].
     #[arg(long, value_parser = crate::parallel::at_least_one::<u64>)]
     games: Option<u64>,
-    /// Seed of the boards (and of the choice of cells recorded).
+    /// Seed of the boards (and of the choice of cells recorded) [default: 1 for train, 2 for
+    /// calibrate, so that a model is calibrated on other games than it was trained on].
     #[arg(long)]
     seed: Option<u64>,
     /// Undecided cells recorded per position (at least 1).
@@ -421,9 +422,10 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
     let text = model.to_text();
     if PatternModel::parse(&text).is_err() {
         return Err(CliError(format!(
-            "training diverged (the weights grew past what a model file holds): try a \
-             --learning-rate below {:e}",
-            a.learning_rate
+            "training diverged (the weights grew past what a model file holds) at \
+             --learning-rate {:e}: try a smaller one, such as the default {}",
+            a.learning_rate,
+            minesweeper::TrainConfig::default().learning_rate
         )));
     }
     let fit = minesweeper::calibration(&data, |s| {
@@ -611,6 +613,9 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     };
     // Results come back in game order, so the summary does not depend on scheduling.
+    if let (Some(records), Some(boards)) = (&a.records, &a.boards) {
+        crate::check_not_input(records, boards)?;
+    }
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let played = crate::parallel::play_games(games, a.threads, play_one)?;
     let played = played.into_iter().collect::<Result<Vec<_>, _>>()?;
@@ -708,7 +713,10 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
                 Some(c) => c.to_string(),
                 None => "no mine layout agrees with it".to_owned(),
             };
-            return Err(CliError(format!("the position is inconsistent: {why}")));
+            return Err(CliError(format!(
+                "{}: the position is inconsistent: {why}",
+                crate::input_name(file)
+            )));
         }
         r => r?,
     };
@@ -799,6 +807,8 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<crate::showcase
             "Minesweeper: {name} ({}x{}/{}), first click safe at the corner: won {} of {}",
             level.width, level.height, level.mines, s.won, s.played
         )?;
+        // Shown as it comes: the showcase takes a while.
+        out.flush()?;
         rows.push(crate::showcase::Row {
             game: "Minesweeper",
             task: format!("{games} {name} games, safe corner start"),

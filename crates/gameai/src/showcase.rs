@@ -8,7 +8,7 @@ use crate::CliError;
 /// Options of `gameai showcase`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A few seconds instead of about twenty: fewer games, and one short Gomoku game
+    /// A few seconds instead of up to a minute: fewer games, and one short Gomoku game
     /// instead of two (the win rates and means are then rougher).
     #[arg(long)]
     pub quick: bool,
@@ -33,7 +33,9 @@ pub struct Row {
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     let start = Instant::now();
     let mut rows = Vec::new();
+    // Each part's lines are shown when it ends (the parts flush them), the table at the end.
     rows.extend(crate::twofour_cmd::showcase(out)?);
+    out.flush()?;
     rows.extend(crate::minesweeper_cmd::showcase(args.quick, out)?);
     rows.extend(crate::battleship_cmd::showcase(args.quick, out)?);
     rows.extend(crate::gomoku_cmd::showcase(args.quick, out)?);

@@ -157,7 +157,8 @@ fn explain(
     };
     writeln!(
         out,
-        "  end: first player owns {a} piles, second player {b}: {verdict}"
+        "  end: first player owns {}, second player {b}: {verdict}",
+        crate::plural(a, "pile")
     )?;
     Ok(())
 }

@@ -544,6 +544,21 @@ fn other_failures_are_reported_whatever_their_message_says() {
         "{}",
         text(&out.stderr)
     );
+    // Standard output that cannot be written (a full disk) is named as what failed.
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gameai"))
+            .current_dir(common::run_dir())
+            .args(["twofour", "--generate", "30", "2000", "--seed", "1"])
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(
+            text(&out.stderr).starts_with("gameai: cannot write standard output: "),
+            "{}",
+            text(&out.stderr)
+        );
+    }
 }
 
 #[test]
@@ -575,6 +590,63 @@ fn a_failed_run_keeps_the_old_records_file() {
         b"",
     );
     assert_failed(&out, "--records needs a file name");
+}
+
+/// An output file that is the input file (by another name too) is refused before the run,
+/// and the input is left as it was.
+#[test]
+fn an_output_that_is_the_input_is_refused() {
+    let dir = Scratch::new("out-is-in");
+    let boards = dir.file("boards.jsonl");
+    let line = "{\"width\":9,\"height\":9,\"mines\":1,\"start\":0,\"mineIndices\":[80]}\n";
+    std::fs::write(&boards, line).unwrap();
+    let other_name = format!("{}/./boards.jsonl", dir.0.display());
+    for records in [boards.to_str().unwrap(), other_name.as_str()] {
+        let out = gameai(
+            &[
+                "minesweeper",
+                "eval",
+                "--boards",
+                boards.to_str().unwrap(),
+                "--records",
+                records,
+            ],
+            b"",
+        );
+        assert_failed(&out, "is the input file too");
+        assert_eq!(std::fs::read_to_string(&boards).unwrap(), line);
+    }
+    let fleets = dir.file("fleets.jsonl");
+    let fleet = "{\"width\":10,\"height\":10,\"ships\":[{\"length\":5,\"x\":0,\"y\":0,\"dir\":\"h\"},\
+                 {\"length\":4,\"x\":0,\"y\":2,\"dir\":\"h\"},{\"length\":3,\"x\":0,\"y\":4,\"dir\":\"h\"},\
+                 {\"length\":3,\"x\":0,\"y\":6,\"dir\":\"h\"},{\"length\":2,\"x\":0,\"y\":8,\"dir\":\"h\"}]}\n";
+    std::fs::write(&fleets, fleet).unwrap();
+    let f = fleets.to_str().unwrap();
+    let out = gameai(&["battleship", "eval", "--fleets", f, "--records", f], b"");
+    assert_failed(&out, "is the input file too");
+    assert_eq!(std::fs::read_to_string(&fleets).unwrap(), fleet);
+    let pos = dir.file("pos.txt");
+    std::fs::write(&pos, "..........\n".repeat(10)).unwrap();
+    let p = pos.to_str().unwrap();
+    let out = gameai(&["battleship", "show", p, "--svg", p], b"");
+    assert_failed(&out, "is the input file too");
+    assert_eq!(
+        std::fs::read_to_string(&pos).unwrap(),
+        "..........\n".repeat(10)
+    );
+    // Different files are fine.
+    let out = gameai(
+        &[
+            "battleship",
+            "eval",
+            "--fleets",
+            f,
+            "--records",
+            dir.file("r.jsonl").to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
 /// The summary agrees with the games it summarises: eval's JSON line against its own records,

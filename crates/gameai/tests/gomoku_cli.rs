@@ -67,7 +67,7 @@ fn match_against_the_brain_program() {
         stdout.contains("A = gameai-bestfirst vs B = bestfirst"),
         "{stdout}"
     );
-    assert!(!stdout.contains("forfeits"), "{stdout}");
+    assert!(!stdout.contains(") forfeit"), "{stdout}");
     let json = stdout.lines().last().unwrap();
     assert_eq!(
         json_number(json, "a_wins") + json_number(json, "draws") + json_number(json, "b_wins"),
@@ -81,13 +81,23 @@ fn match_against_the_brain_program() {
 fn an_external_brain_that_fails_forfeits() {
     // `true` exits at once: it never answers, so every game is lost by forfeit.
     let out = gameai(
-        &words("gomoku match cmd:true bestfirst --games 2 --time-ms 10 --size 9"),
+        &words("gomoku match cmd:true bestfirst --games 2 --time-ms 10 --size 9 --json"),
         b"",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert_eq!(stdout.matches("forfeits").count(), 2, "{stdout}");
+    // Each game says which side forfeited, and the summary counts them.
+    assert_eq!(stdout.matches("A (true) forfeits").count(), 2, "{stdout}");
     assert!(stdout.contains("0 wins, 0 draws, 2 losses"), "{stdout}");
+    assert!(
+        stdout.contains("A (true) forfeited 2 of 2 games"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("B (bestfirst) forfeited"), "{stdout}");
+    assert!(
+        stdout.contains("\"a_forfeits\":2,\"b_forfeits\":0}"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -114,7 +124,7 @@ fn openings_from_a_file() {
         b"",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("1 openings"));
+    assert!(text(&out.stdout).contains(", 1 opening\n"));
     std::fs::write(&path, "4,4 4,4\n").unwrap();
     let out = gameai(
         &[
@@ -302,7 +312,7 @@ done
             s.contains(" first-empty: "),
             "named by its ABOUT answer: {s}"
         );
-        assert!(!s.contains("forfeits"), "{s}");
+        assert!(!s.contains(") forfeit"), "{s}");
         // Both engines moved in every game, and their moves are counted: with the three
         // stones of the first opening, they make up the moves a game.
         let mut both = 0;
