@@ -303,61 +303,50 @@ fn sampled_marginals(pos: &Position) -> Result<Option<Vec<f64>>, SolveError> {
     Ok(Some(p))
 }
 
-/// The estimates the solver guesses with when exact counting exceeds its budget: 0 or 1
-/// where propagation decides a cell, the fallback's estimate elsewhere (the pattern model's
-/// when the sampler finds no first layout).
-pub(crate) fn fallback_estimates(
+/// What the solver has without exact counting: the estimates of `how` (with every cell
+/// propagation decides as such) and the decision they give, from one run of the sampler, so
+/// that a guess's probability is the one the estimates give its cell. The decision is every
+/// cell propagation proves safe, else the undecided cell with the lowest estimate (the first
+/// in cell order among equals); `None` when no cell is left to click.
+pub(crate) fn fallback(
     pos: &Position,
     how: Fallback,
-) -> Result<Probabilities, SolveError> {
-    match how {
-        Fallback::PatternModel => PatternModel::builtin().probabilities(pos),
-        Fallback::Local => local_estimates(pos),
-        Fallback::Sampling => {
-            let v = view(pos)?;
-            let Some(sampled) = sampled_marginals(pos)? else {
-                return PatternModel::builtin().probabilities(pos);
-            };
-            Ok(decided_or(pos, &v.forced, |c| sampled[c]))
-        }
-    }
-}
-
-/// The solver's decision without exact counting: every cell propagation proves safe, else the
-/// undecided cell with the lowest estimate (the first in cell order among equals).
-pub(crate) fn fallback_decision(pos: &Position, how: Fallback) -> Result<Decision, SolveError> {
+) -> Result<(Probabilities, Option<Decision>), SolveError> {
     let v = view(pos)?;
+    let sampled = match how {
+        Fallback::Sampling => sampled_marginals(pos)?,
+        Fallback::PatternModel | Fallback::Local => None,
+    };
+    let model = PatternModel::builtin();
+    let estimate = |c: usize| match (&sampled, how) {
+        (Some(p), _) => p[c],
+        (None, Fallback::Local) => f64::from(v.local[c]),
+        // The pattern model, also where the sampler has nothing to say.
+        (None, _) => f64::from(model.predict(&v.features[c], v.density, v.local[c])),
+    };
+    let probabilities = decided_or(pos, &v.forced, estimate);
     let safe: Vec<usize> = (0..pos.len())
         .filter(|&c| v.forced[c] == Some(false) && !matches!(pos.cells()[c], CellView::Mine))
         .collect();
-    if !safe.is_empty() {
-        return Ok(Decision::Safe(safe));
-    }
-    let sampled: Vec<f32> = match how {
-        Fallback::Sampling => match sampled_marginals(pos)? {
-            Some(p) => p.into_iter().map(|p| p as f32).collect(),
-            None => return fallback_decision(pos, Fallback::PatternModel),
-        },
-        _ => Vec::new(),
+    let decision = if safe.is_empty() {
+        (0..pos.len())
+            .filter(|&c| v.undecided[c])
+            .map(|c| (estimate(c), c))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(mine_probability, cell)| Decision::Guess {
+                cell,
+                mine_probability,
+                exact: false,
+            })
+    } else {
+        Some(Decision::Safe(safe))
     };
-    let model = PatternModel::builtin();
-    let best = (0..pos.len())
-        .filter(|&c| v.undecided[c])
-        .map(|c| {
-            let e = match how {
-                Fallback::PatternModel => model.predict(&v.features[c], v.density, v.local[c]),
-                Fallback::Local => v.local[c],
-                Fallback::Sampling => sampled[c],
-            };
-            (e, c)
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .ok_or(SolveError::NothingToDo)?;
-    Ok(Decision::Guess {
-        cell: best.1,
-        mine_probability: f64::from(best.0),
-        exact: false,
-    })
+    Ok((probabilities, decision))
+}
+
+/// The decision of [`fallback`], [`SolveError::NothingToDo`] when there is none.
+pub(crate) fn fallback_decision(pos: &Position, how: Fallback) -> Result<Decision, SolveError> {
+    fallback(pos, how)?.1.ok_or(SolveError::NothingToDo)
 }
 
 impl PatternModel {
@@ -415,11 +404,14 @@ impl PatternModel {
 
     /// The model's mine probability for one cell as the model sees it: its neighbourhood
     /// (coded as [`CATEGORIES`] says; a code above 12 reads as 12), the density of
-    /// unaccounted mines and the cell's local estimate.
+    /// unaccounted mines and the cell's local estimate. Both are probabilities: a value
+    /// outside `[0, 1]` is taken as the nearest end, and NaN as 1/2, so that the answer is
+    /// always a probability.
     #[must_use]
     pub fn predict(&self, features: &[u8; NEIGHBOURHOOD], density: f32, local: f32) -> f32 {
+        let unit = |x: f32| probability_or_half(f64::from(x)) as f32;
         let mut h = vec![0.0; self.hidden];
-        self.hidden_layer(features, density, local, &mut h);
+        self.hidden_layer(features, unit(density), unit(local), &mut h);
         let z = self.out_bias + h.iter().zip(&self.out).map(|(a, b)| a * b).sum::<f32>();
         sigmoid(z)
     }
@@ -545,6 +537,11 @@ impl PatternModel {
         }
         Ok(m)
     }
+}
+
+/// `x` within `[0, 1]`, NaN as 1/2.
+fn probability_or_half(x: f64) -> f64 {
+    if x.is_nan() { 0.5 } else { x.clamp(0.0, 1.0) }
 }
 
 /// The largest weight magnitude [`PatternModel::parse`] accepts. Within it every activation
@@ -714,7 +711,8 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
     m
 }
 
-/// One bin of a reliability table: samples whose estimate fell in `[low, high)`.
+/// One bin of a reliability table: samples whose estimate fell in `[low, high)` (the last
+/// bin, `[0.9, 1]`, holds the estimates of 1 too).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CalibrationBin {
     /// Lower end of the estimate range.
@@ -745,6 +743,8 @@ pub struct Calibration {
 }
 
 /// Measures an estimate (`estimate(sample)`) against the exact probabilities of the samples.
+/// Estimates are taken within `[0, 1]` (a value outside counts as the nearest end); a NaN
+/// estimate is counted as 1/2, as it says nothing.
 pub fn calibration(samples: &[Sample], estimate: impl Fn(&Sample) -> f64) -> Calibration {
     let mut bins: Vec<CalibrationBin> = (0..10)
         .map(|b| CalibrationBin {
@@ -757,7 +757,7 @@ pub fn calibration(samples: &[Sample], estimate: impl Fn(&Sample) -> f64) -> Cal
         .collect();
     let (mut abs, mut sq) = (0.0, 0.0);
     for s in samples {
-        let e = estimate(s).clamp(0.0, 1.0);
+        let e = probability_or_half(estimate(s));
         let t = f64::from(s.target);
         abs += (e - t).abs();
         sq += (e - t) * (e - t);
@@ -1097,7 +1097,7 @@ mod tests {
         let pos = text::read("5x2x2\nM1H1H\nHHHHH\n").unwrap();
         let safe = [2, 5, 6, 7];
         for how in [Fallback::PatternModel, Fallback::Local, Fallback::Sampling] {
-            let e = fallback_estimates(&pos, how).unwrap().mine;
+            let e = fallback(&pos, how).unwrap().0.mine;
             for (c, &p) in e.iter().enumerate() {
                 let want = match c {
                     0 => Some(1.0),
@@ -1113,7 +1113,7 @@ mod tests {
         }
         assert_eq!(
             local_estimates(&pos).unwrap(),
-            fallback_estimates(&pos, Fallback::Local).unwrap()
+            fallback(&pos, Fallback::Local).unwrap().0
         );
     }
 
@@ -1130,7 +1130,7 @@ mod tests {
         ] {
             let pos = text::read(t).unwrap();
             let exact = solver.probabilities(&pos).unwrap().mine;
-            let sampled = fallback_estimates(&pos, Fallback::Sampling).unwrap().mine;
+            let sampled = fallback(&pos, Fallback::Sampling).unwrap().0.mine;
             assert_eq!(sampled.len(), exact.len());
             for (c, (s, e)) in sampled.iter().zip(&exact).enumerate() {
                 assert_eq!(s.is_some(), e.is_some(), "{t} cell {c}");
@@ -1402,6 +1402,18 @@ mod tests {
                 "bin {b}: {bin:?}"
             );
         }
+        // A NaN estimate says nothing: it counts as 1/2, and the errors stay numbers.
+        let c = calibration(&samples[..1], |_| f64::NAN);
+        assert!(close(c.mean_abs_error, 0.5), "{c:?}");
+        assert_eq!(c.bins[5].count, 1);
+        // The model's answer is a probability whatever its density and local estimate.
+        let model = PatternModel::builtin();
+        let f = [UNDECIDED; NEIGHBOURHOOD];
+        for x in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -3.0, 1e30] {
+            let p = model.predict(&f, x, x);
+            assert!((0.0..=1.0).contains(&p), "{x}: {p}");
+        }
+        assert_eq!(model.predict(&f, 7.0, -1.0), model.predict(&f, 1.0, 0.0));
         // No samples: zero errors, empty bins.
         let c = calibration(&[], |_| 0.5);
         assert_eq!(

@@ -116,7 +116,9 @@ pub struct SolverConfig {
     pub endgame_cells: usize,
     /// ... at most this many mine layouts remain (of the position, or of the pocket).
     pub endgame_layouts: usize,
-    /// Work budget of one endgame search (layouts handled); over it, the usual guess.
+    /// Work budget of one endgame search (layouts handled); over it, that search gives up
+    /// (the next pocket is searched, if any, and without a search's answer the usual guess
+    /// is made).
     pub endgame_work: u64,
     /// Weight of the long-term risk bonus: a candidate's look-ahead score is multiplied by
     /// `1 + risk_weight * influence / P(safe)`, where the influence is the share of layouts
@@ -265,13 +267,14 @@ pub(crate) fn build(pos: &Position) -> Result<Problem, SolveError> {
 /// The constraint problem the solver builds for a position, and the cell of each variable.
 ///
 /// One variable per unrevealed cell (true = mine), numbered in cell order; one "exactly n of
-/// these" constraint per revealed number with hidden neighbours; known mines fixed to true; the
-/// position's mine count as the total. This is exactly the problem [`Solver::probabilities`]
-/// and [`Solver::decide`] hand to `csp_core::analyze`, for benchmarking or inspecting it.
+/// these" constraint per revealed number with unrevealed neighbours (hidden, flagged or known
+/// mines); known mines fixed to true; the position's mine count as the total. This is exactly
+/// the problem [`Solver::probabilities`] and [`Solver::decide`] hand to `csp_core::analyze`,
+/// for benchmarking or inspecting it.
 ///
 /// # Errors
 /// [`SolveError::Inconsistent`] when a revealed number cannot be met (a non-zero number without
-/// hidden neighbours, or more than it has); other engine errors as [`SolveError::Engine`].
+/// unrevealed neighbours, or more than it has); other engine errors as [`SolveError::Engine`].
 pub fn constraint_problem(pos: &Position) -> Result<(BoolCsp, Vec<usize>), SolveError> {
     let p = build(pos)?;
     Ok((p.csp, p.cell_of))
@@ -533,12 +536,7 @@ impl Solver {
         let a = match csp_core::analyze(&p.csp, &self.config.budget) {
             Ok(a) => a,
             Err(CspError::BudgetExceeded { .. }) => {
-                let probabilities = crate::model::fallback_estimates(pos, self.config.fallback)?;
-                let decision = match crate::model::fallback_decision(pos, self.config.fallback) {
-                    Ok(d) => Some(d),
-                    Err(SolveError::NothingToDo) => None,
-                    Err(e) => return Err(e),
-                };
+                let (probabilities, decision) = crate::model::fallback(pos, self.config.fallback)?;
                 return Ok(Analysis {
                     probabilities,
                     exact: false,
@@ -1227,10 +1225,27 @@ mod tests {
                 Some(solver.decide(&pos).unwrap()),
                 "{fallback:?}"
             );
-            assert!(matches!(
-                seen.decision,
-                Some(Decision::Guess { exact: false, .. })
-            ));
+            // The guess has the probability the estimates give its cell, and the lowest.
+            let Some(Decision::Guess {
+                cell,
+                mine_probability,
+                exact: false,
+            }) = seen.decision
+            else {
+                panic!("{fallback:?}: {:?}", seen.decision);
+            };
+            assert_eq!(
+                seen.probabilities.mine[cell],
+                Some(mine_probability),
+                "{fallback:?}"
+            );
+            let lowest = seen
+                .probabilities
+                .mine
+                .iter()
+                .flatten()
+                .fold(1.0f64, |a, &b| a.min(b));
+            assert_eq!(mine_probability, lowest, "{fallback:?}");
         }
     }
 
