@@ -521,10 +521,12 @@ impl BestFirstEngine {
         config: BestFirstConfig,
     ) -> Result<BestFirstEngine, std::collections::TryReserveError> {
         let mut search = BestFirst::new(config);
-        // Growing the arena mid-search would copy it on the clock, and the pattern table is
-        // built on first use: both now, not on the clock of the first move.
+        // Growing the arena mid-search would copy it on the clock, and the pattern tables are
+        // built on first use (this engine's own, and those of the position its forced-move
+        // check reads): all now, not on the clock of the first move.
         search.try_reserve_all()?;
         let _ = gains();
+        crate::position::build_tables();
         Ok(BestFirstEngine {
             search,
             tree_line: None,

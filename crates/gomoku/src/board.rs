@@ -234,7 +234,8 @@ impl Geometry {
         (y + PAD) * self.stride + x + PAD
     }
 
-    /// The move of an on-board index.
+    /// The move of an on-board index (another index gives a meaningless move, or panics in a
+    /// debug build: see [`Geometry::on_board`]).
     #[must_use]
     pub fn to_move(&self, i: usize) -> Move {
         let j = i - PAD;

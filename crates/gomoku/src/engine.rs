@@ -174,8 +174,7 @@ impl AlphaBetaEngine {
             AlphaBetaEngine::TUNING,
         )?;
         // Build the pattern tables now, not on the clock of the first move.
-        let _ = crate::pattern::table(crate::Rule::Freestyle);
-        let _ = crate::pattern::table(crate::Rule::ExactlyFive);
+        crate::position::build_tables();
         Ok(AlphaBetaEngine {
             searcher,
             solver: ThreatSolver::new(),

@@ -41,6 +41,13 @@ pub enum Threat {
 pub(crate) const PATTERN_WEIGHT: [i32; 8] = [0, 2, 6, 8, 24, 26, 90, 300];
 
 /// The board with incrementally maintained line patterns, for the engines.
+///
+/// Methods that take a cell index `p` expect an on-board cell of the position's geometry
+/// ([`Geometry::index`], [`Geometry::checked_index`], or a cell the position lists): they
+/// are the engines' inner loop and do not check it, so another index (a wall cell, one past
+/// the array) panics or gives a meaningless answer. [`Position::is_empty_cell`] alone takes
+/// any index. Moves from outside come in through [`Position::from_board`] or a [`Board`],
+/// which check them.
 #[derive(Debug, Clone)]
 pub struct Position {
     geo: Geometry,
@@ -618,6 +625,15 @@ impl Position {
     pub fn scan_five(&self, p: usize, code: u8) -> bool {
         makes_five(&self.cells, &self.geo, p, code, self.rule)
     }
+}
+
+/// Builds the tables every position shares (the pattern tables of both rules and the
+/// threat table), so that an engine can do it when it is made rather than on the clock of
+/// its first move (tens of milliseconds in a debug build, several in a release build).
+pub(crate) fn build_tables() {
+    let _ = table(Rule::Freestyle);
+    let _ = table(Rule::ExactlyFive);
+    let _ = combine_table();
 }
 
 /// [`combine`] for every four patterns (3 bits each, direction 0 lowest).
