@@ -43,8 +43,9 @@ impl Grid {
     pub fn new(width: usize, height: usize) -> Result<Grid, CspError> {
         if width == 0 || height == 0 || width.saturating_mul(height) > MAX_ELEMENTS {
             return Err(CspError::InvalidPlacement(format!(
-                "a {width}x{height} grid: sides of at least 1 and at most {MAX_ELEMENTS} cells \
-                 are needed"
+                "a {width}x{height} grid: it needs sides of at least 1 and at most \
+                 {MAX_ELEMENTS} cells in all ({} here)",
+                width.saturating_mul(height)
             )));
         }
         Ok(Grid { width, height })

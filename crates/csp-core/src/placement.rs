@@ -98,6 +98,10 @@ use crate::{Budget, CspError};
 /// The largest universe: elements are bits of a `u128`.
 pub const MAX_ELEMENTS: usize = 128;
 
+/// The most variables a placement problem may have: the engines keep sets of variables as
+/// the bits of a `u64`.
+pub const MAX_VARS: usize = 64;
+
 /// Starts `s` of `shape` whose translate `shape << s` meets `mask`.
 #[inline]
 fn meeting_starts(shape: u128, mask: u128) -> u128 {
@@ -342,8 +346,13 @@ impl PlacementCsp {
     /// outside the universe, or has a halo that misses one of its cells (a table shared from
     /// a family with other starts), or if two families hold a value with the same cells (a
     /// one-cell ship given both orientations, say): the counts and marginals count values,
-    /// so such a value would weigh twice.
+    /// so such a value would weigh twice; also past [`MAX_VARS`] variables.
     pub fn add_var(&mut self, families: Vec<Family>) -> Result<usize, CspError> {
+        if self.vars.len() >= MAX_VARS {
+            return Err(CspError::InvalidPlacement(format!(
+                "a variable past the {MAX_VARS} a placement problem may have"
+            )));
+        }
         for (i, f) in families.iter().enumerate() {
             f.check_halo()?;
             for s in bits(f.starts) {
@@ -1692,6 +1701,11 @@ impl PlacementChain {
 /// distribution of each variable given the others' values in that one state, not an
 /// average over states).
 ///
+/// A sweep re-places pairs of variables. Where pieces nearly fill the board, pair moves may
+/// not connect the solutions: the chain then stays among some of them and the estimate can
+/// be far off with nothing to show it. There, run a [`PlacementChain`]
+/// with [`PlacementChain::step_block`] over larger sets of variables, or count exactly.
+///
 /// # Errors
 /// As [`PlacementChain::new`].
 #[allow(clippy::needless_range_loop)] // `s` is a start offset as well as an index
@@ -1749,6 +1763,18 @@ pub fn estimate_placements(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 65th variable is refused when it is added, not when the problem is analysed.
+    #[test]
+    fn variables_past_the_limit_are_refused_when_added() {
+        let mut p = PlacementCsp::new(128).unwrap();
+        for _ in 0..MAX_VARS {
+            p.add_var(vec![Family::new(1, u128::MAX).unwrap()]).unwrap();
+        }
+        let e = p.add_var(vec![Family::new(1, 1).unwrap()]).unwrap_err();
+        assert!(e.to_string().contains("past the 64"), "{e}");
+        assert_eq!(p.num_vars(), MAX_VARS);
+    }
 
     /// Three monominoes on four cells, from one state: the empty cell's shares, one half
     /// from each variable, add up to 3/2; it is reported as a probability, 1.

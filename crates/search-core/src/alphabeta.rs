@@ -524,8 +524,11 @@ impl<G: Keyed + Evaluate> Searcher<G> {
 
     /// Continues `line` (at most `depth` moves in all) with the table's best moves where it
     /// stops short: a position the table answered has no line of its own. Only exact entries
-    /// are followed (a bound's move is a refutation or a guess, not the expected move), and
-    /// only with moves the position generates (a key may be a hash). `game` is left as it was.
+    /// are followed (a bound's move is a refutation or a guess, not the expected move), only
+    /// with moves the position generates (a key may be a hash), and only where the position
+    /// the move leads to is known to keep the value (an exact entry, or the end of the game,
+    /// with the score the move should leave): a canonical key shares an entry between
+    /// positions, such as mirror images, whose best moves differ. `game` is left as it was.
     fn extend_line(&self, game: &mut G, line: &mut Vec<G::Move>, depth: u32) {
         let Some(memo) = &self.memo else {
             return;
@@ -538,11 +541,19 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             game.play(mv);
         }
         let mut moves = Vec::new();
-        while line.len() < limit && game.outcome().is_none() {
-            let Some(best) = memo
+        // The value of a position for its side to move, where it is known exactly.
+        let exact = |game: &G| match game.outcome() {
+            Some(o) => Some(Score::from_outcome(o, 0)),
+            None => memo
                 .get(&game.key())
                 .filter(|e| e.bound == Bound::Exact)
-                .and_then(|e| e.best.clone())
+                .map(|e| e.score),
+        };
+        while line.len() < limit && game.outcome().is_none() {
+            let Some((best, value)) = memo
+                .get(&game.key())
+                .filter(|e| e.bound == Bound::Exact)
+                .and_then(|e| Some((e.best.clone()?, e.score)))
             else {
                 break;
             };
@@ -552,6 +563,10 @@ impl<G: Keyed + Evaluate> Searcher<G> {
                 break;
             }
             game.play(&best);
+            if exact(game).is_none_or(|child| -child.from_memo(1) != value) {
+                game.undo(&best);
+                break;
+            }
             line.push(best);
         }
         for mv in line.iter().rev() {
@@ -1347,6 +1362,115 @@ mod tests {
                 assert!(r.stats.nodes <= 10, "{:?}", r.stats);
             }
         }
+    }
+
+    /// A row of cells; a move puts a stone on an empty cell with no stone beside it, and
+    /// whoever cannot move loses. The key is canonical (the row or its mirror image, whichever
+    /// is smaller), so a position and its mirror image share a table entry, whose move is
+    /// right for only one of them.
+    #[derive(Clone)]
+    struct Row {
+        cells: u32,
+        stones: u32,
+    }
+
+    impl Row {
+        fn mirror(&self, m: u32) -> u32 {
+            m.reverse_bits() >> (32 - self.cells)
+        }
+    }
+
+    impl Game for Row {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            let near = self.stones | self.stones << 1 | self.stones >> 1;
+            moves.extend((0..self.cells).filter(|&c| near >> c & 1 == 0));
+        }
+        fn play(&mut self, mv: &u32) {
+            self.stones |= 1 << mv;
+        }
+        fn undo(&mut self, mv: &u32) {
+            self.stones &= !(1 << mv);
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            let mut moves = Vec::new();
+            self.generate_moves(&mut moves);
+            moves.is_empty().then_some(Outcome::Loss)
+        }
+    }
+
+    impl Keyed for Row {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.stones.min(self.mirror(self.stones))
+        }
+    }
+
+    impl Evaluate for Row {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// The exact score of a `Row` position (win or loss, in how many plies), by brute force:
+    /// the winner ends the game soonest, the loser late as it can.
+    fn row_score(g: &mut Row, memo: &mut std::collections::HashMap<u32, Score>) -> Score {
+        if let Some(&s) = memo.get(&g.stones) {
+            return s;
+        }
+        let mut moves = Vec::new();
+        g.generate_moves(&mut moves);
+        let mut best = Score::loss_in(0);
+        for (i, mv) in moves.iter().enumerate() {
+            g.play(mv);
+            let s = -row_score(g, memo).from_memo(1);
+            g.undo(mv);
+            best = if i == 0 { s } else { best.max(s) };
+        }
+        memo.insert(g.stones, best);
+        best
+    }
+
+    /// A canonical key shares table entries between mirror images: the line of play still
+    /// follows only moves that keep the score, each ending the game as soon (or as late) as
+    /// the position's value says, also when the table holds the mirror image's moves.
+    #[test]
+    fn the_line_keeps_the_score_under_canonical_keys() {
+        let mut memo = std::collections::HashMap::new();
+        let mut extended = 0;
+        for cells in 6..=14 {
+            for stones in (0..cells).flat_map(|a| (a + 2..cells).map(move |b| 1u32 << a | 1 << b)) {
+                let mut g = Row { cells, stones };
+                if g.outcome().is_some() || g.mirror(stones) == stones {
+                    continue;
+                }
+                memo.clear();
+                // The mirror image first: its entries are in the table for the search.
+                let mut s = Searcher::<Row>::new(SearchConfig::default());
+                let mirror = g.mirror(stones);
+                s.search(
+                    &mut Row {
+                        cells,
+                        stones: mirror,
+                    },
+                    &Limits::default(),
+                );
+                let r = s.search(&mut g, &Limits::default());
+                assert!(r.exact, "{cells} {stones:b}: {r:?}");
+                assert_eq!(r.score, row_score(&mut g, &mut memo), "{cells} {stones:b}");
+                let mut want = r.score;
+                let line = r.pv.clone();
+                for mv in &line {
+                    g.play(mv);
+                    // The child's value, seen from the mover, is the parent's.
+                    let got = -row_score(&mut g, &mut memo).from_memo(1);
+                    assert_eq!(got, want, "{cells} {stones:b}: {line:?} at {mv}");
+                    want = row_score(&mut g, &mut memo);
+                }
+                extended += usize::from(line.len() > 1);
+            }
+        }
+        assert!(extended > 5, "{extended}");
     }
 
     /// Where the table answers a position of the line, the line goes on with its moves: a

@@ -96,8 +96,13 @@ pub enum Policy {
         visit_weight: i32,
     },
     /// Always the best child (fewest visits on ties): best-first minimax, which expands the
-    /// leaf at the end of the principal variation. It looks only where the current answer
-    /// could change.
+    /// leaf at the end of the principal variation. It never looks at a sibling until that
+    /// sibling's value is the best, so a sibling whose evaluation undersells it (an unseen
+    /// win in three, say) may wait for a long time while the best-looking child is expanded
+    /// again and again; [`Policy::Uct`] or [`Policy::ScoreMinusVisits`] spread the search
+    /// and find such moves far sooner. Like every policy here it proves a win by finding one
+    /// winning child, but a draw or a loss only by closing every child, which on a game of
+    /// any size is the exact [`Solver`](crate::Solver)'s job.
     Principal,
     /// UCT: the child value squashed into `-1..1` by `v / (scale + |v|)`, plus
     /// `exploration * sqrt(ln(parent visits) / (child visits + 1))`.

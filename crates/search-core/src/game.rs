@@ -57,6 +57,11 @@ impl Outcome {
 /// Implementations must keep `play` and `undo` exact inverses: after `play(m)` then `undo(m)` the
 /// position (and its key, if [`Keyed`]) is what it was. Every search in this crate unwinds every
 /// move it plays, also when it stops early on a budget.
+///
+/// Every move hands the turn to the other side: the searches negate a child's value for its
+/// parent (negamax). In a game where a player may move again (Dots and Boxes after closing
+/// a box, say), make a whole turn one move: the chain of box-closing edges and the edge that
+/// ends it. A move that keeps the turn would be scored for the wrong side, without an error.
 pub trait Game {
     /// A move. It should carry whatever `undo` needs to restore the position.
     type Move: Clone + PartialEq + Debug;
@@ -164,8 +169,12 @@ pub trait Keyed: Game {
     /// Appends the keys of positions known to have the same value for their own side to move,
     /// such as board rotations or a player-swap duality. Default: none.
     ///
-    /// Searches that use symmetry store and look up the smallest of [`Keyed::key`] and these
-    /// keys, so one solved position answers all its images.
+    /// Searches that use symmetry (the exact [`Solver`](crate::Solver), with
+    /// [`SolverConfig::symmetry`](crate::SolverConfig::symmetry)) store and look up the smallest of [`Keyed::key`] and these
+    /// keys, so one solved position answers all its images. The [`Searcher`](crate::Searcher)
+    /// does not ask: give it symmetry through a canonical [`Keyed::key`] instead. Its table
+    /// then holds one image's best move for all of them, which it only tries first, and its
+    /// line of play follows a table move only where the value it leads to checks out.
     fn symmetric_keys(&self, keys: &mut Vec<Self::Key>) {
         let _ = keys;
     }

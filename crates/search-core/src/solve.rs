@@ -194,6 +194,10 @@ impl<G: Keyed> Solver<G> {
 
     /// Every legal move with its exact result for the side to move (not merged: each move is
     /// listed). Empty when the game is over.
+    ///
+    /// Each move is solved on its own, so this costs up to one [`Solver::solve`] per move: the
+    /// memo of an earlier `solve` of the same position mostly holds bounds (what alpha-beta
+    /// needed to decide the value), not every child's exact value, and helps only in part.
     pub fn move_values(&mut self, game: &mut G) -> Vec<(G::Move, Outcome)> {
         move_values_by(game, |g| self.solve(g))
     }
