@@ -610,6 +610,31 @@ fn colour(p: f64) -> (u8, u8, u8) {
     }
 }
 
+/// Whether some straight run of hits (the cells marked `x`), ended by the board or a cell
+/// that is not a hit, is as long as a ship of the fleet: a finished ship written with `x`,
+/// the likely slip in a position without a fleet.
+fn hit_run_of_a_ship_length(view: &battleship::View, rules: &Rules) -> bool {
+    let (w, h) = (rules.width, rules.height);
+    let hit = |x: usize, y: usize| view.hits() >> (y * w + x) & 1 == 1;
+    let lengths: Vec<usize> = rules.fleet.iter().map(|s| s.length).collect();
+    let mut runs = Vec::new();
+    for (outer, inner, vertical) in [(h, w, false), (w, h, true)] {
+        for a in 0..outer {
+            let mut run = 0;
+            for b in 0..=inner {
+                let (x, y) = if vertical { (a, b) } else { (b, a) };
+                if b < inner && hit(x, y) {
+                    run += 1;
+                } else {
+                    runs.push(run);
+                    run = 0;
+                }
+            }
+        }
+    }
+    runs.iter().any(|r| *r > 0 && lengths.contains(r))
+}
+
 fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     // A file that cannot be written is refused before the work (which may take seconds).
     crate::check_not_input(&a.svg, &a.file)?;
@@ -626,7 +651,9 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let post = infer::posterior(&view, &config, &mut rng).map_err(|e| {
         // A finished ship written with `x` is the likely slip: under feedback that announces
         // sinkings, a ship whose cells are all hit is sunk, and an afloat one cannot be.
-        if e == battleship::Error::Inconsistent && rules.feedback.reports_sunk() && view.hits() != 0
+        if e == battleship::Error::Inconsistent
+            && rules.feedback.reports_sunk()
+            && hit_run_of_a_ship_length(&view, &rules)
         {
             CliError(format!(
                 "{e} (under {} feedback a ship whose cells are all hit is sunk: mark its \

@@ -266,6 +266,20 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     assert_failed(&out, "mark its cells `s`, not `x`");
     let out = show("oxxo\n.oo.\n", "--feedback bare");
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // A hit walled in by misses, as long as no ship: no fleet fits, and the hint about
+    // finished ships would not help.
+    let out = show("xo\no.\n", "");
+    assert!(!out.status.success());
+    assert!(
+        !text(&out.stderr).contains("mark its cells"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains("no fleet"),
+        "{}",
+        text(&out.stderr)
+    );
     // Sunk cells where no sinking is announced, and a chain asked to record nothing.
     let out = show("ss.\n...\n...\n", "--feedback bare");
     assert_failed(&out, "mark those cells as hits");
