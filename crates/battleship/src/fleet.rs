@@ -7,7 +7,7 @@ use rand::{Rng, RngExt};
 
 use crate::Error;
 use crate::json::{self, Json, Whole};
-use crate::rules::{Geometry, cells_of};
+use crate::rules::Geometry;
 
 /// Which way a ship grows from its first cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -76,9 +76,7 @@ impl Fleet {
                 if c & d != 0 {
                     return Err(Error::InvalidFleet(format!("{name} overlaps {other}")));
                 }
-                if rules.adjacency == crate::Adjacency::NoTouch
-                    && cells_of(c).any(|k| geo.halo(k) & d != 0)
-                {
+                if rules.adjacency == crate::Adjacency::NoTouch && geo.halo_of(c) & d != 0 {
                     return Err(Error::InvalidFleet(format!(
                         "{name} touches {other} (not allowed under no-touch)"
                     )));

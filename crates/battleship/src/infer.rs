@@ -280,11 +280,7 @@ fn list_fleets(
         .map(|list| {
             list.iter()
                 .map(|&(cells, _)| {
-                    let block = if no_touch {
-                        cells_of(cells).fold(0u128, |a, c| a | geo.halo(c))
-                    } else {
-                        cells
-                    };
+                    let block = if no_touch { geo.halo_of(cells) } else { cells };
                     (cells, block)
                 })
                 .collect()

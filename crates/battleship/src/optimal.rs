@@ -217,11 +217,10 @@ pub fn shot_values_within(
                 || geo.ship_cells(ship, x, y, true) == Some(m))
     };
     let no_touch = geo.rules().adjacency == Adjacency::NoTouch;
-    let halo = |m: u128| cells_of(m).fold(0u128, |h, c| h | geo.halo(c));
     if let Some(i) = fleets.iter().position(|f| {
         f.iter().enumerate().any(|(ship, &m)| !placement(ship, m))
             || f.iter().enumerate().any(|(a, &m)| {
-                let near = if no_touch { halo(m) } else { m };
+                let near = if no_touch { geo.halo_of(m) } else { m };
                 f[..a].iter().any(|&o| o & near != 0)
             })
     }) {
@@ -340,11 +339,7 @@ fn place(
         if m & (used | blocked) != 0 {
             continue;
         }
-        let halo = if no_touch {
-            cells_of(m).fold(0u128, |a, c| a | geo.halo(c))
-        } else {
-            0
-        };
+        let halo = if no_touch { geo.halo_of(m) } else { 0 };
         stack.push(m);
         place(geo, per_ship, stack, used | m, blocked | halo, out, budget)?;
         stack.pop();
@@ -1349,10 +1344,11 @@ mod tests {
                 Err(Error::InvalidFleet(m)) if m.contains("not a placement")
             ));
         }
-        let bent = vec![vec![0b1_0000_0011u128, 0b1100_0000_0000]];
+        // Cells 0, 1 and 4 of a 4-wide board: an L, not a line.
+        let bent = vec![vec![0b1_0011u128, 0b1100_0000_0000]];
         assert!(matches!(
             shot_values(&geo, bent, 0, 0, &[15], Strategy::GreedyFirst, 100),
-            Err(Error::InvalidFleet(_))
+            Err(Error::InvalidFleet(m)) if m.contains("not a placement")
         ));
         let apart = |adjacency| {
             let geo = Geometry::new(&rules(4, 4, &[2, 2], adjacency, Feedback::Standard)).unwrap();

@@ -388,6 +388,12 @@ impl Geometry {
         self.halo.get(cell).copied().unwrap_or(0)
     }
 
+    /// The cells of `mask` and their neighbours: what a ship there keeps others off under
+    /// no-touch.
+    pub(crate) fn halo_of(&self, mask: u128) -> u128 {
+        cells_of(mask).fold(0, |h, c| h | self.halo(c))
+    }
+
     /// The mask of every cell.
     pub fn all_cells(&self) -> u128 {
         if self.rules.cells() == MAX_CELLS {

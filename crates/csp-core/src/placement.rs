@@ -582,14 +582,15 @@ impl PlacementCsp {
 ///
 /// # Errors
 /// [`CspError::Inconsistent`] when a domain becomes empty or a required element can no longer
-/// be covered; [`CspError::InvalidPlacement`] with more than 64 variables.
+/// be covered.
 #[allow(clippy::needless_range_loop)] // `v` indexes several parallel tables
 pub fn propagate_placements(csp: &PlacementCsp) -> Result<PlacementCsp, CspError> {
     let mut p = csp.clone();
     let n = p.vars.len();
-    if n > 64 {
+    // Unreachable through `add_var`, which refuses more; kept as the guard of the masks.
+    if n > MAX_VARS {
         return Err(CspError::InvalidPlacement(format!(
-            "{n} variables: at most 64 are supported"
+            "{n} variables: at most {MAX_VARS} are supported"
         )));
     }
     for fs in &mut p.vars {
@@ -1030,8 +1031,8 @@ impl Counter<'_> {
 ///   group of interchangeable variables, summed, fit in a `u128`); the weight of a partial
 ///   assignment is checked as it is made, so a problem with dozens of interchangeable
 ///   variables can report this before the search would find that it has no solution;
-/// - [`CspError::InvalidPlacement`] with more than 64 variables, or when the counts show
-///   that the halo relation is not symmetric (not every asymmetric relation shows).
+/// - [`CspError::InvalidPlacement`] when the counts show that the halo relation is not
+///   symmetric (not every asymmetric relation shows).
 pub fn analyze_placements(
     csp: &PlacementCsp,
     budget: &Budget,
@@ -1337,9 +1338,8 @@ impl PlacementChain {
     ///
     /// # Errors
     /// [`CspError::Inconsistent`] when there is no solution, [`CspError::BudgetExceeded`] when
-    /// the search for a first solution needs more than `budget.max_nodes` nodes, and
-    /// [`CspError::InvalidPlacement`] with more than 64 variables (the chain starts from the
-    /// propagated problem, as [`propagate_placements`] builds it).
+    /// the search for a first solution needs more than `budget.max_nodes` nodes (the chain
+    /// starts from the propagated problem, as [`propagate_placements`] builds it).
     pub fn new(
         csp: &PlacementCsp,
         budget: &Budget,

@@ -570,7 +570,8 @@ fn propagation_gives_a_required_element_to_its_only_coverer() {
     assert_eq!(starts_of(&r, c), [1 << 3 | 1 << 5]);
 }
 
-/// Propagation handles up to 64 variables and says so past them.
+/// A problem takes up to 64 variables (`add_var` refuses a 65th), and propagation handles
+/// them all.
 #[test]
 fn problems_take_at_most_64_variables() {
     let mut p = PlacementCsp::new(128).unwrap();

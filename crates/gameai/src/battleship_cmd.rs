@@ -520,8 +520,8 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         },
         if s.errors > 0 {
             format!(
-                ", {} games ended by shooter errors (left out of the shot figures)",
-                s.errors
+                ", {} ended by shooter errors (left out of the shot figures)",
+                crate::plural(s.errors, "game")
             )
         } else {
             String::new()
@@ -665,11 +665,16 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
             ..
         }) = e
         {
-            // Counting was over --exact-nodes, and the chain found no fleet to start from.
+            // The chain found no fleet to start from (after counting was over --exact-nodes).
             CliError(format!(
-                "too many fleets to count within --exact-nodes, and the Markov chain found no \
-                 fleet that fits the position to start from within {max_nodes} search nodes \
-                 (a fleet crowded on its board, or one that no fleet of the rules can meet)"
+                "{}the Markov chain found no fleet that fits the position to start from within \
+                 {max_nodes} search nodes (a fleet crowded on its board, or one that no fleet \
+                 of the rules can meet)",
+                if a.exact_nodes > 0 {
+                    "too many fleets to count within --exact-nodes, and "
+                } else {
+                    ""
+                }
             ))
         } else {
             e.into()

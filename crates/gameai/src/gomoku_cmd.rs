@@ -736,8 +736,8 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
     Ok(vec![Row {
         game: "Gomoku",
         task: format!(
-            "alphabeta vs bestfirst, {games} game{}, {time_ms} ms a move",
-            if games == 1 { "" } else { "s" }
+            "alphabeta vs bestfirst, {}, {time_ms} ms a move",
+            plural(games, "game")
         ),
         result: format!("won {won}, drawn {drawn}, lost {lost}"),
         time: t.elapsed(),

@@ -109,9 +109,10 @@ pub fn allocation_error(bytes: usize, what: &str) -> CliError {
 }
 
 /// `1 game`, `2 games`, `3 losses`: a count and its noun.
-pub fn plural(n: usize, noun: &str) -> String {
-    match (n, noun.ends_with('s')) {
-        (1, _) => format!("1 {noun}"),
+pub fn plural(n: impl std::fmt::Display, noun: &str) -> String {
+    let n = n.to_string();
+    match (n.as_str(), noun.ends_with('s')) {
+        ("1", _) => format!("1 {noun}"),
         (_, true) => format!("{n} {noun}es"),
         (_, false) => format!("{n} {noun}s"),
     }
@@ -164,32 +165,13 @@ pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
 /// Refuses an output file that is also the input file `input`: the output would replace
 /// what was read (board or fleet files, a position), losing it.
 pub fn check_not_input(output: &std::path::Path, input: &std::path::Path) -> Result<(), CliError> {
-    if is_dash(input) || is_standard_output(output) || !same_file(input, output) {
+    if is_dash(input) || is_standard_output(output) || !output::same_file(input, output) {
         return Ok(());
     }
     Err(CliError(format!(
         "{} is the input file too: writing it would replace what is read; choose another name",
         output.display()
     )))
-}
-
-/// Whether two paths name one existing file (through links too).
-#[cfg(unix)]
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
-    }
-}
-
-/// Whether two paths name one existing file.
-#[cfg(not(unix))]
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }
 
 /// `-` stands for standard input (or output, for an output file), as for most command-line
@@ -277,7 +259,9 @@ struct Stdout<W> {
 
 impl<W: Write> Stdout<W> {
     fn note<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
-        if let Err(e) = &r {
+        if let Err(e) = &r
+            && e.kind() != io::ErrorKind::Interrupted
+        {
             self.failed = true;
             self.closed |= e.kind() == io::ErrorKind::BrokenPipe;
         }

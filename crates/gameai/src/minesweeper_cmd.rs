@@ -423,9 +423,12 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
     if PatternModel::parse(&text).is_err() {
         return Err(CliError(format!(
             "training diverged (the weights grew past what a model file holds) at \
-             --learning-rate {:e}: try a smaller one, such as the default {}",
+             --learning-rate {}: try a smaller one{}",
             a.learning_rate,
-            minesweeper::TrainConfig::default().learning_rate
+            match minesweeper::TrainConfig::default().learning_rate {
+                d if d < a.learning_rate => format!(", such as the default {d}"),
+                _ => String::new(),
+            }
         )));
     }
     let fit = minesweeper::calibration(&data, |s| {
@@ -612,11 +615,11 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             }),
         }
     };
-    // Results come back in game order, so the summary does not depend on scheduling.
     if let (Some(records), Some(boards)) = (&a.records, &a.boards) {
         crate::check_not_input(records, boards)?;
     }
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
+    // Results come back in game order, so the summary does not depend on scheduling.
     let played = crate::parallel::play_games(games, a.threads, play_one)?;
     let played = played.into_iter().collect::<Result<Vec<_>, _>>()?;
     // The lower of the two bounds, and what it counts.

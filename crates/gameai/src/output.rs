@@ -80,12 +80,11 @@ pub fn is_stdout(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
-        use std::os::unix::fs::MetadataExt;
         let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
             return false;
         };
         match (File::from(fd).metadata(), std::fs::metadata(path)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            (Ok(a), Ok(b)) => same_inode(&a, &b),
             _ => false,
         }
     }
@@ -94,6 +93,31 @@ pub fn is_stdout(path: &Path) -> bool {
         let _ = path;
         false
     }
+}
+
+/// Whether two paths name one existing file (through links too).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => same_inode(&x, &y),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        }
+    }
+}
+
+/// Whether two files' metadata describe one file: the same device and inode.
+#[cfg(unix)]
+fn same_inode(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
 }
 
 /// Refuses a path that ends in a separator: `results/` names a directory, made or not, and

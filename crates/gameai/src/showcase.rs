@@ -33,7 +33,8 @@ pub struct Row {
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     let start = Instant::now();
     let mut rows = Vec::new();
-    // Each part's lines are shown when it ends (the parts flush them), the table at the end.
+    // Each part's lines are shown as they come (the Minesweeper and Battleship parts flush
+    // them level by level, TwoFour's are flushed here; Gomoku's come with the table).
     rows.extend(crate::twofour_cmd::showcase(out)?);
     out.flush()?;
     rows.extend(crate::minesweeper_cmd::showcase(args.quick, out)?);

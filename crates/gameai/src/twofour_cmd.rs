@@ -83,8 +83,8 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
         // A report nobody reads (standard error closed) is no reason to fail the run.
         let _ = writeln!(
             std::io::stderr(),
-            "{} games of {} piles, level {}, {:.3} s; memo {} entries in {} bytes; {}",
-            games,
+            "{} of {} piles, level {}, {:.3} s; memo {} entries in {} bytes; {}",
+            crate::plural(games, "game"),
             piles,
             args.level,
             start.elapsed().as_secs_f64(),

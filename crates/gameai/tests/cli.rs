@@ -261,7 +261,8 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
     let (ok, _, e) = solve("5x1x1\n1H2H1\n", &[]);
     assert!(
         !ok && e.contains(
-            "inconsistent: its revealed numbers need exactly 2 mines, where its mine count says 1"
+            "standard input: the position is inconsistent: its revealed numbers need exactly 2 \
+             mines, where its mine count says 1"
         ),
         "{e}"
     );

@@ -30,7 +30,7 @@ pub enum BoardError {
         height: usize,
     },
     /// A mine index is not a cell of the board.
-    #[error("mine at cell {cell} is outside the board ({cells} cells)")]
+    #[error("mine at cell {cell} is outside the board ({})", crate::plural(*cells, "cell"))]
     MineOutOfRange {
         /// The offending index.
         cell: usize,
@@ -52,7 +52,7 @@ pub enum BoardError {
         cells: usize,
     },
     /// The start cell of a random layout is not a cell of the board.
-    #[error("start cell {start} is outside the board ({cells} cells)")]
+    #[error("start cell {start} is outside the board ({})", crate::plural(*cells, "cell"))]
     StartOutOfRange {
         /// The requested start cell.
         start: usize,
@@ -60,7 +60,7 @@ pub enum BoardError {
         cells: usize,
     },
     /// The first-click rule keeps too many cells free for the mines to fit.
-    #[error("{mines} mines do not fit with the `{rule}` first-click rule: at most {max}")]
+    #[error("{} do not fit with the `{rule}` first-click rule: at most {max}", crate::plural(*mines, "mine"))]
     TooManyMinesForRule {
         /// The requested number of mines.
         mines: usize,
@@ -563,7 +563,7 @@ mod tests {
         // A list that is both too long and wrong says what is wrong with it.
         assert_eq!(
             Board::new(1, 1, &[5]).unwrap_err().to_string(),
-            "mine at cell 5 is outside the board (1 cells)"
+            "mine at cell 5 is outside the board (1 cell)"
         );
         assert_eq!(
             Board::new(2, 2, &[0, 0, 0, 0]).unwrap_err().to_string(),

@@ -30,7 +30,7 @@ impl fmt::Display for GameState {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
     /// The cell index is not on the board.
-    #[error("cell {cell} is outside the board ({cells} cells)")]
+    #[error("cell {cell} is outside the board ({})", crate::plural(*cells, "cell"))]
     OutOfRange {
         /// The index given.
         cell: usize,

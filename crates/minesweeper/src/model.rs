@@ -325,9 +325,7 @@ pub(crate) fn fallback(
         (None, _) => f64::from(model.predict(&v.features[c], v.density, v.local[c])),
     };
     let probabilities = decided_or(pos, &v.forced, estimate);
-    let safe: Vec<usize> = (0..pos.len())
-        .filter(|&c| v.forced[c] == Some(false) && !matches!(pos.cells()[c], CellView::Mine))
-        .collect();
+    let safe = safe_cells(pos, &v);
     let decision = if safe.is_empty() {
         (0..pos.len())
             .filter(|&c| v.undecided[c])
@@ -344,9 +342,21 @@ pub(crate) fn fallback(
     Ok((probabilities, decision))
 }
 
-/// The decision of [`fallback`], [`SolveError::NothingToDo`] when there is none.
+/// The decision of [`fallback`], [`SolveError::NothingToDo`] when there is none. Cells
+/// propagation proves safe are found without the estimates (no sampling).
 pub(crate) fn fallback_decision(pos: &Position, how: Fallback) -> Result<Decision, SolveError> {
+    let safe = safe_cells(pos, &view(pos)?);
+    if !safe.is_empty() {
+        return Ok(Decision::Safe(safe));
+    }
     fallback(pos, how)?.1.ok_or(SolveError::NothingToDo)
+}
+
+/// The cells propagation proves safe (known mines aside).
+fn safe_cells(pos: &Position, v: &View) -> Vec<usize> {
+    (0..pos.len())
+        .filter(|&c| v.forced[c] == Some(false) && !matches!(pos.cells()[c], CellView::Mine))
+        .collect()
 }
 
 impl PatternModel {

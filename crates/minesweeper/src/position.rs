@@ -60,7 +60,7 @@ impl CellView {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Inconsistency {
     /// A revealed number above the cell's number of neighbours.
-    #[error("revealed {number} but the cell has only {neighbours} neighbours")]
+    #[error("revealed {number} but the cell has only {}", crate::plural(*neighbours, "neighbour"))]
     NumberTooLarge {
         /// The number shown.
         number: u8,

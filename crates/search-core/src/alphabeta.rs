@@ -525,10 +525,12 @@ impl<G: Keyed + Evaluate> Searcher<G> {
     /// Continues `line` (at most `depth` moves in all) with the table's best moves where it
     /// stops short: a position the table answered has no line of its own. Only exact entries
     /// are followed (a bound's move is a refutation or a guess, not the expected move), only
-    /// with moves the position generates (a key may be a hash), and only where the position
-    /// the move leads to is known to keep the value (an exact entry, or the end of the game,
-    /// with the score the move should leave): a canonical key shares an entry between
-    /// positions, such as mirror images, whose best moves differ. `game` is left as it was.
+    /// with moves the position generates (a key may be a hash), and never where the position
+    /// the move leads to is known to have another value than the move should leave (an exact
+    /// entry or the end of the game with another score): a canonical key shares an entry
+    /// between positions, such as mirror images, whose best moves differ. A move of a proven
+    /// value is followed only where it is shown to keep it; where nothing is known past the
+    /// move of a heuristic value, the line ends with that move. `game` is left as it was.
     fn extend_line(&self, game: &mut G, line: &mut Vec<G::Move>, depth: u32) {
         let Some(memo) = &self.memo else {
             return;
@@ -563,11 +565,26 @@ impl<G: Keyed + Evaluate> Searcher<G> {
                 break;
             }
             game.play(&best);
-            if exact(game).is_none_or(|child| -child.from_memo(1) != value) {
-                game.undo(&best);
-                break;
+            match exact(game) {
+                // The move leaves another value: the entry was stored by another position
+                // under the same key.
+                Some(child) if -child.from_memo(1) != value => {
+                    game.undo(&best);
+                    break;
+                }
+                Some(_) => line.push(best),
+                // Nothing known past a heuristic value's move (a horizon leaf is not
+                // stored): the line ends with the move, as the search's own line would. A
+                // proven value's move must be shown to keep it.
+                None if !value.is_proven() => {
+                    line.push(best);
+                    break;
+                }
+                None => {
+                    game.undo(&best);
+                    break;
+                }
             }
-            line.push(best);
         }
         for mv in line.iter().rev() {
             game.undo(mv);
@@ -1471,6 +1488,23 @@ mod tests {
             }
         }
         assert!(extended > 5, "{extended}");
+    }
+
+    /// A search to a given depth short of any result has a line of that many moves: the
+    /// move into a horizon leaf (which the table does not hold) ends it.
+    #[test]
+    fn a_heuristic_line_reaches_the_horizon() {
+        for depth in 1..=6 {
+            let mut g = Take {
+                left: 40,
+                only_ones: false,
+                admits: false,
+            };
+            let mut s = Searcher::<Take>::new(SearchConfig::default());
+            let r = s.search(&mut g, &Limits::depth(depth));
+            assert!(!r.exact, "{depth}: {r:?}");
+            assert_eq!(r.pv.len(), depth as usize, "{depth}: {r:?}");
+        }
     }
 
     /// Where the table answers a position of the line, the line goes on with its moves: a
