@@ -629,7 +629,8 @@ impl Position {
 
 /// Builds the tables every position shares (the pattern tables of both rules and the
 /// threat table), so that an engine can do it when it is made rather than on the clock of
-/// its first move (tens of milliseconds in a debug build, several in a release build).
+/// its first move (a good part of a second in a debug build, milliseconds in a release
+/// build).
 pub(crate) fn build_tables() {
     let _ = table(Rule::Freestyle);
     let _ = table(Rule::ExactlyFive);
