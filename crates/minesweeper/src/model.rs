@@ -312,7 +312,15 @@ pub(crate) fn fallback(
     pos: &Position,
     how: Fallback,
 ) -> Result<(Probabilities, Option<Decision>), SolveError> {
-    let v = view(pos)?;
+    fallback_on(pos, &view(pos)?, how)
+}
+
+/// [`fallback`] with the position's propagated view `v`.
+fn fallback_on(
+    pos: &Position,
+    v: &View,
+    how: Fallback,
+) -> Result<(Probabilities, Option<Decision>), SolveError> {
     let sampled = match how {
         Fallback::Sampling => sampled_marginals(pos)?,
         Fallback::PatternModel | Fallback::Local => None,
@@ -325,7 +333,7 @@ pub(crate) fn fallback(
         (None, _) => f64::from(model.predict(&v.features[c], v.density, v.local[c])),
     };
     let probabilities = decided_or(pos, &v.forced, estimate);
-    let safe = safe_cells(pos, &v);
+    let safe = safe_cells(pos, v);
     let decision = if safe.is_empty() {
         (0..pos.len())
             .filter(|&c| v.undecided[c])
@@ -345,11 +353,12 @@ pub(crate) fn fallback(
 /// The decision of [`fallback`], [`SolveError::NothingToDo`] when there is none. Cells
 /// propagation proves safe are found without the estimates (no sampling).
 pub(crate) fn fallback_decision(pos: &Position, how: Fallback) -> Result<Decision, SolveError> {
-    let safe = safe_cells(pos, &view(pos)?);
+    let v = view(pos)?;
+    let safe = safe_cells(pos, &v);
     if !safe.is_empty() {
         return Ok(Decision::Safe(safe));
     }
-    fallback(pos, how)?.1.ok_or(SolveError::NothingToDo)
+    fallback_on(pos, &v, how)?.1.ok_or(SolveError::NothingToDo)
 }
 
 /// The cells propagation proves safe (known mines aside).

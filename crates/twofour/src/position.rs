@@ -145,10 +145,9 @@ impl Position {
     /// When there are fewer than 3 or more than [`MAX_PILES`] piles, a pile holds more than 4
     /// balls, or the balls do not total twice the number of piles.
     pub fn new(balls: &[u8]) -> Result<Position, PositionError> {
-        // Before the copy, which takes 8 bytes a pile.
-        check_piles(balls.len())?;
-        let wide: Vec<u64> = balls.iter().map(|&b| u64::from(b)).collect();
-        Position::from_counts_list(&wide)
+        let wide = || balls.iter().map(|&b| u64::from(b));
+        check_shape(wide())?;
+        Ok(Position::deal(wide()))
     }
 
     /// [`Position::new`] from wider integers, so that out-of-range input is reported, not
@@ -157,11 +156,15 @@ impl Position {
     /// # Errors
     /// As [`Position::new`].
     pub fn from_counts_list(balls: &[u64]) -> Result<Position, PositionError> {
-        check_shape(balls)?;
+        check_shape(balls.iter().copied())?;
+        Ok(Position::deal(balls.iter().copied()))
+    }
+
+    /// The starting position of checked ball counts (see [`Position::new`]).
+    fn deal(balls: impl Iterator<Item = u64>) -> Position {
         let mut next_owner = Player::Second;
         let piles = balls
-            .iter()
-            .map(|&b| match b {
+            .map(|b| match b {
                 0 => Pile::Zero,
                 1 => Pile::One,
                 2 => {
@@ -173,7 +176,7 @@ impl Position {
                 _ => Pile::Four,
             })
             .collect();
-        Ok(Position::from_checked(piles, Player::First))
+        Position::from_checked(piles, Player::First)
     }
 
     /// Any position: these piles (with their owners) and this side to move.
@@ -181,9 +184,7 @@ impl Position {
     /// # Errors
     /// When the number of piles is outside `3..=MAX_PILES` or the balls do not total 2N.
     pub fn from_piles(piles: Vec<Pile>, to_move: Player) -> Result<Position, PositionError> {
-        check_piles(piles.len())?;
-        let balls: Vec<u64> = piles.iter().map(|p| u64::from(p.balls())).collect();
-        check_shape(&balls)?;
+        check_shape(piles.iter().map(|p| u64::from(p.balls())))?;
         Ok(Position::from_checked(piles, to_move))
     }
 
@@ -308,13 +309,16 @@ pub fn check_piles(piles: usize) -> Result<(), PositionError> {
     Ok(())
 }
 
-fn check_shape(balls: &[u64]) -> Result<(), PositionError> {
+fn check_shape(balls: impl ExactSizeIterator<Item = u64>) -> Result<(), PositionError> {
     let piles = balls.len();
     check_piles(piles)?;
-    if let Some((index, &balls)) = balls.iter().enumerate().find(|&(_, &b)| b > 4) {
-        return Err(PositionError::PileOutOfRange { index, balls });
+    let mut total = 0u64;
+    for (index, balls) in balls.enumerate() {
+        if balls > 4 {
+            return Err(PositionError::PileOutOfRange { index, balls });
+        }
+        total += balls;
     }
-    let total: u64 = balls.iter().sum();
     if total != 2 * piles as u64 {
         return Err(PositionError::WrongTotal { piles, total });
     }
