@@ -229,8 +229,8 @@ impl View {
     /// These checks look at one answer at a time, against the cells shot before it. Answers
     /// that pass them may still be met by no fleet together (a sinking whose only line of
     /// hits runs through a hit that named another ship, or through the cells of a ship
-    /// sunk before it): the posterior ([`crate::infer::exact_posterior`], [`crate::infer::posterior`])
-    /// reports those as [`Error::Inconsistent`].
+    /// sunk before it): the posterior ([`crate::infer::exact_posterior`],
+    /// [`crate::infer::posterior`]) reports those as [`Error::Inconsistent`].
     ///
     /// # Errors
     /// [`Error::Shot`] when the cell is off the board or was already shot, or the answer
