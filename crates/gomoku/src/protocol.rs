@@ -184,6 +184,19 @@ fn parse_number<T: std::str::FromStr>(s: &str) -> Option<T> {
     s.trim().parse().ok()
 }
 
+/// Whether `s` is a plain whole number (digits only, spaces around allowed): where such a
+/// field fails to parse, it is too large for its type, not malformed.
+fn is_whole_number(s: &str) -> bool {
+    let s = s.trim();
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `s` is `count` comma-separated whole numbers (that failed to parse: one of them is
+/// too large).
+fn whole_numbers(s: &str, count: usize) -> bool {
+    s.split(',').count() == count && s.split(',').all(is_whole_number)
+}
+
 /// `x,y` (spaces around the parts allowed) into a move; coordinates above 255 are refused.
 fn parse_move(s: &str) -> Option<Move> {
     let mut parts = s.split(',');
@@ -197,7 +210,9 @@ fn parse_move(s: &str) -> Option<Move> {
 /// trailing CR or surrounding spaces are ignored.
 #[must_use]
 pub fn parse_line(line: &str) -> Command {
-    let line = line.trim();
+    // A byte-order mark (which some managers write before their first line) is not part of
+    // the command.
+    let line = line.trim().trim_start_matches('\u{feff}').trim_start();
     if line.is_empty() {
         return Command::Empty;
     }
@@ -212,6 +227,7 @@ pub fn parse_line(line: &str) -> Command {
     match word.to_ascii_uppercase().as_str() {
         "START" => match parse_number::<usize>(rest) {
             Some(n) => Command::Start(n),
+            None if is_whole_number(rest) => bad("START board size too large"),
             None => bad("START needs a board size"),
         },
         "RECTSTART" => {
@@ -222,12 +238,14 @@ pub fn parse_line(line: &str) -> Command {
                 p.next(),
             ) {
                 (Some(w), Some(h), None) => Command::RectStart(w, h),
+                _ if whole_numbers(rest, 2) => bad("RECTSTART board size too large"),
                 _ => bad("RECTSTART needs width,height"),
             }
         }
         "BEGIN" if rest.is_empty() => Command::Begin,
         "TURN" => match parse_move(rest) {
             Some(m) => Command::Turn(m),
+            None if whole_numbers(rest, 2) => bad(OFF_EVERY_BOARD),
             None => bad("TURN needs x,y"),
         },
         "BOARD" if rest.is_empty() => Command::Board,
@@ -238,6 +256,7 @@ pub fn parse_line(line: &str) -> Command {
         "RESTART" => Command::Restart,
         "TAKEBACK" => match parse_move(rest) {
             Some(m) => Command::Takeback(m),
+            None if whole_numbers(rest, 2) => bad(OFF_EVERY_BOARD),
             None => bad("TAKEBACK needs x,y"),
         },
         "INFO" => {
@@ -257,6 +276,8 @@ pub fn parse_line(line: &str) -> Command {
             })();
             match stone {
                 Some(s) => s,
+                // Kept in the block (the prefix) and answered at its `DONE`.
+                None if whole_numbers(line, 3) => bad(&format!("{BAD_STONE} (a number above 255)")),
                 None if line.contains(',') && line.starts_with(|c: char| c.is_ascii_digit()) => {
                     bad(BAD_STONE)
                 }
@@ -277,8 +298,13 @@ fn parse_info(rest: &str) -> Result<Command, String> {
     }
     let key = key.to_ascii_lowercase();
     fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-        parse_number(value)
-            .ok_or_else(|| format!("INFO {key} needs a non-negative whole number, not {value:?}"))
+        parse_number(value).ok_or_else(|| {
+            if is_whole_number(value) {
+                format!("INFO {key} {value} is too large")
+            } else {
+                format!("INFO {key} needs a non-negative whole number, not {value:?}")
+            }
+        })
     }
     let info = match key.as_str() {
         "timeout_turn" => Info::TimeoutTurn(number(&key, value)?),
@@ -498,6 +524,8 @@ const SWAP2_ANSWER: &str = "UNKNOWN SWAP2BOARD: Swap2 openings are not supported
 
 /// The reason [`parse_line`] gives for a line shaped like a stone line that is not one.
 const BAD_STONE: &str = "a stone line is x,y,field";
+/// A move's coordinates that no `u8` holds.
+const OFF_EVERY_BOARD: &str = "a coordinate above 255 is off every board";
 
 /// The reason [`parse_line`] gives for [`TOO_LONG`].
 const LONG_LINE: &str = "a line of more than 4096 bytes";
@@ -593,10 +621,14 @@ impl<E: Engine> Brain<E> {
             }
             Command::Restart => match self.board.as_ref().map(Board::size) {
                 Some(n) => self.start(n),
-                None => Output::line("ERROR RESTART before START"),
+                None => Output::line(
+                    "ERROR RESTART with no game (START first; a refused START starts none)",
+                ),
             },
             Command::Begin => match &self.board {
-                None => Output::line("ERROR BEGIN before START"),
+                None => Output::line(
+                    "ERROR BEGIN with no game (START first; a refused START starts none)",
+                ),
                 Some(b) if !b.history().is_empty() => {
                     Output::line("ERROR BEGIN on a board that is not empty")
                 }
@@ -604,7 +636,9 @@ impl<E: Engine> Brain<E> {
             },
             Command::Turn(m) => {
                 let Some(board) = &mut self.board else {
-                    return Output::line("ERROR TURN before START");
+                    return Output::line(
+                        "ERROR TURN with no game (START first; a refused START starts none)",
+                    );
                 };
                 match board.play(m) {
                     Ok(()) => self.reply_move(),
@@ -616,7 +650,7 @@ impl<E: Engine> Brain<E> {
                 self.block = Some(Block::Board {
                     stones: Vec::new(),
                     unreadable: (self.board.is_none())
-                        .then(|| "no game: START comes first".to_string()),
+                        .then(|| "no game (START first; a refused START starts none)".to_string()),
                 });
                 Output::none()
             }
@@ -631,7 +665,9 @@ impl<E: Engine> Brain<E> {
             Command::Done => Output::line("ERROR DONE without BOARD"),
             Command::Takeback(m) => {
                 let Some(board) = &mut self.board else {
-                    return Output::line("ERROR TAKEBACK before START");
+                    return Output::line(
+                        "ERROR TAKEBACK with no game (START first; a refused START starts none)",
+                    );
                 };
                 match take_back(board, m, self.unordered) {
                     Ok(()) => {
@@ -1586,6 +1622,67 @@ mod tests {
     }
 
     #[test]
+    fn numbers_too_large_are_named_so() {
+        let malformed = |line: &str| match parse_line(line) {
+            Command::Malformed(why) | Command::BadInfo(why) => why,
+            other => panic!("{line:?} parsed as {other:?}"),
+        };
+        assert_eq!(
+            malformed("TURN 300,1"),
+            "a coordinate above 255 is off every board: \"TURN 300,1\""
+        );
+        assert_eq!(
+            malformed("TAKEBACK 1, 256"),
+            "a coordinate above 255 is off every board: \"TAKEBACK 1, 256\""
+        );
+        assert_eq!(malformed("TURN 300,x"), "TURN needs x,y: \"TURN 300,x\"");
+        assert_eq!(
+            malformed("START 99999999999999999999"),
+            "START board size too large: \"START 99999999999999999999\""
+        );
+        assert_eq!(
+            malformed("RECTSTART 20,99999999999999999999"),
+            "RECTSTART board size too large: \"RECTSTART 20,99999999999999999999\""
+        );
+        assert_eq!(
+            malformed("INFO max_memory 18446744073709551616"),
+            "INFO max_memory 18446744073709551616 is too large: \
+             \"INFO max_memory 18446744073709551616\""
+        );
+        assert!(malformed("7,7,300").starts_with(BAD_STONE));
+        assert!(malformed("300,7,1").contains("above 255"));
+        // In a block, such a stone line spoils the block, answered at its `DONE`.
+        let mut b = Brain::new(FirstEmpty);
+        say(&mut b, "START 15");
+        for l in ["BOARD", "300,1,1"] {
+            assert!(say(&mut b, l).is_empty());
+        }
+        assert!(say(&mut b, "DONE")[0].contains("above 255"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_first_command_is_ignored() {
+        assert_eq!(parse_line("\u{feff}START 15\r"), Command::Start(15));
+        let mut s = LineSplitter::default();
+        let mut lines = Vec::new();
+        s.push(b"\xEF\xBB\xBFSTART 15\n", &mut lines);
+        assert_eq!(parse_line(&lines[0]), Command::Start(15));
+    }
+
+    #[test]
+    fn commands_without_a_game_do_not_say_before_start() {
+        let mut b = Brain::new(FirstEmpty);
+        assert_eq!(first_word(&say(&mut b, "START 4")), "ERROR");
+        for l in ["TURN 7,7", "BEGIN", "RESTART", "TAKEBACK 7,7"] {
+            let out = say(&mut b, l);
+            assert!(
+                out[0].starts_with("ERROR") && out[0].contains("a refused START starts none"),
+                "{l}: {out:?}"
+            );
+        }
+    }
+
+    #[test]
     fn brain_session() {
         let mut b = Brain::new(FirstEmpty);
         assert_eq!(first_word(&say(&mut b, "BEGIN")), "ERROR");
@@ -1593,7 +1690,10 @@ mod tests {
         for l in ["BOARD", "1,1,1", "DONE"] {
             let out = say(&mut b, l);
             if l == "DONE" {
-                assert_eq!(out, ["ERROR BOARD: no game: START comes first"]);
+                assert_eq!(
+                    out,
+                    ["ERROR BOARD: no game (START first; a refused START starts none)"]
+                );
             } else {
                 assert!(out.is_empty(), "{l}: {out:?}");
             }
