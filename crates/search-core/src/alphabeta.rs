@@ -285,6 +285,12 @@ impl Tuning {
 
 /// Alpha-beta with a transposition table and iterative deepening.
 ///
+/// The search recurses once a ply, so its stack grows with the iteration's depth: a search
+/// that deepens to thousands of plies (up to [`Limits::MAX_DEPTH`] when no depth is set, in a
+/// game whose lines are long) wants more stack than a spawned thread's default of 2 MiB (see
+/// [`std::thread::Builder::stack_size`]), in debug builds above all; [`Limits::depth`] bounds
+/// it.
+///
 /// ```
 /// use search_core::{Evaluate, Game, Keyed, Limits, Outcome, SearchConfig, Searcher};
 ///
@@ -841,6 +847,11 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             if self.stopped {
                 break;
             }
+            // A root move that beat the first one in an earlier pass of this iteration (before
+            // its aspiration window widened) is known to beat it only if it does so again.
+            if ply == 0 && self.root_improved.as_ref().is_some_and(|(m, _)| m == mv) {
+                self.root_improved = None;
+            }
             if v > best {
                 best = v;
                 best_move = Some(mv.clone());
@@ -1290,6 +1301,99 @@ mod tests {
         assert_eq!(s0.researches, 0);
         // Iterations 3 to 6 each fail once, alternately low and high.
         assert_eq!(s1.researches, 4);
+    }
+
+    /// A root of 300 moves, then two moves a position to the horizon. The root player's
+    /// value is 0 below move 0, -50 below moves 2 and up, and -100 below move 1 except on
+    /// its third visit, where it is 100: an evaluation that changes under the search, as a
+    /// table or history can make it. The fourth visit of move 1 raises `stop`.
+    struct Fickle {
+        path: Vec<u32>,
+        visits_of_1: u32,
+        stop: Arc<AtomicBool>,
+    }
+
+    impl Game for Fickle {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            match self.path.len() {
+                0 => moves.extend(0..300),
+                1 | 2 => moves.extend(0..2),
+                _ => {}
+            }
+        }
+        fn play(&mut self, &mv: &u32) {
+            if self.path.is_empty() && mv == 1 {
+                self.visits_of_1 += 1;
+                if self.visits_of_1 == 4 {
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+            }
+            self.path.push(mv);
+        }
+        fn undo(&mut self, _: &u32) {
+            self.path.pop();
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            None
+        }
+    }
+
+    impl Keyed for Fickle {
+        type Key = u64;
+        fn key(&self) -> u64 {
+            self.path.iter().fold(1, |k, &m| k * 301 + u64::from(m))
+        }
+    }
+
+    impl Evaluate for Fickle {
+        fn evaluate(&self) -> i32 {
+            let root = match self.path.first() {
+                None | Some(0) => 0,
+                Some(1) if self.visits_of_1 == 3 => 100,
+                Some(1) => -100,
+                Some(_) => -50,
+            };
+            if self.path.len().is_multiple_of(2) {
+                root
+            } else {
+                -root
+            }
+        }
+    }
+
+    #[test]
+    fn a_root_move_that_no_longer_beats_the_first_is_not_returned() {
+        // Iteration 3 runs in the window -1..1 around iteration 2's value (0, move 0). Move 1
+        // fails high (100) on its third visit; the window widens, and the second pass finds
+        // it at -100, then stops midway. That move is no longer known to be better than the
+        // last finished iteration's.
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut g = Fickle {
+            path: Vec::new(),
+            visits_of_1: 0,
+            stop: Arc::clone(&stop),
+        };
+        let config = SearchConfig {
+            memo_bytes: 0,
+            merge_moves: false,
+        };
+        let tuning = Tuning {
+            aspiration: Some(1),
+            ..Tuning::PLAIN
+        };
+        let mut s = Searcher::with_tuning(config, tuning);
+        let r = s.search(
+            &mut g,
+            &Limits {
+                depth: Some(3),
+                stop: Some(stop),
+                ..Limits::default()
+            },
+        );
+        assert_eq!(g.visits_of_1, 4);
+        assert!(r.stopped && r.stats.researches == 1, "{r:?}");
+        assert_eq!((r.best_move, r.score, r.depth), (Some(0), Score(0), 2));
     }
 
     /// A race with a quick way out: at the start the side to move may finish the game and win
