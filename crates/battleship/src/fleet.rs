@@ -9,6 +9,13 @@ use crate::Error;
 use crate::json::{self, Json, Whole};
 use crate::rules::Geometry;
 
+/// How many rejection draws [`Fleet::random`] makes before it counts the fleets exactly.
+/// Far more than a fleet that fits easily needs (the standard fleet needs a few).
+const REJECTION_DRAWS: u32 = 10_000_000;
+
+/// The node budget of each count of [`Fleet::random`]'s exact draw.
+const EXACT_DRAW_NODES: u64 = 20_000_000;
+
 /// Which way a ship grows from its first cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dir {
@@ -87,19 +94,80 @@ impl Fleet {
         Ok(Fleet { placements, cells })
     }
 
-    /// An exactly uniform random fleet among all valid labelled fleets: every ship is placed
-    /// uniformly among all its placements on the empty board, and the whole draw restarts as
-    /// soon as a ship conflicts with an earlier one (rejection sampling: the accepted fleets
-    /// are uniform because every fleet is proposed with the same probability).
+    /// An exactly uniform random fleet among all valid labelled fleets.
+    ///
+    /// Every ship is placed uniformly among all its placements on the empty board, and the
+    /// whole draw restarts as soon as a ship conflicts with an earlier one (rejection
+    /// sampling: the accepted fleets are uniform because every fleet is proposed with the
+    /// same probability). A fleet that fits so tightly that ten million draws are all
+    /// rejected (a few seconds) is drawn instead by exact counting (csp-core's
+    /// [`sample_placements`](csp_core::sample_placements), within 20,000,000 search nodes a
+    /// count), which can succeed where few fleets fit. Each way gives a uniform fleet, so the
+    /// whole does too.
     ///
     /// # Errors
-    /// [`Error::DrawFailed`] after ten million rejected draws: a fleet that barely fits (the
-    /// most one-cell ships a board holds without touching, say) is almost never proposed.
+    /// [`Error::FleetDoesNotFit`] when the exact count finds no fleet at all, and
+    /// [`Error::DrawFailed`] when the draws are all rejected and the count is over budget.
     pub fn random(geo: &Geometry, rng: &mut impl Rng) -> Result<Fleet, Error> {
+        Self::random_counting(geo, rng, &mut 0)
+    }
+
+    /// As [`Fleet::random`], adding to `draws` the rejection draws it made (ten million when
+    /// it fell back on counting): a measure of the work that depends only on the generator.
+    pub(crate) fn random_counting(
+        geo: &Geometry,
+        rng: &mut impl Rng,
+        draws: &mut u64,
+    ) -> Result<Fleet, Error> {
+        Self::random_within(geo, rng, REJECTION_DRAWS, draws)
+    }
+
+    /// As [`Fleet::random_counting`], with at most `rejections` rejection draws.
+    fn random_within(
+        geo: &Geometry,
+        rng: &mut impl Rng,
+        rejections: u32,
+        draws: &mut u64,
+    ) -> Result<Fleet, Error> {
+        if let Some(fleet) = Self::rejection_draws(geo, rng, rejections, draws)? {
+            return Ok(fleet);
+        }
+        let budget = csp_core::Budget {
+            max_nodes: EXACT_DRAW_NODES,
+        };
+        match csp_core::sample_placements(&geo.empty_problem()?, &budget, rng) {
+            Ok(values) => {
+                let starts: Vec<(usize, u32)> =
+                    values.iter().map(|v| (v.family, v.start)).collect();
+                Self::from_starts(geo, &starts)
+            }
+            Err(csp_core::CspError::Inconsistent) => Err(Error::FleetDoesNotFit(
+                "no fleet of these rules fits the board (counted exactly)".into(),
+            )),
+            Err(csp_core::CspError::BudgetExceeded { .. }) => Err(Error::DrawFailed(format!(
+                "ten million random draws were all rejected, and the fleets are too many to \
+                 count within {EXACT_DRAW_NODES} search nodes; the fleet fits too tightly to \
+                 be drawn"
+            ))),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Up to `most` rejection draws, counted in `draws`: the first fleet none of whose ships
+    /// conflict.
+    fn rejection_draws(
+        geo: &Geometry,
+        rng: &mut impl Rng,
+        most: u32,
+        draws: &mut u64,
+    ) -> Result<Option<Fleet>, Error> {
         let n = geo.rules().fleet.len();
-        'draw: for _ in 0..10_000_000u32 {
-            let mut placed: Vec<(u128, u128)> = Vec::with_capacity(n);
-            let mut starts = Vec::with_capacity(n);
+        let mut placed: Vec<(u128, u128)> = Vec::with_capacity(n);
+        let mut starts = Vec::with_capacity(n);
+        'draw: for _ in 0..most {
+            *draws += 1;
+            placed.clear();
+            starts.clear();
             for ship in 0..n {
                 let fams = geo.families(ship);
                 let total: u32 = fams.iter().map(csp_core::Family::len).sum();
@@ -128,26 +196,76 @@ impl Fleet {
                 placed.push((c, b));
                 starts.push((fi, s));
             }
-            let w = geo.rules().width;
-            let placements = starts
-                .iter()
-                .map(|&(fi, s)| ShipPlacement {
-                    x: s as usize % w,
-                    y: s as usize / w,
-                    dir: if fi == 0 {
-                        Dir::Horizontal
-                    } else {
-                        Dir::Vertical
-                    },
-                })
-                .collect();
-            return Fleet::new(geo, placements);
+            return Self::from_starts(geo, &starts).map(Some);
         }
-        Err(Error::DrawFailed(
-            "ten million random draws were all rejected; the fleet fits too tightly to be \
-             drawn this way"
-                .into(),
-        ))
+        Ok(None)
+    }
+
+    /// The fleet whose ship `i` lies at start `starts[i].1` of the geometry's family
+    /// `starts[i].0` (0 horizontal, 1 vertical).
+    fn from_starts(geo: &Geometry, starts: &[(usize, u32)]) -> Result<Fleet, Error> {
+        let w = geo.rules().width;
+        let placements = starts
+            .iter()
+            .map(|&(fi, s)| ShipPlacement {
+                x: s as usize % w,
+                y: s as usize / w,
+                dir: if fi == 0 {
+                    Dir::Horizontal
+                } else {
+                    Dir::Vertical
+                },
+            })
+            .collect();
+        Fleet::new(geo, placements)
+    }
+
+    /// The fleet whose ship `i` covers the cells of `cells[i]` (bit `y * width + x`), as
+    /// the posterior ([`crate::infer::Posterior`]), [`crate::infer::consistent_fleets`] and
+    /// [`crate::optimal`] give fleets: for example, to play a game against a fleet drawn
+    /// from a posterior.
+    ///
+    /// ```
+    /// use battleship::{Fleet, Geometry, Rules};
+    ///
+    /// let geo = Geometry::new(&Rules::with_lengths(4, 4, &[3, 2]))?;
+    /// // A 3-ship along the top row from the corner, a 2-ship down the last column.
+    /// let fleet = Fleet::from_cells(&geo, &[0b111, 1 << 7 | 1 << 11])?;
+    /// assert_eq!((fleet.cells(0), fleet.cells(1)), (0b111, 1 << 7 | 1 << 11));
+    /// assert!(Fleet::from_cells(&geo, &[0b1011, 0b1100000]).is_err());
+    /// # Ok::<(), battleship::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidFleet`] when a mask is not a straight line of its ship's length on the
+    /// board, and as [`Fleet::new`] (a count that is not the fleet's, ships that overlap, or
+    /// touch under no-touch).
+    pub fn from_cells(geo: &Geometry, cells: &[u128]) -> Result<Fleet, Error> {
+        let rules = geo.rules();
+        let w = rules.width;
+        let mut placements = Vec::with_capacity(cells.len());
+        for (i, &c) in cells.iter().enumerate() {
+            let first = c.trailing_zeros() as usize;
+            let (x, y) = (first % w, first / w);
+            let fits =
+                |vertical| i < rules.fleet.len() && geo.ship_cells(i, x, y, vertical) == Some(c);
+            let dir = if c != 0 && fits(false) {
+                Dir::Horizontal
+            } else if c != 0 && fits(true) {
+                Dir::Vertical
+            } else {
+                let name = rules
+                    .fleet
+                    .get(i)
+                    .map_or("a ship past the fleet", |s| s.name.as_str());
+                return Err(Error::InvalidFleet(format!(
+                    "{name}'s cells {c:#x} are not a straight line of its length on the {w}x{} board",
+                    rules.height
+                )));
+            };
+            placements.push(ShipPlacement { x, y, dir });
+        }
+        Fleet::new(geo, placements)
     }
 
     /// The placements, in the rules' ship order.
@@ -355,4 +473,104 @@ pub fn read_fleets(geo: &Geometry, text: &str) -> Result<Vec<Fleet>, Error> {
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| read_fleet_at(geo, l, i + 1))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    use super::*;
+    use crate::{Adjacency, Rules};
+
+    /// Every valid fleet of `geo`, by trying every position and direction of every ship.
+    fn every_fleet(geo: &Geometry) -> Vec<Fleet> {
+        let r = geo.rules();
+        let each: Vec<ShipPlacement> = (0..r.width * r.height)
+            .flat_map(|c| {
+                [Dir::Horizontal, Dir::Vertical].map(|dir| ShipPlacement {
+                    x: c % r.width,
+                    y: c / r.width,
+                    dir,
+                })
+            })
+            .collect();
+        let mut all = vec![Vec::new()];
+        for _ in &r.fleet {
+            all = all
+                .into_iter()
+                .flat_map(|p: Vec<ShipPlacement>| {
+                    each.iter().map(move |&s| {
+                        let mut p = p.clone();
+                        p.push(s);
+                        p
+                    })
+                })
+                .collect();
+        }
+        let mut fleets: Vec<Fleet> = all
+            .into_iter()
+            .filter_map(|p| Fleet::new(geo, p).ok())
+            .collect();
+        // A one-cell ship lies the same either way.
+        fleets.sort_by_key(|f| f.cells.clone());
+        fleets.dedup_by_key(|f| f.cells.clone());
+        fleets
+    }
+
+    /// The draw by exact counting, which a fleet too crowded for rejection draws gets, is
+    /// uniform over the labelled fleets (ships of one length told apart), under both
+    /// adjacency rules.
+    #[test]
+    fn the_exact_draw_is_uniform() {
+        for no_touch in [false, true] {
+            let mut r = Rules::with_lengths(3, 3, &[2, 1, 1]);
+            if no_touch {
+                r.adjacency = Adjacency::NoTouch;
+            }
+            let geo = Geometry::new(&r).unwrap();
+            let all = every_fleet(&geo);
+            assert!(all.len() > 5, "{}", all.len());
+            let per_fleet = 60;
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+            let mut seen: HashMap<Vec<u128>, usize> = HashMap::new();
+            for _ in 0..per_fleet * all.len() {
+                let mut draws = 0;
+                let f = Fleet::random_within(&geo, &mut rng, 0, &mut draws).unwrap();
+                assert_eq!(draws, 0);
+                *seen.entry(f.cells.clone()).or_default() += 1;
+            }
+            assert_eq!(seen.len(), all.len(), "no_touch {no_touch}");
+            // Each count is binomial with mean 60 and standard deviation under 7.8.
+            for f in &all {
+                let n = seen[&f.cells];
+                assert!(n.abs_diff(per_fleet) < 40, "{n} draws of {f:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_fleet_comes_back_from_its_cells() {
+        let geo = Geometry::new(&Rules::standard()).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        for _ in 0..50 {
+            let f = Fleet::random(&geo, &mut rng).unwrap();
+            assert_eq!(Fleet::from_cells(&geo, &f.cells).unwrap(), f);
+        }
+        let f = Fleet::random(&geo, &mut rng).unwrap();
+        let mut cells = f.cells.clone();
+        // Not a line, not its ship's length, empty, one ship too many or too few.
+        for (i, bad) in [(0, 0b1011), (0, 0b1111), (4, 0), (4, 0b111)] {
+            let mut c = cells.clone();
+            c[i] = bad;
+            let e = Fleet::from_cells(&geo, &c).unwrap_err().to_string();
+            assert!(e.contains("not a straight line of its length"), "{e}");
+        }
+        cells.push(1 << 99);
+        assert!(Fleet::from_cells(&geo, &cells).is_err());
+        cells.truncate(4);
+        assert!(Fleet::from_cells(&geo, &cells).is_err());
+    }
 }

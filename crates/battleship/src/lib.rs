@@ -66,7 +66,8 @@ pub use game::{Game, Shot, Sunk, View, cells_xy, xy};
 pub use rules::{Adjacency, Feedback, Geometry, MAX_CELLS, MAX_SHIPS, Rules, ShipSpec, cells_of};
 pub use shooters::{Decision, Shooter, ShooterKind};
 pub use sim::{
-    ANTI_DENSITY_CANDIDATES, GameRecord, Placer, game_seed, play, seeded_fleet, shooter_seed,
+    ANTI_DENSITY_CANDIDATES, ANTI_DENSITY_DRAWS, GameRecord, Placer, game_seed, play, seeded_fleet,
+    shooter_seed,
 };
 
 /// Every error of the crate.

@@ -83,10 +83,11 @@ impl Feedback {
 
 impl FromStr for Feedback {
     type Err = Error;
+    /// Parses a feedback rule's name (ignoring ASCII case and surrounding whitespace).
     fn from_str(s: &str) -> Result<Self, Error> {
         Feedback::ALL
             .into_iter()
-            .find(|f| f.name() == s)
+            .find(|f| s.trim().eq_ignore_ascii_case(f.name()))
             .ok_or_else(|| {
                 Error::Rules(format!(
                     "unknown feedback `{s}` (expected standard, bare, hit-names-ship or sunk-reveals-cells)"
@@ -167,12 +168,13 @@ impl Rules {
         }
     }
 
-    /// A rule set by name: `standard` or `no-touch`.
+    /// A rule set by name: `standard` or `no-touch` (ignoring ASCII case and surrounding
+    /// whitespace).
     ///
     /// # Errors
     /// [`Error::Rules`] for another name.
     pub fn by_name(name: &str) -> Result<Rules, Error> {
-        match name {
+        match name.trim().to_ascii_lowercase().as_str() {
             "standard" => Ok(Rules::standard()),
             "no-touch" => Ok(Rules::no_touch()),
             _ => Err(Error::Rules(format!(

@@ -161,10 +161,11 @@ impl ShooterKind {
 
 impl FromStr for ShooterKind {
     type Err = Error;
+    /// Parses a shooter's name (ignoring ASCII case and surrounding whitespace).
     fn from_str(s: &str) -> Result<Self, Error> {
         ShooterKind::ALL
             .into_iter()
-            .find(|k| k.name() == s)
+            .find(|k| s.trim().eq_ignore_ascii_case(k.name()))
             .ok_or_else(|| {
                 let names: Vec<&str> = ShooterKind::ALL.iter().map(|k| k.name()).collect();
                 Error::UnknownName {

@@ -21,12 +21,18 @@ pub enum Placer {
     Uniform,
     /// Against density shooters: of [`ANTI_DENSITY_CANDIDATES`] uniform fleets, the one whose
     /// cells have the lowest total placement density on the empty board (ships pushed to the
-    /// edges and corners, where density shooters look last).
+    /// edges and corners, where density shooters look last). A fleet so crowded that drawing
+    /// it takes millions of rejected draws ([`Fleet::random`]) gets fewer candidates: none
+    /// past the one that brought the draws to [`ANTI_DENSITY_DRAWS`].
     AntiDensity,
 }
 
 /// Uniform fleets drawn by [`Placer::AntiDensity`] for each fleet it returns.
 pub const ANTI_DENSITY_CANDIDATES: usize = 200;
+
+/// The rejection draws (of [`Fleet::random`]) after which [`Placer::AntiDensity`] takes no
+/// more candidates: a few seconds of drawing. The standard fleet needs a few draws a fleet.
+pub const ANTI_DENSITY_DRAWS: u64 = 20_000_000;
 
 impl Placer {
     /// The command-line name.
@@ -47,8 +53,12 @@ impl Placer {
             Placer::AntiDensity => {
                 let d = density(&View::new(Arc::clone(geo)));
                 let mut best: Option<(f64, Fleet)> = None;
+                let mut draws = 0;
                 for _ in 0..ANTI_DENSITY_CANDIDATES {
-                    let f = Fleet::random(geo, rng)?;
+                    if draws >= ANTI_DENSITY_DRAWS {
+                        break;
+                    }
+                    let f = Fleet::random_counting(geo, rng, &mut draws)?;
                     let s: f64 = cells_of(f.all_cells()).map(|c| d[c]).sum();
                     if best.as_ref().is_none_or(|(b, _)| s < *b) {
                         best = Some((s, f));
@@ -63,8 +73,9 @@ impl Placer {
 
 impl FromStr for Placer {
     type Err = Error;
+    /// Parses `uniform` or `anti-density` (ignoring ASCII case and surrounding whitespace).
     fn from_str(s: &str) -> Result<Self, Error> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "uniform" => Ok(Placer::Uniform),
             "anti-density" => Ok(Placer::AntiDensity),
             _ => Err(Error::UnknownName {

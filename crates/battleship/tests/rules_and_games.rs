@@ -127,6 +127,21 @@ fn rules_are_validated() {
     for k in ShooterKind::ALL {
         assert_eq!(k.name().parse::<ShooterKind>().unwrap(), k);
     }
+    // Names ignore ASCII case and surrounding spaces, as the Minesweeper crate's do.
+    let loud = |name: &str| format!(" {} ", name.to_ascii_uppercase());
+    assert_eq!(
+        Rules::by_name(&loud("no-touch")).unwrap(),
+        Rules::no_touch()
+    );
+    for f in Feedback::ALL {
+        assert_eq!(loud(f.name()).parse::<Feedback>().unwrap(), f);
+    }
+    for k in ShooterKind::ALL {
+        assert_eq!(loud(k.name()).parse::<ShooterKind>().unwrap(), k);
+    }
+    for p in [battleship::Placer::Uniform, battleship::Placer::AntiDensity] {
+        assert_eq!(loud(p.name()).parse::<battleship::Placer>().unwrap(), p);
+    }
 }
 
 /// Whether ships of `lengths` can be placed on `w` x `h` without touching, by brute force.

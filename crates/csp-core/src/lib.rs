@@ -135,6 +135,14 @@ pub enum CspError {
 }
 
 /// Limits on the exact enumeration.
+///
+/// The budget counts search nodes, not time, so that a result does not depend on the
+/// machine. What a node costs depends on the component: every solution the enumeration
+/// reaches adds its weight to each box's count of trues (for the marginals of [`analyze`]),
+/// so on a large component with many solutions (a long chain of constraints, thousands of
+/// variables) a node costs time in proportion to the component's boxes, and the default
+/// budget can take tens of seconds to run out. A caller that needs an answer quickly on such
+/// problems sets a smaller `max_nodes` (and falls back on [`estimate`] past it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     /// Maximum number of search nodes (box assignments tried) per component; exceeding it makes
@@ -143,8 +151,9 @@ pub struct Budget {
 }
 
 impl Default for Budget {
-    /// 10 million nodes per component: about a second of enumeration when the counts fit in a
-    /// few machine words; a node costs more as they grow (each multiplies counts).
+    /// 10 million nodes per component: about a second of enumeration on components of up to
+    /// a few hundred variables whose counts fit in a few machine words; a node costs more as
+    /// the counts grow (each multiplies them) and as the component does (see [`Budget`]).
     fn default() -> Self {
         Budget {
             max_nodes: 10_000_000,

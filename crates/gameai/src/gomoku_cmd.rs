@@ -40,7 +40,7 @@ struct PlayArgs {
     #[arg(long, default_value = "alphabeta")]
     engine: String,
     /// Your colour: black (moves first) or white.
-    #[arg(long, default_value = "black")]
+    #[arg(long, default_value = "black", visible_alias = "color")]
     colour: String,
     /// Engine thinking time per move, in milliseconds.
     #[arg(long, default_value_t = 1000)]

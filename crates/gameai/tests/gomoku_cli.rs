@@ -153,6 +153,8 @@ fn bad_options_fail_with_one_line() {
             "board size 40",
         ),
         ("gomoku play --colour green", "unknown colour"),
+        // The American spelling is the same option.
+        ("gomoku play --color green", "unknown colour"),
         // Memory beyond the machine is refused before any game, for either engine.
         (
             "gomoku match alphabeta bestfirst --memory-mb 100000000000",

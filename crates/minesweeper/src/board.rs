@@ -60,7 +60,8 @@ pub enum BoardError {
         cells: usize,
     },
     /// The first-click rule keeps too many cells free for the mines to fit.
-    #[error("{} do not fit with the `{rule}` first-click rule: at most {max}", crate::plural(*mines, "mine"))]
+    #[error("{} {} not fit with the `{rule}` first-click rule: at most {max}",
+        crate::plural(*mines, "mine"), if *mines == 1 { "does" } else { "do" })]
     TooManyMinesForRule {
         /// The requested number of mines.
         mines: usize,
@@ -581,6 +582,12 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "2 mines do not fit with the `zero` first-click rule: at most 0"
+        );
+        assert_eq!(
+            Board::random(3, 3, 1, FirstClick::Zero, 4, &mut rng)
+                .unwrap_err()
+                .to_string(),
+            "1 mine does not fit with the `zero` first-click rule: at most 0"
         );
         assert!(Board::random(3, 3, 5, FirstClick::Zero, 0, &mut rng).is_ok());
         assert!(Board::random(3, 3, 6, FirstClick::Zero, 0, &mut rng).is_err());

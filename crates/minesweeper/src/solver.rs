@@ -131,7 +131,9 @@ pub struct SolverConfig {
     /// after it; at 2, when that next move is a guess too, by the best depth-1 value of that
     /// guess instead (two guesses and the move after), about ten times the work. In the
     /// opening the solver already looks that far by default (`opening_depth`); past it,
-    /// depth 2 changes nothing measurable (see `docs/MINESWEEPER.md`). 0 counts as 1.
+    /// depth 2 changes nothing measurable (see `docs/MINESWEEPER.md`). 0 counts as 1. Each
+    /// further level multiplies the work about tenfold again: past 3 (the most `gameai`
+    /// allows) a guess can take far longer than a game does at the default.
     pub depth: u8,
     /// At depth 2 and more: how many of the safest candidates are valued in each position one
     /// guess ahead.

@@ -113,7 +113,7 @@ mod tests {
         );
         assert_eq!(
             e(&[3, 2, 0, 1, 0, 0, 2]),
-            "MBF data is 7 bytes long, expected 6 (4 header bytes and 2 per mine for 1 mines)"
+            "MBF data is 7 bytes long, expected 6 (4 header bytes and 2 per mine for 1 mine)"
         );
         assert_eq!(
             e(&[3, 2, 0, 2, 0, 0, 3, 1]),

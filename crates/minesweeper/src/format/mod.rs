@@ -34,7 +34,8 @@ pub enum FormatError {
     },
     /// MBF: the data length is not `4 + 2 * mines`.
     #[error(
-        "MBF data is {len} bytes long, expected {expected} (4 header bytes and 2 per mine for {mines} mines)"
+        "MBF data is {len} bytes long, expected {expected} (4 header bytes and 2 per mine for {})",
+        crate::plural(usize::from(*mines), "mine")
     )]
     MbfLength {
         /// The data length.

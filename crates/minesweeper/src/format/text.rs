@@ -33,7 +33,8 @@ fn at(line: usize, column: Option<usize>, error: TextError) -> FormatError {
 /// Reads a text position.
 ///
 /// Errors name the line (1-based; the header is line 1) and, for a single character, the
-/// column (1-based): a bad or missing header, an invalid size, too many mines, a missing or
+/// column (1-based; blank lines before the header are skipped, and counted): a bad or
+/// missing header, an invalid size, too many mines, a missing or
 /// extra row, a row of the wrong width, an unknown character, a number above its number of
 /// neighbours or of unrevealed neighbours or below its known-mine neighbours, more known
 /// mines than mines, or more mines than unrevealed cells. Flags are the player's marks and
@@ -43,17 +44,23 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     // Read line by line: a padded input costs no list of its lines.
     let mut lines = input.split('\n').map(str::trim_end);
-    let header = lines.next().unwrap_or_default();
-    if header.is_empty() && blank_after(&lines) {
-        return Err(at(1, None, TextError::Empty));
-    }
+    // Blank lines before the header are skipped; the line numbers count them. `first` is
+    // the header's line.
+    let mut first = 1;
+    let header = loop {
+        match lines.next() {
+            Some(l) if l.trim().is_empty() => first += 1,
+            Some(l) => break l,
+            None => return Err(at(1, None, TextError::Empty)),
+        }
+    };
     let (width, height, mines) = parse_dims(header.trim_start())
-        .ok_or_else(|| at(1, None, TextError::BadHeader(shorten(header))))?;
-    check_size(width, height).map_err(|_| at(1, None, TextError::BadSize { width, height }))?;
+        .ok_or_else(|| at(first, None, TextError::BadHeader(shorten(header))))?;
+    check_size(width, height).map_err(|_| at(first, None, TextError::BadSize { width, height }))?;
     let count = width * height;
     if mines >= count {
         return Err(at(
-            1,
+            first,
             None,
             TextError::TooManyMines {
                 mines,
@@ -75,7 +82,7 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
     let blank_inside = lines.clone().take(found).any(str::is_empty);
     if found < height && !blank_inside {
         return Err(at(
-            found + 2,
+            found + first + 1,
             None,
             TextError::MissingRows {
                 expected: height,
@@ -85,7 +92,7 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
     }
     let mut cells = Vec::with_capacity(count);
     for (y, row) in lines.by_ref().take(height).enumerate() {
-        let line = y + 2;
+        let line = y + first + 1;
         let found = row.chars().count();
         if found != width {
             return Err(at(
@@ -106,33 +113,30 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
     // The rows are right; past them, the first line with something on it is extra.
     if let Some(extra) = lines.position(|r| !r.trim().is_empty()) {
         return Err(at(
-            height + 2 + extra,
+            height + first + 1 + extra,
             None,
             TextError::ExtraRow { expected: height },
         ));
     }
-    let grid =
-        Grid::new(width, height).map_err(|_| at(1, None, TextError::BadSize { width, height }))?;
+    let grid = Grid::new(width, height)
+        .map_err(|_| at(first, None, TextError::BadSize { width, height }))?;
     position::check(&grid, mines, &cells).map_err(|(cell, problem)| match cell {
         Some(c) => {
             let (x, y) = grid.xy(c);
-            at(y + 2, Some(x + 1), problem.into())
+            at(y + first + 1, Some(x + 1), problem.into())
         }
-        None => at(1, None, problem.into()),
+        None => at(first, None, problem.into()),
     })?;
     Ok(Position::from_parts(Arc::new(grid), mines, cells))
 }
 
-/// Whether every line left is blank.
-fn blank_after<'a>(rest: &(impl Iterator<Item = &'a str> + Clone)) -> bool {
-    rest.clone().all(str::is_empty)
-}
-
 /// A header for an error message: at most 40 characters of it, with `...` for the rest.
 fn shorten(header: &str) -> String {
+    // Control characters (a CR of a file whose lines end in CR alone, say) escaped, so
+    // that the message shows them instead of acting on the terminal.
     match header.char_indices().nth(40) {
-        Some((end, _)) => format!("{}...", &header[..end]),
-        None => header.to_string(),
+        Some((end, _)) => format!("{}...", header[..end].escape_debug()),
+        None => header.escape_debug().to_string(),
     }
 }
 
@@ -196,6 +200,26 @@ mod tests {
             err("3x3\nHHH\n"),
             "line 1: bad header `3x3`: expected `WxHxM` (width, height, mines) such as `30x16x99`"
         );
+        // Lines ended by CR alone are one line, shown with the CRs escaped.
+        assert_eq!(
+            err("3x3x1\rHHH\rHHH\rHHH\r"),
+            "line 1: bad header `3x3x1\\rHHH\\rHHH\\rHHH`: expected `WxHxM` (width, height, \
+             mines) such as `30x16x99`"
+        );
+        // Blank lines before the header are skipped, and counted.
+        let p = read("\n \r\n3x3x1\nHHH\nH1H\nHHH\n").unwrap();
+        assert_eq!(p, read("3x3x1\nHHH\nH1H\nHHH\n").unwrap());
+        assert_eq!(
+            err("\n\n3x3x1\nHHH\nH9H\nHHH\n"),
+            "line 5, column 2: ".to_string() + &err("3x3x1\nHHH\nH9H\nHHH\n")[18..]
+        );
+        assert_eq!(
+            err("\n3x3\nHHH\n"),
+            "line 2: bad header `3x3`: expected `WxHxM` (width, height, mines) such as `30x16x99`"
+        );
+        assert!(err("\n3x3x9\n").starts_with("line 2: no safe cell"));
+        assert!(err("\n3x3x1\nHHH\n").starts_with("line 4: "));
+        assert!(err("\n3x3x1\nHHH\nHHH\nHHH\nHHH\n").starts_with("line 6: "));
         assert_eq!(
             err("0x3x1\n"),
             "line 1: board size 0x3 is not allowed: width and height must be 1 to 255"
