@@ -58,7 +58,8 @@ struct GameArgs {
     #[arg(long, default_value = "freestyle")]
     rule: String,
     /// Memory for each built-in engine's tree or table, in MiB; an external brain is told it
-    /// as its limit (`INFO max_memory`). At least 1.
+    /// as the limit of its whole process (`INFO max_memory`), so it has less for its table
+    /// (pbrain-gameai keeps 72 MiB for the rest: 350 gives it Gomocup's limit). At least 1.
     #[arg(long, default_value_t = 64, value_parser = crate::parallel::at_least_one::<usize>)]
     memory_mb: usize,
 }

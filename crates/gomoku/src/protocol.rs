@@ -310,8 +310,14 @@ fn parse_info(rest: &str) -> Result<Command, String> {
         "timeout_turn" => Info::TimeoutTurn(number(&key, value)?),
         "timeout_match" => Info::TimeoutMatch(number(&key, value)?),
         "time_left" => {
-            let left: i64 = parse_number(value)
-                .ok_or_else(|| format!("INFO {key} needs a whole number, not {value:?}"))?;
+            let left: i64 = parse_number(value).ok_or_else(|| {
+                let digits = value.trim().strip_prefix('-').unwrap_or(value.trim());
+                if is_whole_number(digits) {
+                    format!("INFO {key} {value} is too large")
+                } else {
+                    format!("INFO {key} needs a whole number, not {value:?}")
+                }
+            })?;
             Info::TimeLeft(left.max(0).unsigned_abs())
         }
         "max_memory" => Info::MaxMemory(number(&key, value)?),
@@ -481,6 +487,10 @@ pub struct Brain<E: Engine> {
     /// How many moves at the start of the history came from the last `BOARD` block, whose
     /// order within each colour is made up.
     unordered: usize,
+    /// The colour this brain has played in the game (none before its first move): a `TURN`
+    /// when that colour is to move (after a `TAKEBACK` of the brain's own move, say) would
+    /// give the opponent's stone the brain's colour.
+    own: Option<Stone>,
     memory_hook: Option<MemoryHook<E>>,
     about: String,
 }
@@ -552,6 +562,7 @@ impl<E: Engine> Brain<E> {
             max_memory: 0,
             block: None,
             unordered: 0,
+            own: None,
             memory_hook: None,
             about,
         }
@@ -640,6 +651,11 @@ impl<E: Engine> Brain<E> {
                         "ERROR TURN with no game (START first; a refused START starts none)",
                     );
                 };
+                if self.own == Some(board.side_to_move()) && !board.is_over() {
+                    return Output::line(format!(
+                        "ERROR TURN {m}: it is this brain's turn (its colour moves next)"
+                    ));
+                }
                 match board.play(m) {
                     Ok(()) => self.reply_move(),
                     Err(e) => Output::line(format!("ERROR TURN {m}: {e}")),
@@ -759,6 +775,7 @@ impl<E: Engine> Brain<E> {
         // every move of a timed match).
         self.time.time_left = None;
         self.time.spent = 0;
+        self.own = None;
         match Board::new(n, self.rule) {
             Ok(b) => {
                 self.board = Some(b);
@@ -898,9 +915,13 @@ impl<E: Engine> Brain<E> {
         let chosen = self.engine.choose_move(board, think);
         let ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.time.spent = self.time.spent.saturating_add(ms);
+        let colour = board.side_to_move();
         match chosen {
             Ok(m) => match board.play(m) {
-                Ok(()) => Output::line(m.to_string()),
+                Ok(()) => {
+                    self.own = Some(colour);
+                    Output::line(m.to_string())
+                }
                 Err(e) => Output::line(format!("ERROR engine chose {m}: {e}")),
             },
             Err(e) => Output::line(format!("ERROR {e}")),
@@ -1649,6 +1670,12 @@ mod tests {
             "INFO max_memory 18446744073709551616 is too large: \
              \"INFO max_memory 18446744073709551616\""
         );
+        assert_eq!(
+            malformed("INFO time_left -99999999999999999999"),
+            "INFO time_left -99999999999999999999 is too large: \
+             \"INFO time_left -99999999999999999999\""
+        );
+        assert!(malformed("INFO time_left 12x").contains("needs a whole number"));
         assert!(malformed("7,7,300").starts_with(BAD_STONE));
         assert!(malformed("300,7,1").contains("above 255"));
         // In a block, such a stone line spoils the block, answered at its `DONE`.
@@ -1667,6 +1694,31 @@ mod tests {
         let mut lines = Vec::new();
         s.push(b"\xEF\xBB\xBFSTART 15\n", &mut lines);
         assert_eq!(parse_line(&lines[0]), Command::Start(15));
+    }
+
+    #[test]
+    fn a_turn_when_the_brain_is_to_move_is_refused() {
+        let mut b = Brain::new(FirstEmpty);
+        say(&mut b, "START 15");
+        assert_eq!(say(&mut b, "BEGIN"), ["0,0"]);
+        assert_eq!(say(&mut b, "TURN 5,5"), ["1,0"]);
+        // The brain's own move taken back: Black, the brain, is to move, and a `TURN` would
+        // play the opponent's stone as Black's.
+        assert_eq!(say(&mut b, "TAKEBACK 1,0"), ["OK"]);
+        let out = say(&mut b, "TURN 2,0");
+        assert!(
+            out[0].starts_with("ERROR TURN 2,0: it is this brain's turn"),
+            "{out:?}"
+        );
+        assert_eq!(b.board().unwrap().history().len(), 2);
+        // Both moves taken back, the opponent is to move again.
+        assert_eq!(say(&mut b, "TAKEBACK 5,5"), ["OK"]);
+        assert_eq!(say(&mut b, "TURN 2,0"), ["1,0"]);
+        // A new game: the brain may be White.
+        say(&mut b, "RESTART");
+        assert_eq!(say(&mut b, "TURN 7,7"), ["0,0"]);
+        assert_eq!(say(&mut b, "TAKEBACK 0,0"), ["OK"]);
+        assert!(first_word(&say(&mut b, "TURN 1,1")) == "ERROR");
     }
 
     #[test]
