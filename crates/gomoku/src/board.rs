@@ -470,6 +470,48 @@ impl Board {
         Ok(())
     }
 
+    /// A board holding the given stones, for a position known by its stones and not by the
+    /// order they were played in. The order is made up (Black's and White's stones
+    /// alternately, each colour's in the order given), so [`Board::undo`] takes back the
+    /// last stone of that order; only the final position decides whether the game is over
+    /// (a five of either colour anywhere). The side to move follows from the counts: Black
+    /// when both colours have as many stones, White when Black has one more.
+    ///
+    /// ```
+    /// use gomoku::{Board, Move, Rule, Stone};
+    ///
+    /// let black = [Move::new(7, 7), Move::new(8, 8)];
+    /// let white = [Move::new(7, 8)];
+    /// let b = Board::from_stones(15, Rule::Freestyle, &black, &white)?;
+    /// assert_eq!(b.side_to_move(), Stone::White);
+    /// assert!(Board::from_stones(15, Rule::Freestyle, &white, &black).is_err());
+    /// # Ok::<(), gomoku::GomokuError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`GomokuError::StoneCounts`] when White has more stones than Black or Black two more
+    /// than White; as [`Board::new`] and [`Board::play`] for the size and for a stone off the
+    /// board or on another.
+    pub fn from_stones(
+        size: usize,
+        rule: Rule,
+        black: &[Move],
+        white: &[Move],
+    ) -> Result<Board, GomokuError> {
+        if black.len() != white.len() && black.len() != white.len() + 1 {
+            return Err(GomokuError::StoneCounts {
+                black: black.len(),
+                white: white.len(),
+            });
+        }
+        let mut order = Vec::with_capacity(black.len() + white.len());
+        for (i, &b) in black.iter().enumerate() {
+            order.push(b);
+            order.extend(white.get(i));
+        }
+        Board::with_stones(size, rule, &order)
+    }
+
     /// A board with `moves` played in order, where only the final position decides whether
     /// the game is over: a five of either colour anywhere. For a position known only by its
     /// stones (a Gomocup `BOARD` block) the order is made up, and under exactly five a made-up
@@ -650,6 +692,34 @@ pub(crate) mod tests {
             }
         }
         moves
+    }
+
+    #[test]
+    fn a_board_from_its_stones() {
+        let m = Move::new;
+        let black = [m(3, 7), m(4, 7), m(5, 7), m(6, 7), m(7, 7)];
+        let white = [m(0, 0), m(1, 0), m(2, 0), m(3, 0)];
+        // Black's five wins, whatever order the stones came in.
+        let b = Board::from_stones(15, Rule::Freestyle, &black, &white).unwrap();
+        assert_eq!(b.winner(), Some(Stone::Black));
+        assert_eq!(b.history().len(), 9);
+        let b = Board::from_stones(15, Rule::Freestyle, &black[..4], &white).unwrap();
+        assert_eq!((b.winner(), b.side_to_move()), (None, Stone::Black));
+        assert_eq!(b.get(m(3, 7)), Some(Stone::Black));
+        assert_eq!(b.get(m(3, 0)), Some(Stone::White));
+        let e = Board::from_stones(15, Rule::Freestyle, &black, &white[..3]).unwrap_err();
+        assert_eq!(e, GomokuError::StoneCounts { black: 5, white: 3 });
+        assert!(e.to_string().contains("5 black and 3 white"), "{e}");
+        assert!(Board::from_stones(15, Rule::Freestyle, &white, &black).is_err());
+        assert!(matches!(
+            Board::from_stones(15, Rule::Freestyle, &[m(1, 1)], &[m(1, 1)]),
+            Err(GomokuError::Occupied { .. })
+        ));
+        assert!(matches!(
+            Board::from_stones(15, Rule::Freestyle, &[m(15, 1)], &[]),
+            Err(GomokuError::OffBoard { .. })
+        ));
+        assert!(Board::from_stones(15, Rule::Freestyle, &[], &[]).is_ok());
     }
 
     #[test]

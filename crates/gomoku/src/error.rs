@@ -39,4 +39,15 @@ pub enum GomokuError {
     /// Text that does not describe a move or a position.
     #[error("cannot parse {0:?}")]
     Parse(String),
+    /// Stones that no game reaches ([`Board::from_stones`](crate::Board::from_stones)): more
+    /// white stones than black, or two more black.
+    #[error(
+        "{black} black and {white} white stones: Black moves first, so Black has as many stones as White or one more"
+    )]
+    StoneCounts {
+        /// Black stones given.
+        black: usize,
+        /// White stones given.
+        white: usize,
+    },
 }

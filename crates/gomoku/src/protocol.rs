@@ -439,8 +439,7 @@ fn take_back(board: &mut Board, m: Move, unordered: usize) -> Result<(), String>
                 if i % 2 == 0 { &mut black } else { &mut white }.push(h);
             }
         }
-        Board::with_stones(board.size(), board.rule(), &alternate(&black, &white))
-            .map_err(|e| e.to_string())?
+        Board::from_stones(board.size(), board.rule(), &black, &white).map_err(|e| e.to_string())?
     };
     // Under exactly five, a block's made-up order may put an end of a six last: taking it
     // back would leave a five, which no real last move can.
@@ -449,17 +448,6 @@ fn take_back(board: &mut Board, m: Move, unordered: usize) -> Result<(), String>
     }
     *board = after;
     Ok(())
-}
-
-/// Black's and White's stones interleaved, Black first: an order of play for stones whose
-/// real order is unknown.
-fn alternate(black: &[Move], white: &[Move]) -> Vec<Move> {
-    let mut order = Vec::with_capacity(black.len() + white.len());
-    for (i, &b) in black.iter().enumerate() {
-        order.push(b);
-        order.extend(white.get(i));
-    }
-    order
 }
 
 /// Builds a replacement engine when the manager announces a memory limit, so the engine can
@@ -892,12 +880,12 @@ impl<E: Engine> Brain<E> {
                 theirs.len()
             ));
         };
-        let order = alternate(&black, &white);
-        let board = Board::with_stones(size, self.rule, &order).map_err(|e| e.to_string())?;
+        let board =
+            Board::from_stones(size, self.rule, &black, &white).map_err(|e| e.to_string())?;
         if board.is_over() {
             return Err(GomokuError::GameOver.to_string());
         }
-        self.unordered = order.len();
+        self.unordered = board.history().len();
         self.board = Some(board);
         Ok(())
     }
