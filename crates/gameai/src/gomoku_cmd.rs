@@ -320,8 +320,12 @@ fn read_openings(text: &str, size: usize, rule: Rule) -> Result<Vec<Vec<Move>>, 
             moves.push(m);
         }
         if board.is_over() {
+            let why = match board.winner() {
+                Some(s) => format!("{} has five", colour_name(s)),
+                None => "the board is full".to_string(),
+            };
             return Err(CliError(format!(
-                "openings line {}: the game is over",
+                "openings line {}: the opening ends the game ({why}): nothing is left to play",
                 n + 1
             )));
         }
@@ -749,6 +753,21 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_opening_that_ends_the_game_is_refused_and_says_why() {
+        let five = "a0 b0 a1 b1 a2 b2 a3 b3 a4";
+        let e = read_openings(&format!("h7\n{five}\n"), 15, Rule::Freestyle).unwrap_err();
+        assert_eq!(
+            e.0,
+            "openings line 2: the opening ends the game (Black (X) has five): nothing is left \
+             to play"
+        );
+        assert_eq!(
+            read_openings("h7 h8\n", 15, Rule::Freestyle).unwrap().len(),
+            1
+        );
+    }
 
     fn quick_match(games: usize) -> MatchArgs {
         MatchArgs {
