@@ -100,7 +100,7 @@ impl Fleet {
     /// whole draw restarts as soon as a ship conflicts with an earlier one (rejection
     /// sampling: the accepted fleets are uniform because every fleet is proposed with the
     /// same probability). A fleet that fits so tightly that ten million draws are all
-    /// rejected (a few seconds) is drawn instead by exact counting (csp-core's
+    /// rejected is drawn instead by exact counting (csp-core's
     /// [`sample_placements`](csp_core::sample_placements), within 20,000,000 search nodes a
     /// count), which can succeed where few fleets fit. Each way gives a uniform fleet, so the
     /// whole does too.
@@ -237,27 +237,30 @@ impl Fleet {
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidFleet`] when a mask is not a straight line of its ship's length on the
-    /// board, and as [`Fleet::new`] (a count that is not the fleet's, ships that overlap, or
-    /// touch under no-touch).
+    /// [`Error::InvalidFleet`] for a count of masks that is not the fleet's, a mask that is
+    /// not a straight line of its ship's length on the board, and as [`Fleet::new`] for
+    /// ships that overlap, or touch under no-touch.
     pub fn from_cells(geo: &Geometry, cells: &[u128]) -> Result<Fleet, Error> {
         let rules = geo.rules();
+        if cells.len() != rules.fleet.len() {
+            return Err(Error::InvalidFleet(format!(
+                "{} given, the fleet has {}",
+                ship_count(cells.len()),
+                rules.fleet.len()
+            )));
+        }
         let w = rules.width;
         let mut placements = Vec::with_capacity(cells.len());
         for (i, &c) in cells.iter().enumerate() {
             let first = c.trailing_zeros() as usize;
             let (x, y) = (first % w, first / w);
-            let fits =
-                |vertical| i < rules.fleet.len() && geo.ship_cells(i, x, y, vertical) == Some(c);
+            let fits = |vertical| geo.ship_cells(i, x, y, vertical) == Some(c);
             let dir = if c != 0 && fits(false) {
                 Dir::Horizontal
             } else if c != 0 && fits(true) {
                 Dir::Vertical
             } else {
-                let name = rules
-                    .fleet
-                    .get(i)
-                    .map_or("a ship past the fleet", |s| s.name.as_str());
+                let name = &rules.fleet[i].name;
                 return Err(Error::InvalidFleet(format!(
                     "{name}'s cells {c:#x} are not a straight line of its length on the {w}x{} board",
                     rules.height
@@ -522,31 +525,42 @@ mod tests {
 
     /// The draw by exact counting, which a fleet too crowded for rejection draws gets, is
     /// uniform over the labelled fleets (ships of one length told apart), under both
-    /// adjacency rules.
+    /// adjacency rules, with two ships of one length (counted labelled) and with three
+    /// (counted with the interchangeable ships grouped).
     #[test]
     fn the_exact_draw_is_uniform() {
-        for no_touch in [false, true] {
-            let mut r = Rules::with_lengths(3, 3, &[2, 1, 1]);
-            if no_touch {
-                r.adjacency = Adjacency::NoTouch;
-            }
-            let geo = Geometry::new(&r).unwrap();
-            let all = every_fleet(&geo);
-            assert!(all.len() > 5, "{}", all.len());
-            let per_fleet = 60;
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-            let mut seen: HashMap<Vec<u128>, usize> = HashMap::new();
-            for _ in 0..per_fleet * all.len() {
-                let mut draws = 0;
-                let f = Fleet::random_within(&geo, &mut rng, 0, &mut draws).unwrap();
-                assert_eq!(draws, 0);
-                *seen.entry(f.cells.clone()).or_default() += 1;
-            }
-            assert_eq!(seen.len(), all.len(), "no_touch {no_touch}");
-            // Each count is binomial with mean 60 and standard deviation under 7.8.
-            for f in &all {
-                let n = seen[&f.cells];
-                assert!(n.abs_diff(per_fleet) < 40, "{n} draws of {f:?}");
+        for lengths in [[2, 1, 1], [1, 1, 1]] {
+            for no_touch in [false, true] {
+                let mut r = Rules::with_lengths(3, 3, &lengths);
+                if no_touch {
+                    r.adjacency = Adjacency::NoTouch;
+                }
+                let geo = Geometry::new(&r).unwrap();
+                let all = every_fleet(&geo);
+                assert!(all.len() > 5, "{}", all.len());
+                let per_fleet = 60;
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+                let mut seen: HashMap<Vec<u128>, usize> = HashMap::new();
+                for _ in 0..per_fleet * all.len() {
+                    let mut draws = 0;
+                    let f = Fleet::random_within(&geo, &mut rng, 0, &mut draws).unwrap();
+                    assert_eq!(draws, 0);
+                    *seen.entry(f.cells.clone()).or_default() += 1;
+                }
+                let case = format!("{lengths:?}, no_touch {no_touch}");
+                assert_eq!(seen.len(), all.len(), "{case}");
+                // Pearson's statistic against the uniform distribution: mean k - 1 and
+                // standard deviation sqrt(2 (k - 1)) for k fleets; five of them above.
+                let expected = per_fleet as f64;
+                let chi2: f64 = all
+                    .iter()
+                    .map(|f| (seen[&f.cells] as f64 - expected).powi(2) / expected)
+                    .sum();
+                let df = (all.len() - 1) as f64;
+                assert!(
+                    chi2 < df + 5.0 * (2.0 * df).sqrt(),
+                    "{case}: {chi2} for {df}"
+                );
             }
         }
     }
@@ -569,7 +583,8 @@ mod tests {
             assert!(e.contains("not a straight line of its length"), "{e}");
         }
         cells.push(1 << 99);
-        assert!(Fleet::from_cells(&geo, &cells).is_err());
+        let e = Fleet::from_cells(&geo, &cells).unwrap_err().to_string();
+        assert!(e.ends_with("6 ships given, the fleet has 5"), "{e}");
         cells.truncate(4);
         assert!(Fleet::from_cells(&geo, &cells).is_err());
     }

@@ -89,8 +89,8 @@ pub enum Error {
     /// The fleet cannot be placed on the board.
     #[error("the fleet cannot fit: {0}")]
     FleetDoesNotFit(String),
-    /// No uniformly random fleet could be drawn within the sampler's budget (the fleet
-    /// fits, but too tightly for rejection sampling).
+    /// No uniformly random fleet could be drawn within the samplers' budgets (the fleet
+    /// may fit, but too tightly for rejection sampling, and with too many fleets to count).
     #[error("could not draw a random fleet: {0}")]
     DrawFailed(String),
     /// A fleet breaks the rules (overlap, out of bounds, touching under no-touch).

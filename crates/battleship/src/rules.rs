@@ -293,7 +293,8 @@ impl Geometry {
     /// As [`Rules::validate`], and [`Error::FleetDoesNotFit`] when a search for one fleet
     /// proves that none can be placed. The search has a budget (2,000,000 nodes): a fleet it
     /// can neither place nor rule out within it (many ships of one length crowded under
-    /// no-touch, say) is accepted, and drawing one then fails with [`Error::DrawFailed`].
+    /// no-touch, say) is accepted; drawing one ([`crate::Fleet::random`]) may then fail with
+    /// [`Error::DrawFailed`], or [`Error::FleetDoesNotFit`] when its exact count finds none.
     pub fn new(rules: &Rules) -> Result<Arc<Geometry>, Error> {
         rules.validate()?;
         let grid = csp_core::Grid::new(rules.width, rules.height)?;

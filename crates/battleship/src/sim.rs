@@ -31,7 +31,7 @@ pub enum Placer {
 pub const ANTI_DENSITY_CANDIDATES: usize = 200;
 
 /// The rejection draws (of [`Fleet::random`]) after which [`Placer::AntiDensity`] takes no
-/// more candidates: a few seconds of drawing. The standard fleet needs a few draws a fleet.
+/// more candidates. The standard fleet needs a few draws a fleet.
 pub const ANTI_DENSITY_DRAWS: u64 = 20_000_000;
 
 impl Placer {

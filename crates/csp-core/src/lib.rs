@@ -141,7 +141,7 @@ pub enum CspError {
 /// reaches adds its weight to each box's count of trues (for the marginals of [`analyze`]),
 /// so on a large component with many solutions (a long chain of constraints, thousands of
 /// variables) a node costs time in proportion to the component's boxes, and the default
-/// budget can take tens of seconds to run out. A caller that needs an answer quickly on such
+/// budget can take far longer than a second to run out. A caller that needs an answer quickly on such
 /// problems sets a smaller `max_nodes` (and falls back on [`estimate`] past it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {

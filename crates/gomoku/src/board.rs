@@ -489,8 +489,8 @@ impl Board {
     /// ```
     ///
     /// # Errors
-    /// [`GomokuError::StoneCounts`] when White has more stones than Black or Black two more
-    /// than White; as [`Board::new`] and [`Board::play`] for the size and for a stone off the
+    /// [`GomokuError::StoneCounts`] when White has more stones than Black or Black two or
+    /// more than White; as [`Board::new`] and [`Board::play`] for the size and for a stone off the
     /// board or on another.
     pub fn from_stones(
         size: usize,

@@ -19,12 +19,12 @@ pub trait Engine: Send {
     fn new_game(&mut self) {}
     /// A legal move for the side to move on `board` (which is not over), within `time`.
     ///
-    /// Budgets of a few milliseconds are not kept to the microsecond: the engines of this
-    /// crate search for at least a millisecond and check the clock every few hundred nodes,
-    /// so a budget of a millisecond or two can take a millisecond or two more. Larger
-    /// budgets keep a margin: [`AlphaBetaEngine`] stops its searches at seven eighths of the
-    /// budget, [`BestFirstEngine`](crate::BestFirstEngine) a tenth of it (at least 2 ms)
-    /// before its end.
+    /// Budgets of a few milliseconds are not kept to the microsecond: the searches check the
+    /// clock every few hundred nodes, and [`AlphaBetaEngine`] searches for at least a
+    /// millisecond, so a budget of a millisecond or two can take a millisecond or two more.
+    /// Larger budgets keep a margin: [`AlphaBetaEngine`] stops its searches at seven eighths
+    /// of the budget, [`BestFirstEngine`](crate::BestFirstEngine) a tenth of it (at least
+    /// 2 ms) before its end.
     ///
     /// # Errors
     /// [`GomokuError::GameOver`] if the game is over.

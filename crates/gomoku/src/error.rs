@@ -40,7 +40,7 @@ pub enum GomokuError {
     #[error("cannot parse {0:?}")]
     Parse(String),
     /// Stones that no game reaches ([`Board::from_stones`](crate::Board::from_stones)): more
-    /// white stones than black, or two more black.
+    /// white stones than black, or two or more black.
     #[error(
         "{black} black and {white} white stones: Black moves first, so Black has as many stones as White or one more"
     )]

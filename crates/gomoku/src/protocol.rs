@@ -886,6 +886,8 @@ impl<E: Engine> Brain<E> {
             return Err(GomokuError::GameOver.to_string());
         }
         self.unordered = board.history().len();
+        // The brain is to move: its colour in this game from now on.
+        self.own = Some(board.side_to_move());
         self.board = Some(board);
         Ok(())
     }

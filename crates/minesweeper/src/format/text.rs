@@ -134,9 +134,20 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
 fn shorten(header: &str) -> String {
     // Control characters (a CR of a file whose lines end in CR alone, say) escaped, so
     // that the message shows them instead of acting on the terminal.
+    let escaped = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    };
     match header.char_indices().nth(40) {
-        Some((end, _)) => format!("{}...", header[..end].escape_debug()),
-        None => header.escape_debug().to_string(),
+        Some((end, _)) => format!("{}...", escaped(&header[..end])),
+        None => escaped(header),
     }
 }
 
