@@ -107,7 +107,7 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
 
 fn parse_rule(s: &str) -> Result<Rule, CliError> {
     s.parse()
-        .map_err(|_| CliError(format!("unknown rule {s:?} (freestyle or exactly-five)")))
+        .map_err(|e: gomoku::GomokuError| CliError(e.to_string()))
 }
 
 /// An engine chosen on the command line.

@@ -61,7 +61,8 @@ impl fmt::Display for Rule {
 /// assert_eq!("Exactly-Five".parse::<Rule>()?, Rule::ExactlyFive);
 /// assert_eq!("exact".parse::<Rule>()?, Rule::ExactlyFive);
 /// assert_eq!(Rule::Freestyle.to_string().parse::<Rule>()?, Rule::Freestyle);
-/// assert!("renju".parse::<Rule>().is_err());
+/// let e = "renju".parse::<Rule>().unwrap_err();
+/// assert_eq!(e.to_string(), "unknown rule \"renju\" (freestyle or exactly-five)");
 /// # Ok::<(), gomoku::GomokuError>(())
 /// ```
 impl std::str::FromStr for Rule {
@@ -71,9 +72,7 @@ impl std::str::FromStr for Rule {
         match s.to_ascii_lowercase().as_str() {
             "freestyle" | "free" => Ok(Rule::Freestyle),
             "exactly-five" | "exact" | "exactlyfive" => Ok(Rule::ExactlyFive),
-            _ => Err(GomokuError::Parse(format!(
-                "{s} (a rule: freestyle or exactly-five)"
-            ))),
+            _ => Err(GomokuError::UnknownRule(s.to_string())),
         }
     }
 }

@@ -39,6 +39,9 @@ pub enum GomokuError {
     /// Text that does not describe a move or a position.
     #[error("cannot parse {0:?}")]
     Parse(String),
+    /// A rule's name that is not one ([`Rule`](crate::Rule)'s `FromStr`).
+    #[error("unknown rule {0:?} (freestyle or exactly-five)")]
+    UnknownRule(String),
     /// Stones that no game reaches ([`Board::from_stones`](crate::Board::from_stones)): more
     /// white stones than black, or two or more black.
     #[error(
