@@ -11,7 +11,7 @@ use crate::rules::Geometry;
 
 /// How many rejection draws [`Fleet::random`] makes before it counts the fleets exactly.
 /// Far more than a fleet that fits easily needs (the standard fleet needs a few).
-const REJECTION_DRAWS: u32 = 10_000_000;
+pub(crate) const REJECTION_DRAWS: u32 = 10_000_000;
 
 /// The node budget of each count of [`Fleet::random`]'s exact draw.
 const EXACT_DRAW_NODES: u64 = 20_000_000;
@@ -48,6 +48,19 @@ fn ship_count(n: usize) -> String {
     format!("{n} ship{}", if n == 1 { "" } else { "s" })
 }
 
+/// Refuses `given` ships for a fleet of another number.
+fn check_ship_count(geo: &Geometry, given: usize) -> Result<(), Error> {
+    let fleet = geo.rules().fleet.len();
+    if given == fleet {
+        Ok(())
+    } else {
+        Err(Error::InvalidFleet(format!(
+            "{} given, the fleet has {fleet}",
+            ship_count(given)
+        )))
+    }
+}
+
 impl Fleet {
     /// Builds and validates a fleet: ship `i` at `placements[i]`.
     ///
@@ -56,13 +69,7 @@ impl Fleet {
     /// overlapping, or touching under the no-touch rule.
     pub fn new(geo: &Geometry, placements: Vec<ShipPlacement>) -> Result<Fleet, Error> {
         let rules = geo.rules();
-        if placements.len() != rules.fleet.len() {
-            return Err(Error::InvalidFleet(format!(
-                "{} given, the fleet has {}",
-                ship_count(placements.len()),
-                rules.fleet.len()
-            )));
-        }
+        check_ship_count(geo, placements.len())?;
         let mut cells = Vec::with_capacity(placements.len());
         for (i, p) in placements.iter().enumerate() {
             let name = &rules.fleet[i].name;
@@ -109,21 +116,13 @@ impl Fleet {
     /// [`Error::FleetDoesNotFit`] when the exact count finds no fleet at all, and
     /// [`Error::DrawFailed`] when the draws are all rejected and the count is over budget.
     pub fn random(geo: &Geometry, rng: &mut impl Rng) -> Result<Fleet, Error> {
-        Self::random_counting(geo, rng, &mut 0)
+        Self::random_within(geo, rng, REJECTION_DRAWS, &mut 0)
     }
 
-    /// As [`Fleet::random`], adding to `draws` the rejection draws it made (ten million when
-    /// it fell back on counting): a measure of the work that depends only on the generator.
-    pub(crate) fn random_counting(
-        geo: &Geometry,
-        rng: &mut impl Rng,
-        draws: &mut u64,
-    ) -> Result<Fleet, Error> {
-        Self::random_within(geo, rng, REJECTION_DRAWS, draws)
-    }
-
-    /// As [`Fleet::random_counting`], with at most `rejections` rejection draws.
-    fn random_within(
+    /// As [`Fleet::random`] with at most `rejections` rejection draws (the default is
+    /// [`REJECTION_DRAWS`]), adding to `draws` the draws it made: a measure of the work that
+    /// depends only on the generator.
+    pub(crate) fn random_within(
         geo: &Geometry,
         rng: &mut impl Rng,
         rejections: u32,
@@ -242,13 +241,7 @@ impl Fleet {
     /// ships that overlap, or touch under no-touch.
     pub fn from_cells(geo: &Geometry, cells: &[u128]) -> Result<Fleet, Error> {
         let rules = geo.rules();
-        if cells.len() != rules.fleet.len() {
-            return Err(Error::InvalidFleet(format!(
-                "{} given, the fleet has {}",
-                ship_count(cells.len()),
-                rules.fleet.len()
-            )));
-        }
+        check_ship_count(geo, cells.len())?;
         let w = rules.width;
         let mut placements = Vec::with_capacity(cells.len());
         for (i, &c) in cells.iter().enumerate() {

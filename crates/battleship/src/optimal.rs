@@ -1095,9 +1095,9 @@ impl Solver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Fleet;
     use crate::game::Game;
     use crate::rules::Rules;
-    use crate::{Dir, Fleet, ShipPlacement};
 
     fn rules(w: usize, h: usize, lens: &[usize], adjacency: Adjacency, fb: Feedback) -> Rules {
         Rules {
@@ -1113,23 +1113,7 @@ mod tests {
             let geo = Geometry::new(&rules(4, 4, &[3, 2], Adjacency::Allowed, fb)).unwrap();
             let fleets = all_fleets(&geo, 10_000, u64::MAX).unwrap();
             for (i, f) in fleets.iter().enumerate().step_by(7) {
-                let placements = f
-                    .iter()
-                    .map(|&m| {
-                        let c0 = m.trailing_zeros() as usize;
-                        let dir = if m.count_ones() > 1 && m & (1u128 << (c0 + 1)) == 0 {
-                            Dir::Vertical
-                        } else {
-                            Dir::Horizontal
-                        };
-                        ShipPlacement {
-                            x: c0 % 4,
-                            y: c0 / 4,
-                            dir,
-                        }
-                    })
-                    .collect();
-                let fleet = Fleet::new(&geo, placements).unwrap();
+                let fleet = Fleet::from_cells(&geo, f).unwrap();
                 let mut g = Game::new(Arc::clone(&geo), fleet);
                 let mut hits = 0u128;
                 // A fixed scan order, shifted per fleet.

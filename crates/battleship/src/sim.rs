@@ -58,7 +58,8 @@ impl Placer {
                     if draws >= ANTI_DENSITY_DRAWS {
                         break;
                     }
-                    let f = Fleet::random_counting(geo, rng, &mut draws)?;
+                    let f =
+                        Fleet::random_within(geo, rng, crate::fleet::REJECTION_DRAWS, &mut draws)?;
                     let s: f64 = cells_of(f.all_cells()).map(|c| d[c]).sum();
                     if best.as_ref().is_none_or(|(b, _)| s < *b) {
                         best = Some((s, f));
