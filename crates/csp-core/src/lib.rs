@@ -143,6 +143,12 @@ pub enum CspError {
 /// variables) a node costs time in proportion to the component's boxes, and the default
 /// budget can take far longer than a second to run out. A caller that needs an answer quickly on such
 /// problems sets a smaller `max_nodes` (and falls back on [`estimate`] past it).
+///
+/// Two parts of the work are outside the budget, as they are not search: combining the
+/// components through a global total, whose cost grows with the square of the number of
+/// components (thousands of small components, each of which may hold several numbers of
+/// trues, take seconds to hours), and the binomial coefficients of the variables no
+/// constraint names, whose cost grows with their number (millions of them take hours).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     /// Maximum number of search nodes (box assignments tried) per component; exceeding it makes

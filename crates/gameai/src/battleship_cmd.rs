@@ -75,6 +75,14 @@ impl RuleArgs {
     }
 }
 
+/// The name of the rule set of `rules` as `--rules` takes it (however the user spelled it).
+fn rule_set_name(rules: &Rules) -> &'static str {
+    match rules.adjacency {
+        battleship::Adjacency::Allowed => "standard",
+        battleship::Adjacency::NoTouch => "no-touch",
+    }
+}
+
 /// Parses a board size `WxH`.
 fn board_size(s: &str) -> Result<(usize, usize), CliError> {
     s.split_once('x')
@@ -297,6 +305,24 @@ impl Summary {
         )
     }
 
+    /// The shot figures of the summary line, in words where `--json` has `null`.
+    fn text_shot_figures(&self) -> String {
+        let Some(&max) = self.shots.last() else {
+            return "no game finished, so no shot figures".to_owned();
+        };
+        let sem = if self.shots.len() < 2 {
+            "no error bar from one game".to_owned()
+        } else {
+            format!("± {:.2}", self.sem())
+        };
+        format!(
+            "mean {:.2} shots ({sem}), median {}, p90 {}, max {max}",
+            self.mean(),
+            self.quantile(0.5),
+            self.quantile(0.9),
+        )
+    }
+
     fn ms_per_shot(&self) -> f64 {
         if self.decisions == 0 {
             0.0
@@ -453,7 +479,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             None,
             format!(
                 "{} rules, {}{} feedback{}, {} fleets, seed {}",
-                a.rules.rules,
+                rule_set_name(&rules),
                 if (rules.width, rules.height) != (10, 10) || a.rules.fleet.is_some() {
                     format!("{}, ", board_and_fleet(&rules))
                 } else {
@@ -479,10 +505,12 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         config.sweeps = n;
         config.burn_in = config.burn_in.min(n);
     }
-    let play_one = |i: u64| -> Result<GameRecord, battleship::Error> {
+    let play_one = |i: u64| -> Result<GameRecord, CliError> {
         let fleet: Fleet = match &fleets {
             Some(f) => f[i as usize].clone(),
-            None => seeded_fleet(&geo, placer, a.seed, i)?,
+            // Drawing may fail for one seed and not another (a crowded fleet): say which.
+            None => seeded_fleet(&geo, placer, a.seed, i)
+                .map_err(|e| CliError(format!("game {} (seed {}): {e}", i + 1, a.seed)))?,
         };
         let mut shooter = tuned.build(config);
         Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(a.seed, i)))
@@ -501,13 +529,9 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let shooter_label = tuned.label();
     writeln!(
         out,
-        "{label}, shooter {shooter_label}: {} games, mean {:.2} shots (± {:.2}), median {}, p90 {}, max {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
+        "{label}, shooter {shooter_label}: {} games, {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
         records.len(),
-        s.mean(),
-        s.sem(),
-        s.quantile(0.5),
-        s.quantile(0.9),
-        s.shots.last().copied().unwrap_or(0),
+        s.text_shot_figures(),
         s.ms_per_shot(),
         s.time_max.as_secs_f64() * 1000.0,
         if s.estimated > 0 {
@@ -544,7 +568,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             // The posterior's budgets, for the shooters that use it (`null` for the others).
             posterior_setting(kind, config.exact_nodes),
             posterior_setting(kind, config.sweeps),
-            a.rules.rules,
+            rule_set_name(&rules),
             rules.feedback,
             rules.width,
             rules.height,
@@ -640,7 +664,9 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     crate::check_not_input(&a.svg, &a.file)?;
     crate::check_output(&a.svg)?;
     let pos = crate::parse_file(&a.file, text::read)?;
-    let rules = a.rules.rules()?;
+    let mut rules = a.rules.rules()?;
+    // The position's board, as its view has it.
+    (rules.width, rules.height) = (pos.width, pos.height);
     let view = pos.view(&rules)?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
     let config = infer::PosteriorConfig {

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gomoku::protocol::ExternalEngine;
-use gomoku::{AlphaBetaEngine, BestFirstEngine, Board, Engine, GomokuError, Move, Rule, Stone};
+use gomoku::{
+    AlphaBetaEngine, BestFirstEngine, Board, Budget, Engine, GomokuError, Move, Rule, Stone,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use search_core::best_first::{BestFirstConfig, Policy};
@@ -45,6 +47,10 @@ struct PlayArgs {
     /// Engine thinking time per move, in milliseconds.
     #[arg(long, default_value_t = 1000)]
     time_ms: u64,
+    /// Search nodes per move instead of time: the engine then plays the same moves on any
+    /// machine (built-in engines only).
+    #[arg(long, conflicts_with = "time_ms")]
+    nodes: Option<u64>,
     #[command(flatten)]
     game: GameArgs,
 }
@@ -76,13 +82,18 @@ struct MatchArgs {
     /// Thinking time per move, in milliseconds, for both engines.
     #[arg(long, default_value_t = 200)]
     time_ms: u64,
+    /// Search nodes per move instead of time: every game then replays exactly, on any
+    /// machine and at any --threads (built-in engines only). One number for both engines, or
+    /// A's and B's separated by a comma: a node is not the same work for both.
+    #[arg(long, conflicts_with = "time_ms", value_parser = node_pair)]
+    nodes: Option<[u64; 2]>,
     /// Openings file: one opening a line, moves as `x,y` or `h7` separated by spaces, relative
     /// to nothing (absolute cells); `#` starts a comment; `-` reads standard input. Default:
     /// the built-in set.
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Games played at once. Engines think on the clock, so more threads than cores makes
-    /// them weaker; the default plays one game at a time.
+    /// them weaker (not with --nodes); the default plays one game at a time.
     #[arg(long, default_value_t = 1, value_parser = crate::parallel::at_least_one::<usize>)]
     threads: usize,
     /// End with one JSON line of results.
@@ -102,6 +113,51 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
             play(a, &mut stdin.lock(), out)
         }
         Command::Match(a) => run_match(a, out),
+    }
+}
+
+/// The budget of each move: `nodes` when given, else `time_ms`. A node budget is refused for
+/// an external brain, which can only be timed.
+fn budget(nodes: Option<u64>, time_ms: u64, specs: &[&str]) -> Result<Budget, CliError> {
+    let Some(nodes) = nodes else {
+        return Ok(Budget::Time(Duration::from_millis(time_ms)));
+    };
+    match specs.iter().find(|s| s.starts_with("cmd:")) {
+        Some(spec) => Err(CliError(format!(
+            "--nodes needs built-in engines: {spec} is an external brain, which keeps to a \
+             time budget only (use --time-ms)"
+        ))),
+        None => Ok(Budget::Nodes(nodes)),
+    }
+}
+
+/// Reads `--nodes` of a match: `N` for both engines, or `A,B`.
+fn node_pair(s: &str) -> Result<[u64; 2], String> {
+    let number = |t: &str| {
+        t.trim().parse::<u64>().map_err(|_| {
+            format!("expected a number of nodes, or two separated by a comma (A's,B's): {s:?}")
+        })
+    };
+    match s.split_once(',') {
+        None => number(s).map(|n| [n, n]),
+        Some((a, b)) => Ok([number(a)?, number(b)?]),
+    }
+}
+
+/// The budgets of engines A and B in a match.
+fn match_budgets(args: &MatchArgs) -> Result<[Budget; 2], CliError> {
+    let specs = [args.engine_a.as_str(), args.engine_b.as_str()];
+    Ok([
+        budget(args.nodes.map(|n| n[0]), args.time_ms, &specs)?,
+        budget(args.nodes.map(|n| n[1]), args.time_ms, &specs)?,
+    ])
+}
+
+/// How a budget reads in reports: "200 ms" or "50000 nodes".
+fn budget_name(budget: Budget) -> String {
+    match budget {
+        Budget::Time(t) => format!("{} ms", t.as_millis()),
+        Budget::Nodes(n) => plural(usize::try_from(n).unwrap_or(usize::MAX), "node"),
     }
 }
 
@@ -177,8 +233,8 @@ fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resu
             )));
         }
     };
+    let budget = budget(args.nodes, args.time_ms, &[&args.engine])?;
     let mut engine = make_engine(&args.engine, args.game.memory_mb)?;
-    let time = Duration::from_millis(args.time_ms);
     // The centre cell as an example of both ways to name a cell (`h7 or 7,7` on 15x15).
     let c = u8::try_from(board.size() / 2).unwrap_or(0);
     let centre = Move::new(c, c);
@@ -207,7 +263,7 @@ fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Resu
         }
         if board.side_to_move() != human {
             let t = Instant::now();
-            let m = engine.choose_move(&board, time)?;
+            let m = engine.choose_move_within(&board, budget)?;
             board.play(m)?;
             writeln!(
                 out,
@@ -376,7 +432,7 @@ fn play_game(
     for e in engines.iter_mut() {
         e.new_game();
     }
-    let time = Duration::from_millis(args.time_ms);
+    let budgets = match_budgets(args)?;
     let mut think = [(0u32, Duration::ZERO, Duration::ZERO); 2];
     let engine_of = |s: Stone| usize::from((s == Stone::Black) != a_black);
     let (result, reason, forfeit) = loop {
@@ -393,7 +449,7 @@ fn play_game(
         }
         let who = engine_of(board.side_to_move());
         let t = Instant::now();
-        let chosen = engines[who].choose_move(&board, time);
+        let chosen = engines[who].choose_move_within(&board, budgets[who]);
         let spent = t.elapsed();
         let failure = match chosen {
             Ok(m) => board
@@ -505,6 +561,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?,
         None => builtin_openings(args.game.size),
     };
+    let budgets = match_budgets(args)?;
     // Check both specs (and name the engines) before starting.
     let names = [
         make_engine(&args.engine_a, args.game.memory_mb)?
@@ -516,11 +573,19 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     ];
     writeln!(
         out,
-        "Match: A = {} vs B = {}, {}, {} ms a move, {}x{} {}, {}",
+        "Match: A = {} vs B = {}, {}, {} a move, {}x{} {}, {}",
         names[0],
         names[1],
         plural(args.games, "game"),
-        args.time_ms,
+        if budgets[0] == budgets[1] {
+            budget_name(budgets[0])
+        } else {
+            format!(
+                "A {}, B {}",
+                budget_name(budgets[0]),
+                budget_name(budgets[1])
+            )
+        },
         args.game.size,
         args.game.size,
         rule,
@@ -660,14 +725,23 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     if args.json {
         writeln!(
             out,
-            "{{\"engine_a\":\"{}\",\"engine_b\":\"{}\",\"games\":{},\"time_ms\":{},\"size\":{},\
+            "{{\"engine_a\":\"{}\",\"engine_b\":\"{}\",\"games\":{},\"time_ms\":{},\"nodes\":{},\
+             \"size\":{},\
              \"rule\":\"{}\",\"a_wins\":{wins},\"draws\":{draws},\"b_wins\":{losses},\
              \"a_points\":{points},\"a_share\":{:.4},\"a_mean_ms\":{:.2},\"b_mean_ms\":{:.2},\
              \"a_max_ms\":{},\"b_max_ms\":{},\"a_forfeits\":{},\"b_forfeits\":{}}}",
             crate::output::json_escape(&names[0]),
             crate::output::json_escape(&names[1]),
             args.games,
-            args.time_ms,
+            match args.nodes {
+                None => args.time_ms.to_string(),
+                Some(_) => "null".into(),
+            },
+            // A's and B's.
+            match args.nodes {
+                Some([a, b]) => format!("[{a},{b}]"),
+                None => "null".into(),
+            },
             args.game.size,
             rule.name(),
             points / games,
@@ -686,13 +760,20 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
 /// engine, two games with colours swapped (one short game with `quick`), printed as boards.
 pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError> {
     let t = Instant::now();
-    // The two games run side by side; `--quick` plays one with a quarter of the time.
-    let (time_ms, games) = if quick { (25, 1) } else { (100, 2) };
+    // The two games run side by side; `--quick` plays one with a tenth of the nodes. On
+    // node budgets the games are the same on every machine; the best-first engine's nodes
+    // are cheaper, and seven of them take about the time of one of the main engine's.
+    let (nodes, games) = if quick {
+        ([10_000, 70_000], 1)
+    } else {
+        ([100_000, 700_000], 2)
+    };
     let args = MatchArgs {
         engine_a: "alphabeta".into(),
         engine_b: "bestfirst".into(),
         games,
-        time_ms,
+        time_ms: 0,
+        nodes: Some(nodes),
         openings: None,
         threads: games,
         json: false,
@@ -700,9 +781,15 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
         game: GameArgs {
             size: 15,
             rule: "freestyle".into(),
-            memory_mb: 16,
+            // Room for the best-first engine's tree over the whole game.
+            memory_mb: 64,
         },
     };
+    let budget = format!(
+        "{} and {} nodes a move",
+        thousands(nodes[0]),
+        thousands(nodes[1])
+    );
     // The first built-in opening for every game.
     let openings: Vec<Vec<Move>> = builtin_openings(15).into_iter().take(1).collect();
     let mut records: Vec<Option<GameRecord>> = vec![None; games];
@@ -719,7 +806,10 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
         };
         writeln!(
             out,
-            "Gomoku: {x} (X) against {o} (O), {time_ms} ms a move, 15x15 freestyle:"
+            "Gomoku: {x} (X) against {o} (O), 15x15 freestyle, alphabeta {} and bestfirst {} \
+             nodes a move:",
+            thousands(nodes[0]),
+            thousands(nodes[1])
         )?;
         write!(out, "{}", r.board)?;
         let result = match r.result {
@@ -741,7 +831,7 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
     Ok(vec![Row {
         game: "Gomoku",
         task: format!(
-            "alphabeta vs bestfirst, {}, {time_ms} ms a move",
+            "alphabeta vs bestfirst, {}, {budget}",
             plural(games, "game")
         ),
         result: format!("won {won}, drawn {drawn}, lost {lost}"),
@@ -750,9 +840,31 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
     }])
 }
 
+/// `n` with a comma every three digits: 700,000.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(700_000), "700,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 
     #[test]
     fn an_opening_that_ends_the_game_is_refused_and_says_why() {
@@ -775,6 +887,7 @@ mod tests {
             engine_b: "bestfirst".into(),
             games,
             time_ms: 5,
+            nodes: None,
             openings: None,
             threads: 2,
             json: false,
@@ -842,6 +955,7 @@ mod tests {
             engine: "bestfirst".into(),
             colour: "black".into(),
             time_ms: 20,
+            nodes: None,
             game: GameArgs {
                 size: 9,
                 rule: "freestyle".into(),

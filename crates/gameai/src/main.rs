@@ -162,10 +162,16 @@ pub fn check_output(path: &std::path::Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Refuses an output file that is also the input file `input`: the output would replace
-/// what was read (board or fleet files, a position), losing it.
+/// Refuses an output file that is also the input file `input` (or, for `-`, the file
+/// standard input was redirected from): the output would replace what was read (board or
+/// fleet files, a position), losing it.
 pub fn check_not_input(output: &std::path::Path, input: &std::path::Path) -> Result<(), CliError> {
-    if is_dash(input) || is_standard_output(output) || !output::same_file(input, output) {
+    let same = if is_dash(input) {
+        output::is_stdin(output)
+    } else {
+        output::same_file(input, output)
+    };
+    if is_standard_output(output) || !same {
         return Ok(());
     }
     Err(CliError(format!(

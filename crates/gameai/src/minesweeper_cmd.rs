@@ -696,8 +696,15 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(file) = records_file {
         file.write(&records, |r| {
             format!(
-                "\"won\":{},\"guesses\":{},\"decisions\":{}",
-                r.won, r.guesses, r.decisions
+                "\"won\":{},\"guesses\":{},\"decisions\":{},\"error\":{}",
+                r.won,
+                r.guesses,
+                r.decisions,
+                // A game the solver ended is lost, and not by a mine.
+                r.error.as_ref().map_or("null".to_owned(), |e| format!(
+                    "\"{}\"",
+                    crate::output::json_escape(&e.to_string())
+                ))
             )
         })?;
     }

@@ -95,6 +95,27 @@ pub fn is_stdout(path: &Path) -> bool {
     }
 }
 
+/// Whether `path` names the file the program's standard input comes from (a file redirected
+/// with `<`, by any name); a pipe or a terminal is no file a path names.
+pub fn is_stdin(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        match (File::from(fd).metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.is_file() && same_inode(&a, &b),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 /// Whether two paths name one existing file (through links too).
 pub fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]

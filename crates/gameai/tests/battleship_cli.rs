@@ -264,6 +264,9 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     // error says how to write it; with bare feedback the same position is fine.
     let out = show("oxxo\n.oo.\n", "");
     assert_failed(&out, "mark its cells `s`, not `x`");
+    // The same ship standing upright: the run is read on the position's own board.
+    let out = show("oxo\noxo\nooo\n", "");
+    assert_failed(&out, "mark its cells `s`, not `x`");
     let out = show("oxxo\n.oo.\n", "--feedback bare");
     assert!(out.status.success(), "{}", text(&out.stderr));
     // A hit walled in by misses, as long as no ship: no fleet fits, and the hint about
@@ -459,6 +462,34 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
             "--search-states must be from 1 to 50000000",
         ),
     ]);
+}
+
+/// The rule set is named in the summary and the JSON as the program spells it, however
+/// `--rules` was written (a newline in it would have split the JSON line in two).
+#[test]
+fn the_rule_set_is_named_as_the_program_spells_it() {
+    let out = gameai(&[
+        "battleship",
+        "eval",
+        "--games",
+        "2",
+        "--shooter",
+        "random",
+        "--rules",
+        " No-Touch\n",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("no-touch rules, standard feedback"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(
+        last_json(&out).contains("\"rules\":\"no-touch\""),
+        "{stdout}"
+    );
 }
 
 #[test]

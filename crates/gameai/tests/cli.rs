@@ -110,7 +110,7 @@ fn showcase_reports_every_game() {
     assert!(s.contains("| 60 beginner games, safe corner start "), "{s}");
     assert!(s.contains("| 16 no-touch games, shooter endgame "), "{s}");
     assert!(
-        s.contains("| alphabeta vs bestfirst, 1 game, 25 ms a move "),
+        s.contains("| alphabeta vs bestfirst, 1 game, 10,000 and 70,000 nodes a move "),
         "{s}"
     );
     // Every row of the table has its four columns aligned.
@@ -584,7 +584,13 @@ fn a_failed_run_keeps_the_old_records_file() {
     args.push(file.to_str().unwrap());
     let out = gameai(&args, b"");
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 2);
+    let records = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(records.lines().count(), 2);
+    // A game ended by the solver would say so; these were not.
+    assert!(
+        records.lines().all(|l| l.ends_with(",\"error\":null}")),
+        "{records}"
+    );
     // Standard output carries the summary, not the records.
     let out = gameai(
         &words("minesweeper eval --level 5x5x3 --games 2 --records -"),
@@ -635,6 +641,19 @@ fn an_output_that_is_the_input_is_refused() {
         std::fs::read_to_string(&pos).unwrap(),
         "..........\n".repeat(10)
     );
+    // Standard input redirected from the file that would be written.
+    #[cfg(unix)]
+    {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gameai"))
+            .current_dir(common::run_dir())
+            .args(["minesweeper", "eval", "--boards", "-", "--records"])
+            .arg(&boards)
+            .stdin(std::fs::File::open(&boards).unwrap())
+            .output()
+            .unwrap();
+        assert_failed(&out, "is the input file too");
+        assert_eq!(std::fs::read_to_string(&boards).unwrap(), line);
+    }
     // Different files are fine.
     let out = gameai(
         &[

@@ -77,6 +77,69 @@ fn match_against_the_brain_program() {
     assert!(json.contains("\"rule\":\"exactly-five\""), "{json}");
 }
 
+/// With a node budget the games are the same at any number of threads (on the clock, two
+/// games at once on a busy machine would play other moves); external brains cannot count
+/// nodes, and a budget is either nodes or time.
+#[test]
+fn a_node_budget_replays_a_match() {
+    let games = |threads: &str| {
+        let args = format!(
+            "gomoku match alphabeta bestfirst --games 4 --nodes 4000 --size 9 --memory-mb 4 \
+             --json --boards --threads {threads}"
+        );
+        let out = gameai(&words(&args), b"");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(stdout.contains(", 4000 nodes a move, 9x9"), "{stdout}");
+        let json = stdout.lines().last().unwrap().to_string();
+        assert!(
+            json.contains("\"time_ms\":null,\"nodes\":[4000,4000],"),
+            "{json}"
+        );
+        // Games finish in any order; the boards and results, not the times, must agree.
+        let mut blocks: Vec<String> = stdout
+            .split("\ngame ")
+            .skip(1)
+            .map(|b| b.split("\n\n").next().unwrap().to_string())
+            .collect();
+        blocks.sort();
+        (blocks, json_number(&json, "a_points"))
+    };
+    let one = games("1");
+    assert_eq!(one.0.len(), 4);
+    assert_eq!(games("2"), one);
+    // Each engine its own budget.
+    let out = gameai(
+        &words("gomoku match alphabeta bestfirst --games 2 --nodes 3000,9000 --size 9 --json"),
+        b"",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("A 3000 nodes, B 9000 nodes a move"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\"nodes\":[3000,9000],"), "{stdout}");
+    fails_with(&[
+        (
+            "gomoku match alphabeta bestfirst --nodes 3000,x",
+            "expected a number of nodes, or two separated by a comma",
+        ),
+        (
+            "gomoku match cmd:true bestfirst --nodes 100",
+            "--nodes needs built-in engines: cmd:true is an external brain",
+        ),
+        (
+            "gomoku play --engine cmd:true --nodes 100",
+            "cmd:true is an external brain",
+        ),
+        (
+            "gomoku match alphabeta bestfirst --nodes 100 --time-ms 5",
+            "cannot be used with",
+        ),
+    ]);
+}
+
 #[test]
 fn an_external_brain_that_fails_forfeits() {
     // `true` exits at once: it never answers, so every game is lost by forfeit.

@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 use search_core::best_first::{BestFirst, BestFirstConfig, BestFirstResult, Policy};
 use search_core::{Evaluate, Game, Limits, Outcome};
 
-use crate::{Board, Engine, GomokuError, Move, Rule};
+use crate::{Board, Budget, Engine, GomokuError, Move, Rule};
 
 /// Wall cells around the arena board: line windows look four cells each way, win checks five.
 const PAD: usize = 5;
@@ -591,17 +591,31 @@ impl Engine for BestFirstEngine {
     }
 
     fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
+        self.choose_move_within(board, Budget::Time(time))
+    }
+
+    /// With a node budget, the tree grows by about that many nodes (one expansion more at
+    /// most), the nodes kept from the previous move not counted.
+    fn choose_move_within(&mut self, board: &Board, budget: Budget) -> Result<Move, GomokuError> {
         if board.is_over() {
             return Err(GomokuError::GameOver);
         }
         let start = Instant::now();
         self.prepare_tree(board);
         let mut position = ArenaPosition::from_board(board);
-        // The search checks the clock once an expansion; keep a tenth back for the last one,
-        // for returning the answer and for a busy machine's scheduling.
-        let margin = (time / 10).max(Duration::from_millis(2));
-        let budget = time.saturating_sub(margin).saturating_sub(start.elapsed());
-        let result = self.search.grow(&mut position, &Limits::time(budget));
+        let limits = match budget {
+            Budget::Time(time) => {
+                // The search checks the clock once an expansion; keep a tenth back for the
+                // last one, for returning the answer and for a busy machine's scheduling.
+                let margin = (time / 10).max(Duration::from_millis(2));
+                Limits::time(time.saturating_sub(margin).saturating_sub(start.elapsed()))
+            }
+            Budget::Nodes(nodes) => Limits {
+                nodes: Some(nodes),
+                ..Limits::default()
+            },
+        };
+        let result = self.search.grow(&mut position, &limits);
         // What the search may have had no time to see, it plays all the same.
         let chosen = forced_move(board)
             .or(result.best_move.filter(|&m| board.is_legal(m)))
@@ -623,6 +637,39 @@ fn forced_move(board: &Board) -> Option<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A node budget grows the tree by that many nodes (and at most one expansion more),
+    /// whatever the clock says, so that games replay: two engines play the same moves.
+    #[test]
+    fn a_node_budget_replays_exactly() {
+        let mut board = Board::new(11, Rule::Freestyle).unwrap();
+        board.play(Move::new(5, 5)).unwrap();
+        let config = BestFirstConfig {
+            memory_bytes: 4 << 20,
+            policy: Policy::ScoreMinusVisits { visit_weight: 8 },
+        };
+        let mut engines = [
+            BestFirstEngine::with_config(config),
+            BestFirstEngine::with_config(config),
+        ];
+        let budget = Budget::Nodes(2000);
+        let mut lines = [Vec::new(), Vec::new()];
+        for (e, line) in engines.iter_mut().zip(&mut lines) {
+            let mut b = board.clone();
+            for _ in 0..10 {
+                let m = e.choose_move_within(&b, budget).unwrap();
+                let grown = e.last_search().unwrap().stats.nodes;
+                // 121 cells: no expansion adds more children than that.
+                assert!((2000..2000 + 121).contains(&grown), "{grown}");
+                b.play(m).unwrap();
+                line.push(m);
+                if b.is_over() {
+                    break;
+                }
+            }
+        }
+        assert_eq!(lines[0], lines[1]);
+    }
 
     /// With no time to search, a five is still made and a single four still blocked, even
     /// where the evaluation prefers an attack (an open four and an open three at 7,10).

@@ -8,6 +8,46 @@ use crate::search::SearchGame;
 use crate::threat::{ThreatLimits, ThreatSolver};
 use crate::{Board, GomokuError, Move, Position, Threat};
 
+/// How much an engine may spend on one move.
+///
+/// A time budget is what a tournament gives; a node budget makes a game replayable: the same
+/// engine, in the same state (its tables remember earlier moves of the game), given the same
+/// board and the same number of nodes, chooses the same move on any machine, under any load
+/// and beside any number of other games, where the clock would let the machine's speed
+/// decide. A node budget bounds the work, not the time it takes.
+///
+/// ```
+/// use std::time::Duration;
+/// use gomoku::{AlphaBetaEngine, Board, Budget, Engine, Move, Rule};
+/// let mut board = Board::new(9, Rule::Freestyle)?;
+/// board.play(Move::new(4, 4))?;
+/// let mut first = AlphaBetaEngine::with_memo_bytes(1 << 20);
+/// let mut second = AlphaBetaEngine::with_memo_bytes(1 << 20);
+/// let a = first.choose_move_within(&board, Budget::Nodes(20_000))?;
+/// let b = second.choose_move_within(&board, Budget::Nodes(20_000))?;
+/// assert_eq!(a, b);
+/// // A duration is a time budget.
+/// assert_eq!(Budget::from(Duration::from_millis(5)), Budget::Time(Duration::from_millis(5)));
+/// # Ok::<(), gomoku::GomokuError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// Wall-clock time, as in [`Engine::choose_move`].
+    Time(Duration),
+    /// Search nodes, whatever the clock says. [`AlphaBetaEngine`] shares them between its
+    /// threat searches and alpha-beta as it shares its time;
+    /// [`BestFirstEngine`](crate::BestFirstEngine) counts tree nodes. Searches check the
+    /// count every few hundred nodes, so a budget of a few hundred is exceeded by about that
+    /// much.
+    Nodes(u64),
+}
+
+impl From<Duration> for Budget {
+    fn from(time: Duration) -> Budget {
+        Budget::Time(time)
+    }
+}
+
 /// A Gomoku player.
 pub trait Engine: Send {
     /// A short name for reports.
@@ -29,6 +69,21 @@ pub trait Engine: Send {
     /// # Errors
     /// [`GomokuError::GameOver`] if the game is over.
     fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError>;
+
+    /// A legal move for the side to move on `board` (which is not over), within `budget`.
+    ///
+    /// The provided method answers a time budget with [`Engine::choose_move`] and refuses a
+    /// node budget: an engine that counts its work overrides it, as both built-in engines do.
+    ///
+    /// # Errors
+    /// [`GomokuError::GameOver`] if the game is over; [`GomokuError::NodesUnsupported`] for a
+    /// node budget given to an engine that cannot keep one (an external brain).
+    fn choose_move_within(&mut self, board: &Board, budget: Budget) -> Result<Move, GomokuError> {
+        match budget {
+            Budget::Time(time) => self.choose_move(board, time),
+            Budget::Nodes(_) => Err(GomokuError::NodesUnsupported(self.name().to_string())),
+        }
+    }
 }
 
 /// A boxed engine is an engine: programs that pick their engine at run time hold a
@@ -42,6 +97,9 @@ impl<E: Engine + ?Sized> Engine for Box<E> {
     }
     fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
         (**self).choose_move(board, time)
+    }
+    fn choose_move_within(&mut self, board: &Board, budget: Budget) -> Result<Move, GomokuError> {
+        (**self).choose_move_within(board, budget)
     }
 }
 
@@ -120,6 +178,59 @@ fn hard_limit(time: Duration) -> Duration {
 /// iteration started later would rarely finish before the hard limit.
 fn soft_limit(time: Duration) -> Duration {
     time * 11 / 20
+}
+
+/// What one move may spend, for sharing it between the phases of the search.
+#[derive(Debug, Clone, Copy)]
+enum Plan {
+    /// The move started at `start`; the searches stop at `deadline` (the hard limit), and
+    /// `budget` is the time from one to the other.
+    Clock {
+        start: Instant,
+        budget: Duration,
+        deadline: Instant,
+    },
+    /// The move may search `total` nodes, threat and alpha-beta nodes together.
+    Nodes { total: u64 },
+}
+
+impl Plan {
+    /// The limits of a threat search that may take `num / den` of the move, and no more than
+    /// is left of it after `spent` threat nodes.
+    fn threat_share(self, num: u32, den: u32, spent: u64) -> ThreatLimits {
+        match self {
+            Plan::Clock {
+                budget, deadline, ..
+            } => ThreatLimits::time(
+                (budget * num / den).min(deadline.saturating_duration_since(Instant::now())),
+            ),
+            Plan::Nodes { total } => ThreatLimits {
+                nodes: Some(
+                    (total / u64::from(den) * u64::from(num)).min(total.saturating_sub(spent)),
+                ),
+                ..ThreatLimits::default()
+            },
+        }
+    }
+
+    /// What is left, when `spent` threat nodes have been searched, of the part of the move
+    /// that ends at `num / den` of it (the whole move counted from its start); `None` once it
+    /// is used up.
+    fn left_until(self, num: u32, den: u32, spent: u64) -> Option<ThreatLimits> {
+        match self {
+            Plan::Clock { start, budget, .. } => {
+                let left = (start + budget * num / den).saturating_duration_since(Instant::now());
+                (!left.is_zero()).then(|| ThreatLimits::time(left))
+            }
+            Plan::Nodes { total } => {
+                let left = (total / u64::from(den) * u64::from(num)).saturating_sub(spent);
+                (left > 0).then(|| ThreatLimits {
+                    nodes: Some(left),
+                    ..ThreatLimits::default()
+                })
+            }
+        }
+    }
 }
 
 impl AlphaBetaEngine {
@@ -221,9 +332,10 @@ impl AlphaBetaEngine {
 
     /// The candidate moves of `game` after which the opponent has no forced win by continuous
     /// threats (moves that make a four are kept unchecked), or `None` when that restricts
-    /// nothing: no candidate loses, or every candidate loses. When `deadline` comes first, the
-    /// candidates not yet checked are kept unchecked (`None` if none was dropped by then).
-    fn safe_moves(&mut self, game: &mut SearchGame, deadline: Instant) -> Option<Vec<u16>> {
+    /// nothing: no candidate loses, or every candidate loses. The checks may take the move
+    /// up to a third of its plan; once that is used up, the candidates not yet checked are
+    /// kept unchecked (`None` if none was dropped by then).
+    fn safe_moves(&mut self, game: &mut SearchGame, plan: Plan) -> Option<Vec<u16>> {
         let mut cands = Vec::new();
         game.candidates(&mut cands);
         let me = game.pos.side_to_move();
@@ -231,17 +343,16 @@ impl AlphaBetaEngine {
         let mut dropped = false;
         for (i, &(_, q)) in cands.iter().enumerate() {
             let cell = usize::from(q);
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            let Some(limits) = plan.left_until(1, 3, self.info.threat_nodes) else {
                 safe.extend(cands[i..].iter().map(|&(_, c)| c));
                 break;
-            }
+            };
             if game.pos.threat(me, cell) >= Threat::Four {
                 safe.push(q);
                 continue;
             }
             game.pos.play(cell);
-            let loses = self.solver.vct(&mut game.pos, &ThreatLimits::time(left));
+            let loses = self.solver.vct(&mut game.pos, &limits);
             game.pos.take_back();
             self.info.threat_nodes += self.solver.nodes();
             if self.solver.aborted() {
@@ -257,15 +368,16 @@ impl AlphaBetaEngine {
         (dropped && !safe.is_empty()).then_some(safe)
     }
 
-    /// Chooses a move with an explicit alpha-beta depth limit (and the time budget), for tests
-    /// and fixed-depth benchmarks.
+    /// Chooses a move within `budget` (a [`Budget`], or a `Duration` for a time budget) and,
+    /// when `depth` is given, with alpha-beta stopping at that depth, for tests and
+    /// fixed-depth benchmarks.
     ///
     /// # Errors
     /// [`GomokuError::GameOver`] if the game is over.
     pub fn choose_move_limited(
         &mut self,
         board: &Board,
-        time: Duration,
+        budget: impl Into<Budget>,
         depth: Option<u32>,
     ) -> Result<Move, GomokuError> {
         let start = Instant::now();
@@ -279,10 +391,20 @@ impl AlphaBetaEngine {
             self.new_game();
         }
         self.game = game;
-        let time = time.min(LONGEST_WAIT);
-        let budget = hard_limit(time);
-        let deadline = start + budget;
-        let soft_deadline = start + soft_limit(time);
+        let (plan, soft_deadline) = match budget.into() {
+            Budget::Time(time) => {
+                let time = time.min(LONGEST_WAIT);
+                let budget = hard_limit(time);
+                let deadline = start + budget;
+                let plan = Plan::Clock {
+                    start,
+                    budget,
+                    deadline,
+                };
+                (plan, Some(start + soft_limit(time)))
+            }
+            Budget::Nodes(total) => (Plan::Nodes { total }, None),
+        };
         self.info = SearchInfo::default();
         let mut pos = Position::from_board(board);
         let me = pos.side_to_move();
@@ -294,11 +416,9 @@ impl AlphaBetaEngine {
             return Ok(self.finish(start, reason, &pos, q));
         }
         // 3. Own forced win by continuous fours.
-        let vcf_budget = budget / 8;
-        let line = self.solver.vcf(
-            &mut pos,
-            &ThreatLimits::time(vcf_budget.min(deadline.saturating_duration_since(Instant::now()))),
-        );
+        let line = self
+            .solver
+            .vcf(&mut pos, &plan.threat_share(1, 8, self.info.threat_nodes));
         self.info.threat_nodes += self.solver.nodes();
         if let Some(line) = line
             && let Some(&first) = line.first()
@@ -309,7 +429,7 @@ impl AlphaBetaEngine {
         // 4. The opponent's threats: restrict the root to the moves that may defend.
         let mut root: Option<Vec<u16>> = None;
         if pos.five_cells(op) == 0 {
-            let t = ThreatLimits::time(budget / 8);
+            let t = plan.threat_share(1, 8, self.info.threat_nodes);
             if let Some(defences) = self.solver.defences(&mut pos, &t) {
                 root = Some(defences.iter().map(|&c| c as u16).collect());
             }
@@ -317,7 +437,7 @@ impl AlphaBetaEngine {
         }
         // 5. Own forced win by continuous threats, when not under threat.
         if root.is_none() && pos.five_cells(op) == 0 {
-            let t = ThreatLimits::time(budget / 6);
+            let t = plan.threat_share(1, 6, self.info.threat_nodes);
             let line = self.solver.vct(&mut pos, &t);
             self.info.threat_nodes += self.solver.nodes();
             if let Some(line) = line
@@ -329,7 +449,7 @@ impl AlphaBetaEngine {
             // 6. The opponent's threat by continuous threats: keep to the moves that stop it.
             let t = ThreatLimits {
                 vct_depth: 3,
-                ..ThreatLimits::time(budget / 6)
+                ..plan.threat_share(1, 6, self.info.threat_nodes)
             };
             if let Some(defences) = self.solver.vct_defences(&mut pos, &t) {
                 root = Some(defences.iter().map(|&c| c as u16).collect());
@@ -343,11 +463,11 @@ impl AlphaBetaEngine {
         // 6b. In a quiet position, drop the candidate moves after which the opponent has a
         // forced win by continuous threats: alpha-beta's horizon is too short to see most of
         // them, and they decide most lost games.
-        if root.is_none() && game.pos.five_cells(op) == 0 {
-            let filter_deadline = start + budget / 3;
-            if let Some(safe) = self.safe_moves(&mut game, filter_deadline) {
-                root = Some(safe);
-            }
+        if root.is_none()
+            && game.pos.five_cells(op) == 0
+            && let Some(safe) = self.safe_moves(&mut game, plan)
+        {
+            root = Some(safe);
         }
         if let Some(r) = root {
             if r.len() == 1 {
@@ -359,12 +479,24 @@ impl AlphaBetaEngine {
             }
         }
         let now = Instant::now();
-        let remaining = deadline.saturating_duration_since(now);
-        let limits = Limits {
-            depth,
-            time: Some(remaining.max(Duration::from_millis(1))),
-            soft_time: Some(soft_deadline.saturating_duration_since(now)),
-            ..Limits::default()
+        let limits = match plan {
+            Plan::Clock { deadline, .. } => Limits {
+                depth,
+                time: Some(
+                    deadline
+                        .saturating_duration_since(now)
+                        .max(Duration::from_millis(1)),
+                ),
+                soft_time: soft_deadline.map(|d| d.saturating_duration_since(now)),
+                ..Limits::default()
+            },
+            // Alpha-beta has what the threat searches left, and at least one node (a
+            // search checks its count every few hundred nodes, so it gets that many).
+            Plan::Nodes { total } => Limits {
+                depth,
+                nodes: Some(total.saturating_sub(self.info.threat_nodes).max(1)),
+                ..Limits::default()
+            },
         };
         let r = self.searcher.search(&mut game, &limits);
         self.info.depth = r.depth;
@@ -406,10 +538,14 @@ impl Engine for AlphaBetaEngine {
     fn choose_move(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
         self.choose_move_limited(board, time, None)
     }
+
+    fn choose_move_within(&mut self, board: &Board, budget: Budget) -> Result<Move, GomokuError> {
+        self.choose_move_limited(board, budget, None)
+    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Rule;
 
@@ -432,6 +568,101 @@ mod tests {
             soft_limit(Duration::from_millis(200)),
             Duration::from_millis(110)
         );
+    }
+
+    /// Plays the first empty cell, row by row: an engine that only times itself.
+    pub(crate) struct FirstEmpty;
+
+    impl Engine for FirstEmpty {
+        fn name(&self) -> &str {
+            "first-empty"
+        }
+        fn choose_move(&mut self, board: &Board, _: Duration) -> Result<Move, GomokuError> {
+            board
+                .empty_cells()
+                .first()
+                .copied()
+                .ok_or(GomokuError::GameOver)
+        }
+    }
+
+    /// Plays up to `moves` moves from `board` with `engine` on `budget` each (fewer if the
+    /// game ends), and returns them.
+    fn node_game(
+        engine: &mut dyn Engine,
+        mut board: Board,
+        moves: usize,
+        budget: Budget,
+    ) -> Vec<Move> {
+        let mut played = Vec::new();
+        for _ in 0..moves {
+            if board.is_over() {
+                break;
+            }
+            let m = engine.choose_move_within(&board, budget).unwrap();
+            board.play(m).unwrap();
+            played.push(m);
+        }
+        played
+    }
+
+    /// A node budget gives the same game every time, whatever the machine is doing: the
+    /// same moves from fresh engines, and within one move the same node counts. The count
+    /// stays near the budget (the searches check it every 256 nodes).
+    #[test]
+    fn a_node_budget_replays_exactly() {
+        let start = board(&[(7, 7), (8, 8), (8, 6)]);
+        let budget = Budget::Nodes(30_000);
+        let mut first = AlphaBetaEngine::with_memo_bytes(1 << 20);
+        let mut second = AlphaBetaEngine::with_memo_bytes(1 << 20);
+        let a = node_game(&mut first, start.clone(), 12, budget);
+        // The second engine's moves take a while longer: the clock does not matter.
+        let mut b = Vec::new();
+        let mut pos = start.clone();
+        for _ in 0..a.len() {
+            std::thread::sleep(Duration::from_millis(2));
+            let m = second.choose_move_within(&pos, budget).unwrap();
+            pos.play(m).unwrap();
+            b.push(m);
+        }
+        assert_eq!(a, b);
+        // One move: the same counts, within the budget and its checks.
+        let mut one = AlphaBetaEngine::with_memo_bytes(1 << 20);
+        let mut two = AlphaBetaEngine::with_memo_bytes(1 << 20);
+        let quiet = board(&[(7, 7), (8, 8), (8, 6), (6, 8), (9, 7)]);
+        let m = one.choose_move_limited(&quiet, budget, None).unwrap();
+        assert_eq!(two.choose_move_limited(&quiet, budget, None).unwrap(), m);
+        let (i, j) = (one.last_info(), two.last_info());
+        assert_eq!(
+            (i.reason, i.nodes, i.threat_nodes),
+            (j.reason, j.nodes, j.threat_nodes)
+        );
+        assert_eq!(i.reason, "alpha-beta");
+        assert!(i.nodes > 0 && i.threat_nodes > 0, "{i:?}");
+        assert!(i.nodes + i.threat_nodes < 30_000 + 64 * 256, "{i:?}");
+        // More nodes, a deeper search.
+        let mut deep = AlphaBetaEngine::with_memo_bytes(1 << 20);
+        deep.choose_move_within(&quiet, Budget::Nodes(300_000))
+            .unwrap();
+        assert!(
+            deep.last_info().depth > i.depth,
+            "{:?} {i:?}",
+            deep.last_info()
+        );
+    }
+
+    /// An engine that keeps only to time refuses a node budget by default, and takes a time
+    /// budget as its `choose_move` does.
+    #[test]
+    fn engines_that_only_time_themselves_refuse_node_budgets() {
+        let b = board(&[(7, 7)]);
+        let mut e: Box<dyn Engine> = Box::new(FirstEmpty);
+        assert_eq!(
+            e.choose_move_within(&b, Budget::Nodes(10)),
+            Err(GomokuError::NodesUnsupported("first-empty".into()))
+        );
+        let time = Budget::Time(Duration::from_millis(1));
+        assert_eq!(e.choose_move_within(&b, time), Ok(Move::new(0, 0)));
     }
 
     /// The moves that need no search say why they were chosen: a five, the block of a
@@ -495,8 +726,7 @@ mod tests {
                 continue;
             }
             let mut game = SearchGame::new(pos);
-            let far = Instant::now() + Duration::from_secs(60);
-            let got = e.safe_moves(&mut game, far);
+            let got = e.safe_moves(&mut game, Plan::Nodes { total: u64::MAX });
             let mut cands = Vec::new();
             game.candidates(&mut cands);
             let mut safe = Vec::new();

@@ -42,6 +42,10 @@ pub enum GomokuError {
     /// A rule's name that is not one ([`Rule`](crate::Rule)'s `FromStr`).
     #[error("unknown rule {0:?} (freestyle or exactly-five)")]
     UnknownRule(String),
+    /// A node budget given to an engine that keeps to time budgets only (an external brain:
+    /// see [`Budget`](crate::Budget)).
+    #[error("the {0} engine cannot keep to a node budget: give it a time budget")]
+    NodesUnsupported(String),
     /// Stones that no game reaches ([`Board::from_stones`](crate::Board::from_stones)): more
     /// white stones than black, or two or more black.
     #[error(

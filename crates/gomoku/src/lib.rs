@@ -15,7 +15,8 @@
 //!   [`ExternalEngine`](protocol::ExternalEngine) to play external brains.
 //! - [`Engine`] and the main engine [`AlphaBetaEngine`]: threat search first, then
 //!   search-core's alpha-beta over [`SearchGame`] (threat-first move ordering, pattern
-//!   evaluation), under a strict time budget.
+//!   evaluation), under a strict time budget, or a node budget ([`Budget`]) for games that
+//!   replay exactly on any machine.
 //!
 //! # Example
 //!
@@ -47,7 +48,7 @@ mod threat;
 
 pub use best_first_engine::BestFirstEngine;
 pub use board::{Board, Geometry, MAX_SIZE, MIN_SIZE, Move, PAD, Rule, Stone};
-pub use engine::{AlphaBetaEngine, Engine, SearchInfo};
+pub use engine::{AlphaBetaEngine, Budget, Engine, SearchInfo};
 pub use error::GomokuError;
 pub use pattern::Pattern;
 pub use position::{Position, Threat, combine};

@@ -1566,20 +1566,7 @@ mod tests {
         assert_eq!(b.time_control().spent, 0);
     }
 
-    /// Plays the first empty cell, row by row.
-    struct FirstEmpty;
-    impl Engine for FirstEmpty {
-        fn name(&self) -> &str {
-            "first-empty"
-        }
-        fn choose_move(&mut self, board: &Board, _: Duration) -> Result<Move, GomokuError> {
-            board
-                .empty_cells()
-                .first()
-                .copied()
-                .ok_or(GomokuError::GameOver)
-        }
-    }
+    use crate::engine::tests::FirstEmpty;
 
     fn say<E: Engine>(brain: &mut Brain<E>, line: &str) -> Vec<String> {
         brain.handle_line(line).lines

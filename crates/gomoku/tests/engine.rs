@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use gomoku::{
-    AlphaBetaEngine, Board, Engine, Move, Position, Rule, Stone, ThreatLimits, ThreatSolver,
+    AlphaBetaEngine, Board, Budget, Engine, Move, Position, Rule, Stone, ThreatLimits, ThreatSolver,
 };
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -119,7 +119,8 @@ fn plays_a_forced_win_by_fours() {
         } else {
             &mut defender
         };
-        let m = e.choose_move(&board, Duration::from_millis(100)).unwrap();
+        // On node budgets, so that the game is the same on a slow or busy machine.
+        let m = e.choose_move_within(&board, Budget::Nodes(20_000)).unwrap();
         board.play(m).unwrap();
     }
     assert_eq!(board.winner(), Some(me), "\n{board}");
@@ -136,7 +137,7 @@ fn defends_against_an_open_three() {
     assert_eq!(board.side_to_move(), Stone::Black);
     let mut engine = AlphaBetaEngine::with_memo_bytes(1 << 20);
     let m = engine
-        .choose_move(&board, Duration::from_millis(200))
+        .choose_move_within(&board, Budget::Nodes(20_000))
         .unwrap();
     board.play(m).unwrap();
     let mut pos = Position::from_board(&board);
@@ -173,7 +174,7 @@ fn defends_against_a_double_three_threat() {
     );
     let mut engine = AlphaBetaEngine::with_memo_bytes(1 << 20);
     let m = engine
-        .choose_move(&board, Duration::from_millis(1000))
+        .choose_move_within(&board, Budget::Nodes(50_000))
         .unwrap();
     board.play(m).unwrap();
     let mut pos = Position::from_board(&board);
