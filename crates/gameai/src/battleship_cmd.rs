@@ -663,6 +663,13 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     // A file that cannot be written is refused before the work (which may take seconds).
     crate::check_not_input(&a.svg, &a.file)?;
     crate::check_output(&a.svg)?;
+    if a.rules.salvo != 1 {
+        return Err(CliError(
+            "--salvo applies to `battleship eval`: how many shots a turn has does not change \
+             a position's probabilities"
+                .into(),
+        ));
+    }
     let pos = crate::parse_file(&a.file, text::read)?;
     let mut rules = a.rules.rules()?;
     // The position's board, as its view has it.

@@ -288,6 +288,8 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     assert_failed(&out, "mark those cells as hits");
     let out = show("...\n.x.\n...\n", "--exact-nodes 0 --sweeps 0");
     assert_failed(&out, "must be at least 1");
+    let out = show("...\n.x.\n...\n", "--salvo 3");
+    assert_failed(&out, "--salvo applies to `battleship eval`");
     // Options that apply to other shooters only.
     fails_with(&[
         (
