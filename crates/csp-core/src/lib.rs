@@ -146,9 +146,10 @@ pub enum CspError {
 ///
 /// Two parts of the work are outside the budget, as they are not search: combining the
 /// components through a global total, whose cost grows with the square of the number of
-/// components (thousands of small components, each of which may hold several numbers of
-/// trues, take seconds to hours), and the binomial coefficients of the variables no
-/// constraint names, whose cost grows with their number (millions of them take hours).
+/// components (when many of them may each hold several numbers of trues), and the binomial
+/// coefficients of the variables no constraint names, whose cost grows with their number
+/// and with the size of the numbers (millions of free variables make numbers of millions of
+/// bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     /// Maximum number of search nodes (box assignments tried) per component; exceeding it makes

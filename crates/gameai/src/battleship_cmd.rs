@@ -41,9 +41,6 @@ struct RuleArgs {
     /// What the defender reveals: standard, bare, hit-names-ship or sunk-reveals-cells.
     #[arg(long, default_value = "standard")]
     feedback: String,
-    /// Shots per turn (salvo).
-    #[arg(long, default_value_t = 1)]
-    salvo: usize,
     /// The fleet as ship lengths, comma-separated (ships named S0, S1, ...), instead of the
     /// standard Carrier 5, Battleship 4, Destroyer 3, Submarine 3, Patrol Boat 2; e.g.
     /// `4,3,3,2,2,2,1,1,1,1`.
@@ -70,7 +67,6 @@ impl RuleArgs {
             };
         }
         r.feedback = self.feedback.parse()?;
-        r.salvo = self.salvo;
         Ok(r)
     }
 }
@@ -115,6 +111,9 @@ struct EvalArgs {
     shooter: String,
     #[command(flatten)]
     rules: RuleArgs,
+    /// Shots per turn (salvo).
+    #[arg(long, default_value_t = 1)]
+    salvo: usize,
     /// Board size `WxH` (at most 128 cells).
     #[arg(long, default_value = "10x10")]
     board: String,
@@ -467,6 +466,7 @@ impl Tuned {
 fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut rules = a.rules.rules()?;
     (rules.width, rules.height) = board_size(&a.board)?;
+    rules.salvo = a.salvo;
     let geo = Geometry::new(&rules)?;
     let kind: ShooterKind = a.shooter.parse()?;
     let placer: Placer = a.placer.parse()?;
@@ -663,13 +663,6 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     // A file that cannot be written is refused before the work (which may take seconds).
     crate::check_not_input(&a.svg, &a.file)?;
     crate::check_output(&a.svg)?;
-    if a.rules.salvo != 1 {
-        return Err(CliError(
-            "--salvo applies to `battleship eval`: how many shots a turn has does not change \
-             a position's probabilities"
-                .into(),
-        ));
-    }
     let pos = crate::parse_file(&a.file, text::read)?;
     let mut rules = a.rules.rules()?;
     // The position's board, as its view has it.
@@ -1023,7 +1016,6 @@ mod tests {
         let args = RuleArgs {
             rules: "no-touch".into(),
             feedback: "standard".into(),
-            salvo: 1,
             fleet: Some("3, 2".into()),
         };
         let r = args.rules().unwrap();

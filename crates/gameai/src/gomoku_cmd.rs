@@ -49,7 +49,7 @@ struct PlayArgs {
     time_ms: u64,
     /// Search nodes per move instead of time: the engine then plays the same moves on any
     /// machine (built-in engines only).
-    #[arg(long, conflicts_with = "time_ms")]
+    #[arg(long, conflicts_with = "time_ms", value_parser = crate::parallel::at_least_one::<u64>)]
     nodes: Option<u64>,
     #[command(flatten)]
     game: GameArgs,
@@ -133,10 +133,12 @@ fn budget(nodes: Option<u64>, time_ms: u64, specs: &[&str]) -> Result<Budget, Cl
 
 /// Reads `--nodes` of a match: `N` for both engines, or `A,B`.
 fn node_pair(s: &str) -> Result<[u64; 2], String> {
-    let number = |t: &str| {
-        t.trim().parse::<u64>().map_err(|_| {
-            format!("expected a number of nodes, or two separated by a comma (A's,B's): {s:?}")
-        })
+    let number = |t: &str| match t.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "expected a number of nodes (at least 1), or two separated by a comma (A's,B's): \
+             {s:?}"
+        )),
     };
     match s.split_once(',') {
         None => number(s).map(|n| [n, n]),
@@ -157,7 +159,7 @@ fn match_budgets(args: &MatchArgs) -> Result<[Budget; 2], CliError> {
 fn budget_name(budget: Budget) -> String {
     match budget {
         Budget::Time(t) => format!("{} ms", t.as_millis()),
-        Budget::Nodes(n) => plural(usize::try_from(n).unwrap_or(usize::MAX), "node"),
+        Budget::Nodes(n) => plural(thousands(n), "node"),
     }
 }
 

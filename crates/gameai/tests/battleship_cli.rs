@@ -289,7 +289,7 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     let out = show("...\n.x.\n...\n", "--exact-nodes 0 --sweeps 0");
     assert_failed(&out, "must be at least 1");
     let out = show("...\n.x.\n...\n", "--salvo 3");
-    assert_failed(&out, "--salvo applies to `battleship eval`");
+    assert_failed(&out, "unexpected argument '--salvo'");
     // Options that apply to other shooters only.
     fails_with(&[
         (

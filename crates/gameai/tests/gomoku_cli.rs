@@ -90,7 +90,7 @@ fn a_node_budget_replays_a_match() {
         let out = gameai(&words(&args), b"");
         assert!(out.status.success(), "{}", text(&out.stderr));
         let stdout = text(&out.stdout);
-        assert!(stdout.contains(", 4000 nodes a move, 9x9"), "{stdout}");
+        assert!(stdout.contains(", 4,000 nodes a move, 9x9"), "{stdout}");
         let json = stdout.lines().last().unwrap().to_string();
         assert!(
             json.contains("\"time_ms\":null,\"nodes\":[4000,4000],"),
@@ -116,15 +116,20 @@ fn a_node_budget_replays_a_match() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("A 3000 nodes, B 9000 nodes a move"),
+        stdout.contains("A 3,000 nodes, B 9,000 nodes a move"),
         "{stdout}"
     );
     assert!(stdout.contains("\"nodes\":[3000,9000],"), "{stdout}");
     fails_with(&[
         (
             "gomoku match alphabeta bestfirst --nodes 3000,x",
-            "expected a number of nodes, or two separated by a comma",
+            "expected a number of nodes (at least 1), or two separated by a comma",
         ),
+        (
+            "gomoku match alphabeta bestfirst --nodes 0",
+            "expected a number of nodes (at least 1)",
+        ),
+        ("gomoku play --nodes 0", "--nodes"),
         (
             "gomoku match cmd:true bestfirst --nodes 100",
             "--nodes needs built-in engines: cmd:true is an external brain",
