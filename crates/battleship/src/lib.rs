@@ -121,3 +121,8 @@ pub enum Error {
     #[error("constraint engine: {0}")]
     Csp(#[from] csp_core::CspError),
 }
+
+/// This crate's README: its examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

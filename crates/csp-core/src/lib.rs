@@ -280,3 +280,8 @@ impl BoolCsp {
             .is_none_or(|t| assignment.iter().filter(|&&b| b).count() == t as usize)
     }
 }
+
+/// This crate's README: its examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

@@ -57,3 +57,8 @@ pub use search::SearchGame;
 /// `best_first::BestFirstConfig`, `Score`) need no dependency of their own.
 pub use search_core;
 pub use threat::{ThreatLimits, ThreatSolver};
+
+/// This crate's README: its examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::game::{generate_moves, merge_classes};
-use crate::{Bound, Evaluate, Keyed, MemoTable, Score, Stats};
+use crate::{Bound, Evaluate, Keyed, MemoTable, Outcome, Score, Stats};
 
 /// Fail-soft alpha-beta to `depth` plies, with the game's own move ordering and no memo.
 ///
@@ -168,6 +168,10 @@ pub struct SearchResult<M> {
     /// the first iteration, a root move that beat the first one searched). When no
     /// iteration finished and no such move was found (a limit before the first, or a depth
     /// limit of 0), it is [`Score::DRAW`] and says nothing.
+    ///
+    /// A proven win or loss holds whatever `exact` says. Its distance is the game's when
+    /// `exact` is set; otherwise it may rest on table entries that earlier searches left at
+    /// other depths, and be a few plies off.
     pub score: Score,
     /// Depth of the last finished iteration (0 if none finished).
     pub depth: u32,
@@ -187,6 +191,19 @@ pub struct SearchResult<M> {
     pub stats: Stats,
     /// Wall time spent.
     pub elapsed: Duration,
+}
+
+impl<M> SearchResult<M> {
+    /// The game's outcome for the side to move, where the search proved it: a proven win or
+    /// loss, or a draw when the result is [`exact`](SearchResult::exact). (A score of 0 is
+    /// a draw only then: [`Score::proven_outcome`] leaves it out.)
+    #[must_use]
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self.score.proven_outcome() {
+            Some(o) => Some(o),
+            None => self.exact.then_some(Outcome::Draw),
+        }
+    }
 }
 
 /// Options of a [`Searcher`].
@@ -316,6 +333,7 @@ impl Tuning {
 /// assert!(r.exact);
 /// assert_eq!(r.best_move, Some(2));
 /// assert_eq!(r.score.to_string(), "win in 5"); // 10 -> 8 -> .. -> 0 in five plies
+/// assert_eq!(r.outcome(), Some(Outcome::Win));
 /// ```
 #[derive(Debug)]
 pub struct Searcher<G: Keyed + Evaluate> {
@@ -567,9 +585,12 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             };
             moves.clear();
             game.generate_moves(&mut moves);
-            if !moves.contains(&best) {
+            // The generated move, not the stored one: moves that compare equal may differ in
+            // what they carry for `undo` (the stored one may be another position's, under a
+            // key shared by symmetry).
+            let Some(best) = moves.iter().find(|m| **m == best).cloned() else {
                 break;
-            }
+            };
             game.play(&best);
             match exact(game) {
                 // The move leaves another value: the entry was stored by another position
@@ -1592,6 +1613,151 @@ mod tests {
             }
         }
         assert!(extended > 5, "{extended}");
+    }
+
+    /// `Row` with moves that carry the position they were generated in (as moves carry
+    /// what `undo` needs, such as the stones a move flips), compared by their cell alone.
+    #[derive(Clone)]
+    struct CarryRow(Row);
+
+    #[derive(Debug, Clone)]
+    struct CarryMove {
+        cell: u32,
+        before: u32,
+    }
+
+    impl PartialEq for CarryMove {
+        fn eq(&self, other: &CarryMove) -> bool {
+            self.cell == other.cell
+        }
+    }
+
+    impl Game for CarryRow {
+        type Move = CarryMove;
+        fn generate_moves(&self, moves: &mut Vec<CarryMove>) {
+            let mut cells = Vec::new();
+            self.0.generate_moves(&mut cells);
+            let before = self.0.stones;
+            moves.extend(cells.into_iter().map(|cell| CarryMove { cell, before }));
+        }
+        fn play(&mut self, mv: &CarryMove) {
+            self.0.play(&mv.cell);
+        }
+        fn undo(&mut self, mv: &CarryMove) {
+            self.0.stones = mv.before;
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            self.0.outcome()
+        }
+    }
+
+    impl Keyed for CarryRow {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.0.key()
+        }
+    }
+
+    impl Evaluate for CarryRow {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// The line of play is made of the moves generated for its positions, not of moves the
+    /// table remembers from a mirror image (equal by `==`, but carrying the other position):
+    /// played and taken back, those would leave the game changed.
+    #[test]
+    fn the_line_is_made_of_generated_moves() {
+        let mut foreign = 0;
+        for cells in 6..=14 {
+            let mut s = Searcher::<CarryRow>::new(SearchConfig::default());
+            for stones in (0..cells).flat_map(|a| (a + 2..cells).map(move |b| 1u32 << a | 1 << b)) {
+                let mut g = CarryRow(Row { cells, stones });
+                if g.outcome().is_some() {
+                    continue;
+                }
+                // One searcher for every position: the table holds mirror images' moves.
+                let r = s.search(&mut g, &Limits::default());
+                assert_eq!(g.0.stones, stones, "{cells} {stones:b}: the game changed");
+                for mv in &r.pv {
+                    let mut moves = Vec::new();
+                    g.generate_moves(&mut moves);
+                    assert!(moves.contains(mv), "{cells} {stones:b}: {r:?}");
+                    foreign += usize::from(mv.before != g.0.stones);
+                    g.play(mv);
+                }
+                for mv in r.pv.iter().rev() {
+                    g.undo(mv);
+                }
+            }
+        }
+        assert_eq!(foreign, 0, "moves of another position in the lines");
+    }
+
+    /// `outcome` is what the search proved: a win or loss (also short of an exact result,
+    /// and for a selective game), a draw only for an exact result, nothing for a heuristic
+    /// value; and so for best-first results.
+    #[test]
+    fn the_outcome_is_what_was_proven() {
+        let take = |left, only_ones, admits| Take {
+            left,
+            only_ones,
+            admits,
+        };
+        let mut s = Searcher::<Take>::new(SearchConfig::default());
+        // 9 stones: the mover takes to a multiple of 3 and wins; 9 is lost.
+        let r = s.search(&mut take(10, false, false), &Limits::default());
+        assert_eq!((r.exact, r.outcome()), (true, Some(Outcome::Win)));
+        let r = s.search(&mut take(9, false, false), &Limits::default());
+        assert_eq!((r.exact, r.outcome()), (true, Some(Outcome::Loss)));
+        s.clear_memo();
+        let r = s.search(&mut take(40, false, false), &Limits::depth(3));
+        assert_eq!((r.exact, r.outcome()), (false, None));
+        // Taking one at a time from 4, admitted to leave out moves: the loss is proven
+        // (every line ends), the result not exact.
+        let r = s.search(&mut take(4, true, true), &Limits::default());
+        assert_eq!((r.exact, r.outcome()), (false, Some(Outcome::Loss)));
+        let mut bf = crate::best_first::BestFirst::new(crate::best_first::BestFirstConfig {
+            memory_bytes: 1 << 20,
+            policy: crate::best_first::Policy::Principal,
+        });
+        let r = bf.search(&mut take(10, false, false), &Limits::default());
+        assert_eq!((r.exact, r.outcome()), (true, Some(Outcome::Win)));
+        let r = bf.search(&mut take(40, false, false), &Limits::nodes(5));
+        assert_eq!((r.exact, r.outcome()), (false, None));
+        // A position with no move and no end is a draw, and exactly so.
+        struct Stuck;
+        impl Game for Stuck {
+            type Move = u32;
+            fn generate_moves(&self, _: &mut Vec<u32>) {}
+            fn play(&mut self, _: &u32) {}
+            fn undo(&mut self, _: &u32) {}
+            fn outcome(&self) -> Option<Outcome> {
+                None
+            }
+        }
+        impl Keyed for Stuck {
+            type Key = u32;
+            fn key(&self) -> u32 {
+                0
+            }
+        }
+        impl Evaluate for Stuck {
+            fn evaluate(&self) -> i32 {
+                7
+            }
+        }
+        let r =
+            Searcher::<Stuck>::new(SearchConfig::default()).search(&mut Stuck, &Limits::default());
+        assert_eq!((r.exact, r.outcome()), (true, Some(Outcome::Draw)));
+        let mut bf =
+            crate::best_first::BestFirst::<Stuck>::new(crate::best_first::BestFirstConfig {
+                memory_bytes: 1 << 20,
+                policy: crate::best_first::Policy::Principal,
+            });
+        let r = bf.search(&mut Stuck, &Limits::default());
+        assert_eq!((r.exact, r.outcome()), (true, Some(Outcome::Draw)));
     }
 
     /// A search to a given depth short of any result has a line of that many moves: the

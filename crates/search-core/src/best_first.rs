@@ -26,7 +26,9 @@
 //! mover, or all children closed); closed nodes are never selected again, and when the root is
 //! closed the search stops. Stopping at the first proven win is what makes best-first search a
 //! good solver, at a price: the distance of a proven win is that of the win found, which may
-//! not be the quickest one (it is never claimed quicker than it is).
+//! not be the quickest one (it is never claimed quicker than it is); and so a proven loss may
+//! come sooner than its distance says (the opponent's wins found need not be the quickest), but
+//! never later.
 //!
 //! A closed node is also *exact* (its outcome is the game's) unless its value rests on moves
 //! left out: where [`Game::is_selective`] says the generated moves are not all that matter, or
@@ -156,7 +158,8 @@ pub struct BestFirstResult<M> {
     /// Whether the outcome of `score` (win, draw or loss) is the game's: every line that
     /// matters reached its end, none through moves the game left out
     /// ([`Game::is_selective`](crate::Game::is_selective)). A proven win's distance is that
-    /// of the win found.
+    /// of the win found, and a proven loss's that of the opponent's wins found: the outcome
+    /// is the game's, the distance need not be.
     pub exact: bool,
     /// Whether a node, time or stop limit ended the search.
     pub stopped: bool,
@@ -172,6 +175,18 @@ pub struct BestFirstResult<M> {
     pub stats: Stats,
     /// Wall time spent.
     pub elapsed: Duration,
+}
+
+impl<M> BestFirstResult<M> {
+    /// The game's outcome for the side to move, where the search proved it: a proven win or
+    /// loss, or a draw when the result is [`exact`](BestFirstResult::exact).
+    #[must_use]
+    pub fn outcome(&self) -> Option<Outcome> {
+        match self.score.proven_outcome() {
+            Some(o) => Some(o),
+            None => self.exact.then_some(Outcome::Draw),
+        }
+    }
 }
 
 /// Set in [`Header::best`] when the node's outcome can no longer change.

@@ -64,6 +64,13 @@ impl Outcome {
 /// ends it. A move that keeps the turn would be scored for the wrong side, without an error.
 pub trait Game {
     /// A move. It should carry whatever `undo` needs to restore the position.
+    ///
+    /// The searches compare moves with `==` to find a remembered move (the table's best
+    /// move, a killer, a move played since the last search) among the moves generated for
+    /// the position at hand, and then play the generated one. An equality that ignores what
+    /// a move carries for `undo` (a square, but not the stones it flips) is therefore fine,
+    /// and lets a killer from a sibling position match; two moves of one position must not
+    /// compare equal unless they are the same move.
     type Move: Clone + PartialEq + Debug;
 
     /// Appends the legal moves of the side to move to `moves` (which the caller has cleared).

@@ -55,3 +55,13 @@ pub use solver::{
     DEFAULT_MEMO_BYTES, Level, MAX_SUGGESTED_MEMO_BYTES, TwoFourSolver, UnknownLevel,
     memo_bytes_for, solve,
 };
+
+/// This crate's README: its examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+
+/// The workspace README (its `twofour` example): its examples run as doctests, so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct WorkspaceReadmeExamples;
