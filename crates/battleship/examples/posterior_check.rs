@@ -15,7 +15,7 @@ fn main() -> Result<(), battleship::Error> {
     let rules = Rules::by_name(args.get(1).map_or("standard", String::as_str))?;
     let games: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3);
     let geo = Geometry::new(&rules)?;
-    let budget = csp_core::Budget {
+    let budget = battleship::csp_core::Budget {
         max_nodes: 20_000_000,
     };
     let config = PosteriorConfig::default();

@@ -155,7 +155,7 @@ fn game(
 /// The lower bound on the misses any strategy expects before its first hit, from `view`
 /// (exact posterior; `None` over its budget).
 fn hunting_bound(view: &View) -> Option<f64> {
-    let budget = csp_core::Budget {
+    let budget = battleship::csp_core::Budget {
         max_nodes: 20_000_000,
     };
     let post = exact_posterior(view, &budget).ok()?;

@@ -115,7 +115,9 @@ pub struct Rules {
     pub adjacency: Adjacency,
     /// What the defender reveals.
     pub feedback: Feedback,
-    /// Shots per turn (1 = the classic game; k > 1 = salvo, results revealed after the turn).
+    /// Shots per turn (1 = the classic game; k > 1 = salvo). The shooter picks all k cells
+    /// of a turn before any answer; the answers then come shot by shot in the order of the
+    /// picks, so a sinking names the shot that made it (as [`Feedback`] says for one shot).
     pub salvo: usize,
 }
 
