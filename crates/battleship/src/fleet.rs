@@ -112,13 +112,14 @@ impl Fleet {
     /// count), which can succeed where few fleets fit. Each way gives a uniform fleet, so the
     /// whole does too.
     ///
-    /// Neither way copes with a board packed nearly full by many ships of one length (ten
-    /// 4-ships on 10x4, twelve 3-ships on 6x6): the count grows with the labelled fleets and
-    /// the dead ends of the packing, not with the few layouts, and runs out of its budget
-    /// after a few seconds, although [`Geometry::new`] found that the fleet fits. The
-    /// shooters on the posterior then stop with the same budget error from the first shot.
-    /// Fleets with room to spare, such as 4, 3, 3, 2, 2, 2, 1, 1, 1, 1 on 10x10 under
-    /// no-touch, draw and play as usual.
+    /// A board packed nearly full (ten 4-ships on 10x4, twelve 3-ships on 6x6) is drawn by
+    /// the count, which then branches on cells and meets the packing's dead ends at once.
+    /// Under no-touch the count measures crowding by cells, not by the halos around them, so
+    /// a fleet that the halos pack tight on a board with cells to spare (twelve single cells
+    /// on 7x5, which fit in one way) can be neither drawn nor counted within the budgets,
+    /// although [`Geometry::new`] found that it fits; the shooters on the posterior then stop
+    /// with the same budget error from the first shot. Fleets with room to spare, such as 4,
+    /// 3, 3, 2, 2, 2, 1, 1, 1, 1 on 10x10 under no-touch, draw and play as usual.
     ///
     /// # Errors
     /// [`Error::FleetDoesNotFit`] when the exact count finds no fleet at all, and

@@ -38,7 +38,12 @@
 //!   uncovered required element (each solution is reached once, since the coverer is
 //!   unique), prunes when the remaining variables are too small to cover what is required,
 //!   and counts the last free variable with one population count (its per-start counts are
-//!   accumulated in bit-sliced counters, a few word operations per node);
+//!   accumulated in bit-sliced counters, a few word operations per node). With nothing
+//!   required left, it branches on the variables one by one, unless they need at least three
+//!   quarters of the elements they can still reach: on such a crowded board it branches on
+//!   the lowest reachable element, covered by some variable or left empty, which meets the
+//!   packing's dead ends once instead of once per order of interchangeable variables (and it
+//!   prunes when they need more elements than they can reach);
 //! - [`sample_placements`]: exactly-uniform solutions, by walking the exact counts: draw the
 //!   first variable's value with probability proportional to its number of completions, fix
 //!   it, recount, and so on;
@@ -748,6 +753,8 @@ struct Counter<'a> {
     required: u128,
     /// Largest value size of each variable (for the covering bound).
     max_size: Vec<u32>,
+    /// Smallest value size of each variable (for the room bound of a crowded node).
+    min_size: Vec<u32>,
     /// Variables by decreasing value size: the free phase assigns them in this order, so the
     /// last one (counted in one step) is the one with the most values.
     order: Vec<usize>,
@@ -836,6 +843,48 @@ impl Counter<'_> {
         Ok((self.counts, self.nodes))
     }
 
+    /// Counts the completions in which some unassigned variable covers element `e`: each
+    /// solution has exactly one such variable, so each is counted once.
+    fn cover(
+        &mut self,
+        e: u32,
+        unassigned: u64,
+        blocked: u128,
+        covered: u128,
+        w: usize,
+    ) -> Result<u128, CspError> {
+        let vars = self.vars;
+        let m = 1u128 << e;
+        let mut total = 0u128;
+        for v in bits(unassigned as u128) {
+            let v = v as usize;
+            // The unassigned variables of a group are interchangeable: the first of them
+            // covers `e` for all `k`, and each of its completions counts `k` times.
+            let peers = self.group[v] & unassigned;
+            if peers & ((1u64 << v) - 1) != 0 {
+                continue;
+            }
+            let k = u128::from(peers.count_ones());
+            let wk = if k == 1 {
+                w
+            } else {
+                let weight = self.weights[w]
+                    .checked_mul(k)
+                    .filter(|&x| x <= COUNT_LIMIT)
+                    .ok_or(CspError::CountOverflow)?;
+                self.weight_index(weight)
+            };
+            for (fi, f) in vars[v].iter().enumerate() {
+                let cand = f.free_starts(blocked) & meeting_starts(f.shape, m);
+                for s in bits(cand) {
+                    let c = self.assign(v, fi, s, unassigned, blocked, covered, wk)?;
+                    total = self.over(total, c * k)?;
+                }
+            }
+        }
+        Ok(total)
+    }
+
     /// Counts the completions with variable `v` set to start `s` of its family `fi`, and
     /// credits them to that value, in a subtree of weight index `w`.
     #[allow(clippy::too_many_arguments)]
@@ -917,36 +966,7 @@ impl Counter<'_> {
             if need.count_ones() > cap {
                 return Ok(0);
             }
-            let e = need.trailing_zeros();
-            let m = 1u128 << e;
-            let mut total = 0u128;
-            for v in bits(unassigned as u128) {
-                let v = v as usize;
-                // The unassigned variables of a group are interchangeable: the first of them
-                // covers `e` for all `k`, and each of its completions counts `k` times.
-                let peers = self.group[v] & unassigned;
-                if peers & ((1u64 << v) - 1) != 0 {
-                    continue;
-                }
-                let k = u128::from(peers.count_ones());
-                let wk = if k == 1 {
-                    w
-                } else {
-                    let weight = self.weights[w]
-                        .checked_mul(k)
-                        .filter(|&x| x <= COUNT_LIMIT)
-                        .ok_or(CspError::CountOverflow)?;
-                    self.weight_index(weight)
-                };
-                for (fi, f) in vars[v].iter().enumerate() {
-                    let cand = f.free_starts(blocked) & meeting_starts(f.shape, m);
-                    for s in bits(cand) {
-                        let c = self.assign(v, fi, s, unassigned, blocked, covered, wk)?;
-                        total = self.over(total, c * k)?;
-                    }
-                }
-            }
-            return Ok(total);
+            return self.cover(need.trailing_zeros(), unassigned, blocked, covered, w);
         }
         match unassigned.count_ones() {
             0 => Ok(1),
@@ -1004,6 +1024,30 @@ impl Counter<'_> {
                         return Ok(0);
                     }
                 }
+                // The elements the unassigned variables can still reach, and the fewest of
+                // them they need.
+                let mut reach = 0u128;
+                let mut least = 0u32;
+                for v in bits(unassigned as u128) {
+                    least += self.min_size[v as usize];
+                    for f in &vars[v as usize] {
+                        let free = f.free_starts(blocked);
+                        reach |= bits(f.shape).fold(0, |r, b| r | free << b);
+                    }
+                }
+                let room = reach.count_ones();
+                if least > room {
+                    return Ok(0);
+                }
+                if 4 * least >= 3 * room {
+                    // A nearly full board: branch on its lowest free element, covered or
+                    // left empty, where dead ends show at once (branching on variables tries
+                    // the interchangeable ones in every order before it finds them).
+                    let e = reach.trailing_zeros();
+                    let covering = self.cover(e, unassigned, blocked, covered, w)?;
+                    let empty = self.count(unassigned, blocked | 1u128 << e, covered, w)?;
+                    return self.over(covering, empty);
+                }
                 let Some(&v) = self.order.iter().find(|&&v| unassigned >> v & 1 == 1) else {
                     return Ok(0);
                 };
@@ -1053,10 +1097,16 @@ pub fn analyze_placements(
                 .fold(0u64, |g, u| g | 1 << u)
         })
         .collect();
+    let min_size: Vec<u32> = p
+        .vars
+        .iter()
+        .map(|fs| fs.iter().map(|f| f.shape.count_ones()).min().unwrap_or(0))
+        .collect();
     let mut c = Counter {
         vars: &p.vars,
         required: p.required,
         max_size,
+        min_size,
         order,
         group,
         counts: p
