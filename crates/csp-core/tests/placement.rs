@@ -112,7 +112,7 @@ fn crowded_boards_match_the_enumeration() {
         for (lens, w, h) in [
             (&[2, 2, 2, 2][..], 4, 2),
             (&[3, 3, 3][..], 3, 3),
-            (&[1, 1, 1, 1][..], 3, 3),
+            (&[1, 1, 1, 1, 1][..], 3, 2),
             (&[3, 2, 2, 1][..], 3, 3),
             (&[3, 3, 2, 2][..], 4, 3),
             (&[2, 2, 2, 1, 1][..], 3, 3),
@@ -223,6 +223,7 @@ proptest! {
         no_touch in any::<bool>(),
         lens in proptest::collection::vec(1usize..=3, 2..=4),
         forb in proptest::collection::vec(0usize..16, 0..3),
+        req in proptest::option::of(0usize..16),
     ) {
         let lens: Vec<usize> = lens.into_iter().filter(|&l| l <= w.max(h)).collect();
         let mut p = fleet(&lens, w, h, no_touch);
@@ -230,6 +231,10 @@ proptest! {
             if e < w * h {
                 p.forbid(1u128 << e).unwrap();
             }
+        }
+        // A required cell too, once it is covered the search goes on as on a bare board.
+        if let Some(e) = req.filter(|&e| e < w * h && !forb.contains(&e)) {
+            p.require(1u128 << e).unwrap();
         }
         assert_same(&p);
     }
