@@ -509,7 +509,7 @@ impl BestFirstEngine {
     ///
     /// ```
     /// use gomoku::BestFirstEngine;
-    /// use search_core::best_first::{BestFirstConfig, Policy};
+    /// use gomoku::search_core::best_first::{BestFirstConfig, Policy};
     /// let policy = Policy::ScoreMinusVisits { visit_weight: 8 };
     /// let config = BestFirstConfig { memory_bytes: 1 << 20, policy };
     /// assert!(BestFirstEngine::try_with_config(config).is_ok());

@@ -45,6 +45,11 @@ pub enum Budget {
     /// A move depends on the engine's memory as well as on the budget: the same budget with
     /// another table size (or the table of another target's pointer width) may give
     /// another move.
+    ///
+    /// Nothing else limits the search: `Nodes(u64::MAX)` searches until the game is solved
+    /// (or, for [`BestFirstEngine`](crate::BestFirstEngine), until its arena is full),
+    /// which on an open board is never. For a fixed depth, see
+    /// [`AlphaBetaEngine::choose_move_limited`].
     Nodes(u64),
 }
 

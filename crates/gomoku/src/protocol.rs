@@ -464,6 +464,12 @@ pub type MemoryHook<E> = Box<dyn FnMut(u64) -> E + Send>;
 /// so with a `MESSAGE` and plays freestyle (or exactly five), so it ends the game at a five
 /// the manager may not count. A `BOARD` block with a continuous game's marker (field 3) is
 /// refused with `ERROR`; a `SWAP2BOARD` block gets one `UNKNOWN`, at its `DONE`.
+///
+/// The brain thinks on the clock, as the protocol does: it asks its engine with
+/// [`Engine::choose_move`] for the time [`TimeControl`] allows, never with a node budget. A
+/// `TURN` when the brain's own colour is to move (after a `TAKEBACK` of its own move) is
+/// refused with `ERROR`; after a `BOARD` block the brain plays the colour to move (Black when
+/// both colours have as many stones).
 pub struct Brain<E: Engine> {
     engine: E,
     board: Option<Board>,
