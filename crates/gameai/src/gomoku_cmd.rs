@@ -155,7 +155,7 @@ fn match_budgets(args: &MatchArgs) -> Result<[Budget; 2], CliError> {
     ])
 }
 
-/// How a budget reads in reports: "200 ms" or "50000 nodes".
+/// How a budget reads in reports: "200 ms" or "50,000 nodes".
 fn budget_name(budget: Budget) -> String {
     match budget {
         Budget::Time(t) => format!("{} ms", t.as_millis()),

@@ -136,7 +136,7 @@ struct EvalArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
     threads: Option<usize>,
-    /// Write one JSON line per game (game, won, guesses, decisions) to this file, to compare
+    /// Write one JSON line per game (game, won, guesses, decisions, error) to this file, to compare
     /// two configurations game by game.
     #[arg(long)]
     records: Option<PathBuf>,

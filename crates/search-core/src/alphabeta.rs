@@ -169,9 +169,11 @@ pub struct SearchResult<M> {
     /// iteration finished and no such move was found (a limit before the first, or a depth
     /// limit of 0), it is [`Score::DRAW`] and says nothing.
     ///
-    /// A proven win or loss holds whatever `exact` says. Its distance is the game's when
-    /// `exact` is set; otherwise it may rest on table entries that earlier searches left at
-    /// other depths, and be a few plies off.
+    /// In a game that generates every move ([`Game::is_selective`](crate::Game::is_selective)
+    /// false), a proven win or loss holds whatever `exact` says, and its distance is the
+    /// game's when `exact` is set (otherwise it may rest on table entries that earlier
+    /// searches left at other depths, and be a few plies off). In a selective game a score
+    /// short of an exact result proves nothing: a loss may be that of the moves looked at.
     pub score: Score,
     /// Depth of the last finished iteration (0 if none finished).
     pub depth: u32,
@@ -194,15 +196,15 @@ pub struct SearchResult<M> {
 }
 
 impl<M> SearchResult<M> {
-    /// The game's outcome for the side to move, where the search proved it: a proven win or
-    /// loss, or a draw when the result is [`exact`](SearchResult::exact). (A score of 0 is
-    /// a draw only then: [`Score::proven_outcome`] leaves it out.)
+    /// The game's outcome for the side to move when the result is
+    /// [`exact`](SearchResult::exact): win, loss or draw (a score of 0 is a draw only then,
+    /// and [`Score::proven_outcome`] leaves it out). `None` short of an exact result, even
+    /// where the score is a proven win or loss: that holds for a game that generates every
+    /// move (see [`SearchResult::score`]), not for a selective one.
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
-        match self.score.proven_outcome() {
-            Some(o) => Some(o),
-            None => self.exact.then_some(Outcome::Draw),
-        }
+        self.exact
+            .then(|| self.score.proven_outcome().unwrap_or(Outcome::Draw))
     }
 }
 
@@ -1695,9 +1697,10 @@ mod tests {
         assert_eq!(foreign, 0, "moves of another position in the lines");
     }
 
-    /// `outcome` is what the search proved: a win or loss (also short of an exact result,
-    /// and for a selective game), a draw only for an exact result, nothing for a heuristic
-    /// value; and so for best-first results.
+    /// `outcome` is the game's outcome where the result is exact, and nothing otherwise: not
+    /// for a heuristic value, and not for a selective game's "loss" (4 stones are a win in
+    /// the game, lost only when the taking of two is left out); and so for best-first
+    /// results.
     #[test]
     fn the_outcome_is_what_was_proven() {
         let take = |left, only_ones, admits| Take {
@@ -1714,10 +1717,11 @@ mod tests {
         s.clear_memo();
         let r = s.search(&mut take(40, false, false), &Limits::depth(3));
         assert_eq!((r.exact, r.outcome()), (false, None));
-        // Taking one at a time from 4, admitted to leave out moves: the loss is proven
-        // (every line ends), the result not exact.
+        // Taking one at a time from 4, admitted to leave out moves: every line ends in a
+        // loss, but the game is a win.
         let r = s.search(&mut take(4, true, true), &Limits::default());
-        assert_eq!((r.exact, r.outcome()), (false, Some(Outcome::Loss)));
+        assert_eq!(r.score.proven_outcome(), Some(Outcome::Loss));
+        assert_eq!((r.exact, r.outcome()), (false, None));
         let mut bf = crate::best_first::BestFirst::new(crate::best_first::BestFirstConfig {
             memory_bytes: 1 << 20,
             policy: crate::best_first::Policy::Principal,

@@ -178,14 +178,13 @@ pub struct BestFirstResult<M> {
 }
 
 impl<M> BestFirstResult<M> {
-    /// The game's outcome for the side to move, where the search proved it: a proven win or
-    /// loss, or a draw when the result is [`exact`](BestFirstResult::exact).
+    /// The game's outcome for the side to move when the result is
+    /// [`exact`](BestFirstResult::exact): win, loss or draw; `None` otherwise (a closed root
+    /// of a selective game has an outcome of its kept moves only).
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
-        match self.score.proven_outcome() {
-            Some(o) => Some(o),
-            None => self.exact.then_some(Outcome::Draw),
-        }
+        self.exact
+            .then(|| self.score.proven_outcome().unwrap_or(Outcome::Draw))
     }
 }
 

@@ -60,8 +60,3 @@ pub use solver::{
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
-
-/// The workspace README (its `twofour` example): its examples run as doctests, so that they stay true.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct WorkspaceReadmeExamples;
