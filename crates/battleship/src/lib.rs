@@ -69,6 +69,10 @@ pub use sim::{
     ANTI_DENSITY_CANDIDATES, ANTI_DENSITY_DRAWS, GameRecord, Placer, game_seed, play, seeded_fleet,
     shooter_seed,
 };
+/// The random-number crates of this crate's API (`Fleet::random` and the shooters take a
+/// `rand` generator; the seeded helpers use `rand_xoshiro`'s), re-exported so that a
+/// caller's generator is of the version the API expects.
+pub use {rand, rand_xoshiro};
 
 /// Every error of the crate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

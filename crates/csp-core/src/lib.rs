@@ -91,6 +91,9 @@ pub use placement::{
     propagate_placements, sample_placements,
 };
 pub use propagate::propagate;
+/// The random-number crate of this crate's API (the samplers take a `rand` generator),
+/// re-exported so that a caller's generator is of the version the API expects.
+pub use rand;
 pub use sample::{Sampler, sample};
 
 /// Errors of the constraint functions.

@@ -122,6 +122,10 @@ pub use solver::{
     Analysis, Contradiction, Decision, MAX_ENDGAME_CELLS, Probabilities, SolveError, Solver,
     SolverConfig, constraint_problem, contradiction,
 };
+/// The random-number crates of this crate's API (random boards take a `rand` generator; the
+/// seeded helpers use `rand_xoshiro`'s), re-exported so that a caller's generator is of the
+/// version the API expects.
+pub use {rand, rand_xoshiro};
 
 /// `1 mine`, `2 mines`: a count and its noun, for error messages.
 pub(crate) fn plural(n: usize, noun: &str) -> String {
