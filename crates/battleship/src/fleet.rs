@@ -112,14 +112,9 @@ impl Fleet {
     /// count), which can succeed where few fleets fit. Each way gives a uniform fleet, so the
     /// whole does too.
     ///
-    /// A board packed nearly full (ten 4-ships on 10x4, twelve 3-ships on 6x6) is drawn by
-    /// the count, which then branches on cells and meets the packing's dead ends at once.
-    /// Under no-touch the count measures crowding by cells, not by the halos around them, so
-    /// a fleet that the halos pack tight on a board with cells to spare (twelve single cells
-    /// on 7x5, which fit in one way) can be neither drawn nor counted within the budgets,
-    /// although [`Geometry::new`] found that it fits; the shooters on the posterior then stop
-    /// with the same budget error from the first shot. Fleets with room to spare, such as 4,
-    /// 3, 3, 2, 2, 2, 1, 1, 1, 1 on 10x10 under no-touch, draw and play as usual.
+    /// A board packed nearly full (ten 4-ships on 10x4, twelve 3-ships on 6x6, or under
+    /// no-touch twelve single cells on 7x5, which the halos fill) is drawn by the count,
+    /// which then branches on cells and meets the packing's dead ends at once.
     ///
     /// # Errors
     /// [`Error::FleetDoesNotFit`] when the exact count finds no fleet at all, and

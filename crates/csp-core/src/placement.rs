@@ -40,7 +40,8 @@
 //!   and counts the last free variable with one population count (its per-start counts are
 //!   accumulated in bit-sliced counters, a few word operations per node). With nothing
 //!   required left, it branches on the variables one by one, unless they need at least three
-//!   quarters of the elements they can still reach: on such a crowded board it branches on
+//!   quarters of the elements they can still reach (or their smallest halos, laid side by
+//!   side, would cover them all): on such a crowded board it branches on
 //!   the lowest reachable element, covered by some variable or left empty, which meets the
 //!   packing's dead ends once instead of once per order of interchangeable variables (and it
 //!   prunes when they need more elements than they can reach);
@@ -755,6 +756,9 @@ struct Counter<'a> {
     max_size: Vec<u32>,
     /// Smallest value size of each variable (for the room bound of a crowded node).
     min_size: Vec<u32>,
+    /// Smallest halo (cells included) of any value of each variable: under no-touch what a
+    /// value takes from the board, at least, for telling a crowded node.
+    min_block: Vec<u32>,
     /// Variables by decreasing value size: the free phase assigns them in this order, so the
     /// last one (counted in one step) is the one with the most values.
     order: Vec<usize>,
@@ -1027,9 +1031,10 @@ impl Counter<'_> {
                 // The elements the unassigned variables can still reach, and the fewest of
                 // them they need.
                 let mut reach = 0u128;
-                let mut least = 0u32;
+                let (mut least, mut halos) = (0u32, 0u32);
                 for v in bits(unassigned as u128) {
                     least += self.min_size[v as usize];
+                    halos += self.min_block[v as usize];
                     for f in &vars[v as usize] {
                         let free = f.free_starts(blocked);
                         reach |= bits(f.shape).fold(0, |r, b| r | free << b);
@@ -1039,10 +1044,12 @@ impl Counter<'_> {
                 if least > room {
                     return Ok(0);
                 }
-                if 4 * least >= 3 * room {
-                    // A nearly full board: branch on its lowest free element, covered or
-                    // left empty, where dead ends show at once (branching on variables tries
-                    // the interchangeable ones in every order before it finds them).
+                if 4 * least >= 3 * room || halos >= room {
+                    // A nearly full board (by cells, or by the smallest halos, which would
+                    // fill it if they did not overlap): branch on its lowest free element,
+                    // covered or left empty, where dead ends show at once (branching on
+                    // variables tries the interchangeable ones in every order before it
+                    // finds them).
                     let e = reach.trailing_zeros();
                     let covering = self.cover(e, unassigned, blocked, covered, w)?;
                     let empty = self.count(unassigned, blocked | 1u128 << e, covered, w)?;
@@ -1102,11 +1109,22 @@ pub fn analyze_placements(
         .iter()
         .map(|fs| fs.iter().map(|f| f.shape.count_ones()).min().unwrap_or(0))
         .collect();
+    let min_block: Vec<u32> = p
+        .vars
+        .iter()
+        .map(|fs| {
+            fs.iter()
+                .flat_map(|f| bits(f.starts).map(|s| f.block(s).count_ones()))
+                .min()
+                .unwrap_or(0)
+        })
+        .collect();
     let mut c = Counter {
         vars: &p.vars,
         required: p.required,
         max_size,
         min_size,
+        min_block,
         order,
         group,
         counts: p

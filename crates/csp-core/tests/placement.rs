@@ -136,6 +136,22 @@ fn a_board_packed_full_counts_quickly() {
     assert!(a.element_counts.iter().all(|&c| c == a.solutions));
 }
 
+/// Twelve single cells on 7x5 under no-touch fit in one way (every other cell of every
+/// other row): the halos, not the cells, fill that board, and the search must see it as
+/// crowded to count it within a small budget.
+#[test]
+fn a_board_packed_by_halos_counts_quickly() {
+    let p = fleet(&[1; 12], 7, 5, true);
+    let budget = Budget { max_nodes: 100_000 };
+    let a = analyze_placements(&p, &budget).unwrap();
+    assert_eq!(a.solutions, 479_001_600); // 12!
+    // The cells at even columns of even rows, each in every fleet.
+    for e in 0..35 {
+        let on = (e % 7) % 2 == 0 && (e / 7) % 2 == 0;
+        assert_eq!(a.element_counts[e], if on { a.solutions } else { 0 }, "{e}");
+    }
+}
+
 /// The exact sampler on the packed 10x4 board: every draw fills it, and the 14 layouts
 /// (the ships' cells, whichever ship holds which) come up equally often (chi-square with 13
 /// degrees of freedom below 34.5, its 0.1% point, on a fixed seed).
