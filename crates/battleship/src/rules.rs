@@ -170,6 +170,22 @@ impl Rules {
         }
     }
 
+    /// The name of the rule set these rules follow, as [`Rules::by_name`] takes it:
+    /// `standard` or `no-touch`, by their adjacency (whatever the board and fleet).
+    ///
+    /// ```
+    /// use battleship::Rules;
+    /// assert_eq!(Rules::by_name(" No-Touch ")?.rule_set_name(), "no-touch");
+    /// # Ok::<(), battleship::Error>(())
+    /// ```
+    #[must_use]
+    pub fn rule_set_name(&self) -> &'static str {
+        match self.adjacency {
+            Adjacency::Allowed => "standard",
+            Adjacency::NoTouch => "no-touch",
+        }
+    }
+
     /// A rule set by name: `standard` or `no-touch` (ignoring ASCII case and surrounding
     /// whitespace).
     ///

@@ -1022,22 +1022,21 @@ impl Counter<'_> {
                 Ok(total)
             }
             _ => {
-                // Forward check: every unassigned variable still has a value.
-                for v in bits(unassigned as u128) {
-                    if vars[v as usize].iter().all(|f| f.free_starts(blocked) == 0) {
-                        return Ok(0);
-                    }
-                }
-                // The elements the unassigned variables can still reach, and the fewest of
-                // them they need.
+                // Forward check (every unassigned variable still has a value), and the
+                // elements the variables can still reach with the fewest of them they need.
                 let mut reach = 0u128;
                 let (mut least, mut halos) = (0u32, 0u32);
                 for v in bits(unassigned as u128) {
                     least += self.min_size[v as usize];
                     halos += self.min_block[v as usize];
+                    let mut any = false;
                     for f in &vars[v as usize] {
                         let free = f.free_starts(blocked);
+                        any |= free != 0;
                         reach |= bits(f.shape).fold(0, |r, b| r | free << b);
+                    }
+                    if !any {
+                        return Ok(0);
                     }
                 }
                 let room = reach.count_ones();

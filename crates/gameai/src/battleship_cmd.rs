@@ -71,14 +71,6 @@ impl RuleArgs {
     }
 }
 
-/// The name of the rule set of `rules` as `--rules` takes it (however the user spelled it).
-fn rule_set_name(rules: &Rules) -> &'static str {
-    match rules.adjacency {
-        battleship::Adjacency::Allowed => "standard",
-        battleship::Adjacency::NoTouch => "no-touch",
-    }
-}
-
 /// Parses a board size `WxH`.
 fn board_size(s: &str) -> Result<(usize, usize), CliError> {
     s.split_once('x')
@@ -479,7 +471,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             None,
             format!(
                 "{} rules, {}{} feedback{}, {} fleets, seed {}",
-                rule_set_name(&rules),
+                rules.rule_set_name(),
                 if (rules.width, rules.height) != (10, 10) || a.rules.fleet.is_some() {
                     format!("{}, ", board_and_fleet(&rules))
                 } else {
@@ -568,7 +560,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             // The posterior's budgets, for the shooters that use it (`null` for the others).
             posterior_setting(kind, config.exact_nodes),
             posterior_setting(kind, config.sweeps),
-            rule_set_name(&rules),
+            rules.rule_set_name(),
             rules.feedback,
             rules.width,
             rules.height,

@@ -77,41 +77,37 @@ fn through_descriptor(path: &Path) -> bool {
 /// standard output itself, in order with the rest, not through a second descriptor with an
 /// offset and a buffer of its own.
 pub fn is_stdout(path: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::fd::AsFd;
-        let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
-            return false;
-        };
-        match (File::from(fd).metadata(), std::fs::metadata(path)) {
-            (Ok(a), Ok(b)) => same_inode(&a, &b),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = path;
-        false
-    }
+    names_stream(false, path)
 }
 
 /// Whether `path` names the file the program's standard input comes from (a file redirected
 /// with `<`, by any name); a pipe or a terminal is no file a path names.
 pub fn is_stdin(path: &Path) -> bool {
+    names_stream(true, path)
+}
+
+/// Whether `path` names what standard input (`input`) or standard output is connected to;
+/// for standard input, only a regular file counts.
+fn names_stream(input: bool, path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
-        let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
+        let fd = if input {
+            std::io::stdin().as_fd().try_clone_to_owned()
+        } else {
+            std::io::stdout().as_fd().try_clone_to_owned()
+        };
+        let Ok(fd) = fd else {
             return false;
         };
         match (File::from(fd).metadata(), std::fs::metadata(path)) {
-            (Ok(a), Ok(b)) => a.is_file() && same_inode(&a, &b),
+            (Ok(a), Ok(b)) => (!input || a.is_file()) && same_inode(&a, &b),
             _ => false,
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = path;
+        let _ = (input, path);
         false
     }
 }

@@ -215,12 +215,9 @@ impl Plan {
             } => ThreatLimits::time(
                 (budget * num / den).min(deadline.saturating_duration_since(Instant::now())),
             ),
-            Plan::Nodes { total } => ThreatLimits {
-                nodes: Some(
-                    (total / u64::from(den) * u64::from(num)).min(total.saturating_sub(spent)),
-                ),
-                ..ThreatLimits::default()
-            },
+            Plan::Nodes { total } => ThreatLimits::nodes(
+                (total / u64::from(den) * u64::from(num)).min(total.saturating_sub(spent)),
+            ),
         }
     }
 
@@ -235,10 +232,7 @@ impl Plan {
             }
             Plan::Nodes { total } => {
                 let left = (total / u64::from(den) * u64::from(num)).saturating_sub(spent);
-                (left > 0).then(|| ThreatLimits {
-                    nodes: Some(left),
-                    ..ThreatLimits::default()
-                })
+                (left > 0).then(|| ThreatLimits::nodes(left))
             }
         }
     }

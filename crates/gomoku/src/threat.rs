@@ -62,6 +62,15 @@ impl ThreatLimits {
             ..ThreatLimits::default()
         }
     }
+
+    /// Default depths under a node limit.
+    #[must_use]
+    pub fn nodes(n: u64) -> ThreatLimits {
+        ThreatLimits {
+            nodes: Some(n),
+            ..ThreatLimits::default()
+        }
+    }
 }
 
 type FailMemo = HashMap<u64, u8, BuildHasherDefault<FxHasher>>;
