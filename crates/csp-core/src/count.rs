@@ -47,8 +47,10 @@ pub(crate) struct Component {
     pub boxes: Groups<usize>,
     /// Local constraint indices of each box.
     box_rows: Groups<usize>,
-    /// Count of each local constraint.
-    row_count: Vec<u32>,
+    /// The most trues each local constraint allows.
+    row_max: Vec<u32>,
+    /// How many fewer it allows at the least (0 for "exactly" constraints).
+    row_slack: Vec<u32>,
     /// Number of variables of each local constraint.
     row_size: Vec<u32>,
     /// `binom[b][j - binom_lo[b]] = C(size of box b, j)`, for the `j` its constraints allow:
@@ -289,7 +291,7 @@ pub(crate) fn prepare(csp: &BoolCsp) -> Result<Prepared, CspError> {
         x
     }
     let mut in_row = vec![false; n];
-    for (vars, _) in &prop.rows {
+    for (vars, _, _) in &prop.rows {
         for &v in vars {
             in_row[v] = true;
         }
@@ -307,7 +309,7 @@ pub(crate) fn prepare(csp: &BoolCsp) -> Result<Prepared, CspError> {
     // Group rows by component root.
     let mut comp_of_root = vec![usize::MAX; n];
     let mut comp_rows: Vec<Vec<usize>> = Vec::new();
-    for (ri, (vars, _)) in prop.rows.iter().enumerate() {
+    for (ri, (vars, _, _)) in prop.rows.iter().enumerate() {
         let root = find(&mut parent, vars[0]);
         if comp_of_root[root] == usize::MAX {
             comp_of_root[root] = comp_rows.len();
@@ -327,7 +329,7 @@ pub(crate) fn prepare(csp: &BoolCsp) -> Result<Prepared, CspError> {
     })
 }
 
-fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component {
+fn build_component(all_rows: &[(Vec<usize>, u32, u32)], rows: &[usize]) -> Component {
     // (variable, local row) membership pairs, sorted: each variable's rows are contiguous.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     for (local, &ri) in rows.iter().enumerate() {
@@ -354,7 +356,8 @@ fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component 
     }
     let nb = box_vars.len();
     let nrows = rows.len();
-    let row_count: Vec<u32> = rows.iter().map(|&ri| all_rows[ri].1).collect();
+    let row_min: Vec<u32> = rows.iter().map(|&ri| all_rows[ri].1).collect();
+    let row_max: Vec<u32> = rows.iter().map(|&ri| all_rows[ri].2).collect();
     let row_size: Vec<u32> = rows.iter().map(|&ri| all_rows[ri].0.len() as u32).collect();
     let mut brows: Groups<usize> = Groups::with_capacity(nb, pairs.len());
     for &(lo, _) in &box_vars {
@@ -380,9 +383,9 @@ fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component 
         // nor fewer than a constraint still needs once all its other variables are true. The
         // table holds only that range: for "exactly n/2 of n" one coefficient, not n/2.
         let s = size_of(b) as u32;
-        let most = rows_of(b).map(|r| row_count[r]).fold(s, u32::min);
+        let most = rows_of(b).map(|r| row_max[r]).fold(s, u32::min);
         let least = rows_of(b)
-            .map(|r| row_count[r].saturating_sub(row_size[r] - s))
+            .map(|r| row_min[r].saturating_sub(row_size[r] - s))
             .fold(0, u32::max);
         binom
             .items
@@ -394,7 +397,8 @@ fn build_component(all_rows: &[(Vec<usize>, u32)], rows: &[usize]) -> Component 
         num_vars: var_ranges.len(),
         boxes,
         box_rows,
-        row_count,
+        row_slack: row_max.iter().zip(&row_min).map(|(a, b)| a - b).collect(),
+        row_max,
         row_size,
         binom,
         binom_lo,
@@ -574,9 +578,10 @@ impl<F: FnMut(&[u32], usize, &BigUint) -> bool> Dfs<'_, F> {
                 let s = comp.boxes.get(k).len() as u32;
                 let (mut lo, mut hi) = (0, s);
                 for &r in comp.box_rows.get(k) {
+                    // At most `rem` more trues, at least `rem - slack`.
                     let rem = self.rem[r];
                     let others = self.cap[r] - s;
-                    lo = lo.max(rem.saturating_sub(others));
+                    lo = lo.max(rem.saturating_sub(comp.row_slack[r]).saturating_sub(others));
                     hi = hi.min(rem);
                 }
                 if lo > hi {
@@ -651,7 +656,7 @@ impl Component {
         weights[0] = BigUint::one();
         let mut dfs = Dfs {
             comp: self,
-            rem: self.row_count.clone(),
+            rem: self.row_max.clone(),
             cap: self.row_size.clone(),
             js: vec![0; nb],
             weights,

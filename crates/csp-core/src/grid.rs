@@ -127,7 +127,9 @@ impl Grid {
                 }
             })
             .collect();
-        Family::new(mask, starts)?.with_halo(halo)
+        Ok(Family::new(mask, starts)?
+            .with_halo(halo)?
+            .no_touch_on(self.width, self.height))
     }
 
     /// The shape as a mask at start 0 (cells beyond the 128 elements left out: they keep the

@@ -6,7 +6,10 @@
 //! "exactly `T` of *all* variables are true" ([`BoolCsp::set_total`]). This is the shape of
 //! Minesweeper: cells are variables (true = mine), each revealed number constrains its hidden
 //! neighbours, and the mine counter is the total. Variables that appear in no constraint are
-//! still variables: they matter through the total.
+//! still variables: they matter through the total. A constraint may also bound its number of
+//! trues from either side ([`BoolCsp::at_most`], [`BoolCsp::at_least`],
+//! [`BoolCsp::between`]): every function below takes them, and propagation is strongest on
+//! "exactly" constraints.
 //!
 //! - [`propagate`]: cheap, sound logic only (trivial rules, subset reduction and pairwise
 //!   bounds between constraints, the total), to a fixpoint;
@@ -33,8 +36,8 @@
 //! into independent connected *components* (constraints sharing variables). Inside a component,
 //! variables with identical constraint membership are merged into a *box*: a box of size `s`
 //! holding `j` trues stands for `C(s, j)` assignments. Each component's box assignments are
-//! enumerated by backtracking (with pruning by every constraint's remaining minimum and
-//! maximum), accumulating for each number `m` of trues the weighted number of assignments
+//! enumerated by backtracking (with pruning by the fewest and the most trues every
+//! constraint still allows), accumulating for each number `m` of trues the weighted number of assignments
 //! `W[m]` and each box's weighted number of trues. Components are then combined by
 //! convolution over `m`, and each global number of trues `k` is weighted by the number of ways
 //! to place the rest of the total on the free variables, `C(free, T - k)` (or `2^free` without
@@ -107,8 +110,9 @@ pub enum CspError {
         /// The number of variables of the problem.
         num_vars: usize,
     },
-    /// A variable appears twice in one constraint.
-    #[error("variable {var} appears twice in one constraint")]
+    /// A variable appears twice in one list: a constraint, or a block of
+    /// [`PlacementChain::step_block`].
+    #[error("variable {var} is listed twice")]
     DuplicateVar {
         /// The repeated variable.
         var: usize,
@@ -171,23 +175,39 @@ impl Default for Budget {
     }
 }
 
-/// One constraint: exactly `count` of `vars` are true.
+/// One constraint: between `min` and `max` of `vars` (both included) are true; "exactly
+/// `k`" when `min == max`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Constraint {
     /// The variables, sorted, without duplicates.
     pub vars: Vec<usize>,
-    /// How many of them are true.
-    pub count: u32,
+    /// The fewest of them that are true.
+    pub min: u32,
+    /// The most of them that are true (at most `vars.len()`).
+    pub max: u32,
 }
 
-/// A boolean constraint problem: `num_vars` variables, "exactly k of these" constraints and an
-/// optional global total.
+impl Constraint {
+    /// Whether it is an "exactly `k`" constraint (`min == max`).
+    pub fn is_exact(&self) -> bool {
+        self.min == self.max
+    }
+
+    /// Whether `trues` of its variables being true keeps it.
+    pub fn allows(&self, trues: u32) -> bool {
+        (self.min..=self.max).contains(&trues)
+    }
+}
+
+/// A boolean constraint problem: `num_vars` variables, "exactly k of these" constraints (or
+/// "between min and max of these") and an optional global total.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BoolCsp {
     num_vars: usize,
     constraints: Vec<Constraint>,
     total: Option<u32>,
-    /// Set when a constraint with `count > vars.len()` was added.
+    /// Set when a constraint that no assignment keeps was added (`count > vars.len()`, or
+    /// `min > max`).
     inconsistent: bool,
 }
 
@@ -213,6 +233,42 @@ impl BoolCsp {
     /// - [`CspError::Inconsistent`] if `count > vars.len()`: the problem is marked as having no
     ///   solution (later calls to [`analyze`] etc. return `Inconsistent` too).
     pub fn exactly(&mut self, vars: &[usize], count: u32) -> Result<(), CspError> {
+        self.between(vars, count, count)
+    }
+
+    /// Adds the constraint "at most `max` of `vars` are true".
+    ///
+    /// # Errors
+    /// [`CspError::VarOutOfRange`] / [`CspError::DuplicateVar`]: the constraint is rejected and
+    /// the problem is unchanged.
+    pub fn at_most(&mut self, vars: &[usize], max: u32) -> Result<(), CspError> {
+        self.between(vars, 0, max)
+    }
+
+    /// Adds the constraint "at least `min` of `vars` are true".
+    ///
+    /// # Errors
+    /// As [`BoolCsp::between`].
+    pub fn at_least(&mut self, vars: &[usize], min: u32) -> Result<(), CspError> {
+        self.between(vars, min, u32::MAX)
+    }
+
+    /// Adds the constraint "between `min` and `max` of `vars` (both included) are true".
+    /// With `min == max` it is [`BoolCsp::exactly`]; a `max` above `vars.len()` means
+    /// `vars.len()`, and a constraint that every assignment keeps (`min == 0` and
+    /// `max >= vars.len()`) is checked and then left out.
+    ///
+    /// Counting, sampling and estimating take every kind alike. Propagation applies to
+    /// "between" constraints the rules that need no other constraint (all of their trues
+    /// placed: the rest are false; all their variables needed: they are true), and the
+    /// pairwise rules to "exactly" ones only.
+    ///
+    /// # Errors
+    /// - [`CspError::VarOutOfRange`] / [`CspError::DuplicateVar`]: the constraint is rejected
+    ///   and the problem is unchanged;
+    /// - [`CspError::Inconsistent`] if `min > vars.len()` or `min > max`: the problem is marked
+    ///   as having no solution (later calls to [`analyze`] etc. return `Inconsistent` too).
+    pub fn between(&mut self, vars: &[usize], min: u32, max: u32) -> Result<(), CspError> {
         let mut sorted = vars.to_vec();
         sorted.sort_unstable();
         for (i, &v) in sorted.iter().enumerate() {
@@ -226,14 +282,16 @@ impl BoolCsp {
                 return Err(CspError::DuplicateVar { var: v });
             }
         }
-        if count as usize > sorted.len() {
+        if min as usize > sorted.len() || min > max {
             self.inconsistent = true;
             return Err(CspError::Inconsistent);
         }
-        if !sorted.is_empty() {
+        let max = max.min(u32::try_from(sorted.len()).unwrap_or(u32::MAX));
+        if !sorted.is_empty() && (min > 0 || (max as usize) < sorted.len()) {
             self.constraints.push(Constraint {
                 vars: sorted,
-                count,
+                min,
+                max,
             });
         }
         Ok(())
@@ -274,10 +332,10 @@ impl BoolCsp {
         if self.inconsistent || assignment.len() != self.num_vars {
             return false;
         }
-        let ok = self
-            .constraints
-            .iter()
-            .all(|c| c.vars.iter().filter(|&&v| assignment[v]).count() == c.count as usize);
+        let ok = self.constraints.iter().all(|c| {
+            let trues = c.vars.iter().filter(|&&v| assignment[v]).count();
+            u32::try_from(trues).is_ok_and(|t| c.allows(t))
+        });
         ok && self
             .total
             .is_none_or(|t| assignment.iter().filter(|&&b| b).count() == t as usize)

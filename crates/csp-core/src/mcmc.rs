@@ -255,8 +255,12 @@ impl<'a> Chain<'a> {
                     i => vars.push(i - 1),
                 }
             }
-            // The current state satisfies every constraint, so this cannot underflow.
-            sub.exactly(&vars, con.count.saturating_sub(outside))?;
+            // The current state satisfies every constraint, so the maximum cannot underflow.
+            sub.between(
+                &vars,
+                con.min.saturating_sub(outside),
+                con.max.saturating_sub(outside),
+            )?;
         }
         if let Some(t) = self.csp.total() {
             let outside = self.state.iter().filter(|&&b| b).count() as u32
@@ -329,7 +333,7 @@ fn first_solution(
     let mut choice: Vec<u8> = Vec::with_capacity(order.len());
     let fits = |c: usize, trues: &[u32], open: &[u32]| {
         let con = &csp.constraints()[c];
-        trues[c] <= con.count && trues[c] + open[c] >= con.count
+        trues[c] <= con.max && trues[c] + open[c] >= con.min
     };
     let total_ok = |total_trues: u32, left: usize| {
         csp.total()

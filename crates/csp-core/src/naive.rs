@@ -8,8 +8,8 @@ use crate::{Analysis, AnalysisStats, BigUint, BoolCsp, Budget, CspError};
 ///
 /// The variables that appear in at least one constraint are assigned one at a time, in index
 /// order, by depth-first backtracking; a partial assignment is abandoned as soon as a
-/// constraint can no longer be met (too many trues, or too few variables left to reach its
-/// count) or the total is exceeded. There is no propagation beforehand, no decomposition into
+/// constraint can no longer be met (more trues than its maximum, or too few variables left to
+/// reach its minimum) or the total is exceeded. There is no propagation beforehand, no decomposition into
 /// independent components and no merging of equivalent variables into boxes. Each full
 /// assignment of the constrained variables with `m` trues stands for `C(free, T - m)`
 /// solutions (`free` = the number of variables in no constraint, `T` the total; `2^free`
@@ -61,7 +61,12 @@ pub fn analyze_naive(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspErro
 
     let mut search = Search {
         rows_of: vars.iter().map(|&v| rows_of[v].clone()).collect(),
-        rem: csp.constraints.iter().map(|c| i64::from(c.count)).collect(),
+        rem: csp.constraints.iter().map(|c| i64::from(c.max)).collect(),
+        slack: csp
+            .constraints
+            .iter()
+            .map(|c| i64::from(c.max - c.min))
+            .collect(),
         open: csp
             .constraints
             .iter()
@@ -129,8 +134,10 @@ pub fn analyze_naive(csp: &BoolCsp, budget: &Budget) -> Result<Analysis, CspErro
 struct Search {
     /// Constraints of each variable.
     rows_of: Vec<Vec<usize>>,
-    /// Trues each constraint still needs (negative: too many).
+    /// Trues each constraint may still take at most (negative: too many).
     rem: Vec<i64>,
+    /// How many fewer it needs at least (0 for "exactly" constraints).
+    slack: Vec<i64>,
     /// Unassigned variables of each constraint.
     open: Vec<i64>,
     /// The current (partial) assignment.
@@ -211,7 +218,7 @@ impl Search {
         for &r in &self.rows_of[i] {
             self.open[r] -= 1;
             self.rem[r] -= i64::from(x);
-            if self.rem[r] < 0 || self.rem[r] > self.open[r] {
+            if self.rem[r] < 0 || self.rem[r] - self.slack[r] > self.open[r] {
                 ok = false;
             }
         }

@@ -21,9 +21,12 @@
 //!   propagation and sampling below test only a value's cells against the halos of the
 //!   values already chosen, so with an asymmetric relation (for example families with halos
 //!   beside families without, on one board) their answers depend on the order of the
-//!   variables; [`PlacementCsp::is_solution`] tests both ways. Adding a variable does not
-//!   check the relation (that costs a comparison per pair of values);
-//!   [`PlacementCsp::check_halos`] does, on request;
+//!   variables; [`PlacementCsp::is_solution`] tests both ways. Adding a variable refuses
+//!   the commonest such mix, pieces from
+//!   [`Grid::translates_no_touch`](crate::Grid::translates_no_touch) beside pieces without a
+//!   halo, at no cost; checking the relation in general costs a comparison per pair of
+//!   values, which [`PlacementCsp::check_halos`] does on request (for halo tables made by
+//!   hand);
 //! - [`PlacementCsp::require`]: elements that some variable must cover;
 //! - [`PlacementCsp::forbid`]: elements no variable may cover;
 //! - [`PlacementCsp::require_var`]: elements a given variable must cover;
@@ -153,6 +156,34 @@ pub struct Family {
     shape: u128,
     starts: u128,
     halo: Option<Arc<[u128]>>,
+    /// Where the halos come from, so that [`PlacementCsp::add_var`] can refuse the commonest
+    /// asymmetric halo relation for free.
+    halo_source: HaloSource,
+}
+
+/// Where a family's halos come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HaloSource {
+    /// No halo table: each value's halo is its cells.
+    Cells,
+    /// [`crate::Grid::translates_no_touch`] on a grid of this width and height: cells and
+    /// their eight neighbours.
+    NoTouch(usize, usize),
+    /// A table given by hand ([`Family::with_halo`]): not checked.
+    Table,
+}
+
+impl HaloSource {
+    /// The halo rule, for the sources whose rule is known: families of two different known
+    /// rules make the halo relation asymmetric (one placement's halo meets the other's cells
+    /// while the other's does not meet the first's), unless the board keeps them apart.
+    fn rule(self) -> Option<Option<(usize, usize)>> {
+        match self {
+            HaloSource::Cells => Some(None),
+            HaloSource::NoTouch(w, h) => Some(Some((w, h))),
+            HaloSource::Table => None,
+        }
+    }
 }
 
 impl Family {
@@ -178,6 +209,7 @@ impl Family {
             shape,
             starts,
             halo: None,
+            halo_source: HaloSource::Cells,
         })
     }
 
@@ -195,8 +227,15 @@ impl Family {
             )));
         }
         self.halo = Some(halo.into());
+        self.halo_source = HaloSource::Table;
         self.check_halo()?;
         Ok(self)
+    }
+
+    /// Marks the halos as [`crate::Grid::translates_no_touch`]'s on a `width` x `height` grid.
+    pub(crate) fn no_touch_on(mut self, width: usize, height: usize) -> Family {
+        self.halo_source = HaloSource::NoTouch(width, height);
+        self
     }
 
     /// Refuses a value whose halo misses one of its own cells.
@@ -218,6 +257,7 @@ impl Family {
     pub fn share_halo(mut self, other: &Family) -> Family {
         if other.shape == self.shape {
             self.halo.clone_from(&other.halo);
+            self.halo_source = other.halo_source;
         }
         self
     }
@@ -352,7 +392,13 @@ impl PlacementCsp {
     /// outside the universe, or has a halo that misses one of its cells (a table shared from
     /// a family with other starts), or if two families hold a value with the same cells (a
     /// one-cell ship given both orientations, say): the counts and marginals count values,
-    /// so such a value would weigh twice; also past [`MAX_VARS`] variables.
+    /// so such a value would weigh twice; also past [`MAX_VARS`] variables. Also if the
+    /// problem would hold families without a halo table beside families from
+    /// [`Grid::translates_no_touch`](crate::Grid::translates_no_touch), or families from the
+    /// no-touch translates of grids of different sizes: their halo relation is asymmetric (a
+    /// piece without a halo could lie beside one with a halo, but not the other way round),
+    /// which makes every count depend on the order of the variables. (Halo tables given by
+    /// hand are not checked here: [`PlacementCsp::check_halos`] does that.)
     pub fn add_var(&mut self, families: Vec<Family>) -> Result<usize, CspError> {
         if self.vars.len() >= MAX_VARS {
             return Err(CspError::InvalidPlacement(format!(
@@ -370,6 +416,26 @@ impl PlacementCsp {
                     )));
                 }
             }
+        }
+        let mut rules = self
+            .vars
+            .iter()
+            .flatten()
+            .chain(&families)
+            .filter_map(|f| f.halo_source.rule());
+        if let Some(first) = rules.next()
+            && let Some(other) = rules.find(|&r| r != first)
+        {
+            let name = |r: Option<(usize, usize)>| match r {
+                None => "without a halo".to_string(),
+                Some((w, h)) => format!("with the no-touch halo of a {w}x{h} grid"),
+            };
+            return Err(CspError::InvalidPlacement(format!(
+                "families {} beside families {}: the halo relation would not be symmetric, \
+                 and the counts would depend on the order of the variables",
+                name(first),
+                name(other)
+            )));
         }
         self.vars.push(families);
         Ok(self.vars.len() - 1)
@@ -522,10 +588,13 @@ impl PlacementCsp {
     /// Checks that the halo relation is symmetric between every two variables: a value of
     /// one meets the halo of a value of the other exactly when the second meets the halo of
     /// the first (see the [module documentation](self) for why the algorithms need it).
-    /// [`PlacementCsp::add_var`] does not check it, since it costs one comparison per pair of
-    /// values of different variables; call this once on a problem built from hand-made halo
-    /// tables. Problems whose families all come from one [`crate::Grid`] by one method (all
-    /// [`crate::Grid::translates`] or all [`crate::Grid::translates_no_touch`]) always pass.
+    /// [`PlacementCsp::add_var`] checks only where the halos come from (it refuses
+    /// [`crate::Grid::translates_no_touch`] families beside families without a halo, or
+    /// beside those of a grid of another size), since the full check costs one comparison per
+    /// pair of values of different variables; call this once on a problem built from
+    /// hand-made halo tables ([`Family::with_halo`]). Problems whose families all come from
+    /// one [`crate::Grid`] by one method (all [`crate::Grid::translates`] or all
+    /// [`crate::Grid::translates_no_touch`]) always pass.
     ///
     /// ```
     /// use csp_core::{Grid, PlacementCsp};
@@ -534,10 +603,19 @@ impl PlacementCsp {
     /// csp.add_var(vec![grid.translates_no_touch(&[(0, 0), (1, 0)])?])?;
     /// csp.add_var(vec![grid.translates_no_touch(&[(0, 0), (0, 1)])?])?;
     /// assert!(csp.check_halos().is_ok());
-    /// // A piece without a halo beside one with a halo: adjacent placements are allowed one
-    /// // way round and not the other.
-    /// csp.add_var(vec![grid.translates(&[(0, 0)])?])?;
+    /// // A single cell whose hand-made halo is itself and the cell to its right: a domino
+    /// // just left of it has the cell in its halo, but is not in the cell's.
+    /// let cell = grid.translates(&[(0, 0)])?;
+    /// let table = (0..128)
+    ///     .map(|s| match cell.starts() >> s & 1 {
+    ///         1 => (cell.cells(s) | cell.cells(s) << 1) & grid.all(),
+    ///         _ => 0,
+    ///     })
+    ///     .collect();
+    /// csp.add_var(vec![cell.with_halo(table)?])?;
     /// assert!(csp.check_halos().is_err());
+    /// // Pieces without a halo beside the no-touch ones are refused as they are added.
+    /// assert!(csp.add_var(vec![grid.translates(&[(0, 0)])?]).is_err());
     /// # Ok::<(), csp_core::CspError>(())
     /// ```
     ///

@@ -17,14 +17,16 @@
 //! Minesweeper's, of at most 8 cells) shift out a leaving variable and are walked together,
 //! as plain sorted lists.
 
-use crate::{BoolCsp, CspError};
+use crate::{BoolCsp, Constraint, CspError};
 
 /// The result of propagation: the values it decided and the reduced ordinary constraints
-/// over the still-unknown variables (each with `0 < count < vars.len()`).
+/// over the still-unknown variables, as `(vars, min, max)`: "exactly" ones with
+/// `0 < min == max < vars.len()`, "between" ones with `min < max`, `max > 0`,
+/// `min < vars.len()` and not both `min == 0` and `max == vars.len()`.
 #[derive(Debug, Clone)]
 pub(crate) struct Propagated {
     pub values: Vec<Option<bool>>,
-    pub rows: Vec<(Vec<usize>, u32)>,
+    pub rows: Vec<(Vec<usize>, u32, u32)>,
 }
 
 /// Rows with more undecided variables than this are examined only once the shorter rows are
@@ -689,7 +691,67 @@ impl<const MARKS: bool> State<MARKS> {
 }
 
 pub(crate) fn run(csp: &BoolCsp) -> Result<Propagated, CspError> {
-    run_tuned(csp, TUNING)
+    if csp.constraints.iter().all(Constraint::is_exact) {
+        run_tuned(csp, TUNING)
+    } else {
+        run_between(csp, TUNING)
+    }
+}
+
+/// Propagation with "between" constraints: the "exactly" ones (with the values found so far
+/// added as constraints of one variable) go through the full propagator, then each "between"
+/// one applies its own two rules with those values, until neither decides anything new. Each
+/// round decides at least one variable, and a round costs one run of the propagator.
+fn run_between(csp: &BoolCsp, tuning: Tuning) -> Result<Propagated, CspError> {
+    if csp.inconsistent {
+        return Err(CspError::Inconsistent);
+    }
+    let (exact, between): (Vec<&Constraint>, Vec<&Constraint>) =
+        csp.constraints.iter().partition(|c| c.is_exact());
+    let mut work = BoolCsp {
+        num_vars: csp.num_vars,
+        constraints: exact.into_iter().cloned().collect(),
+        total: csp.total,
+        inconsistent: false,
+    };
+    loop {
+        let mut p = run_tuned(&work, tuning)?;
+        let mut decided = Vec::new();
+        let mut rows = Vec::new();
+        for c in &between {
+            let (mut trues, mut open) = (0u32, Vec::new());
+            for &v in &c.vars {
+                match p.values[v] {
+                    Some(true) => trues += 1,
+                    Some(false) => {}
+                    None => open.push(v),
+                }
+            }
+            let len = open.len() as u32;
+            if trues > c.max || trues + len < c.min {
+                return Err(CspError::Inconsistent);
+            }
+            let (min, max) = (c.min.saturating_sub(trues), (c.max - trues).min(len));
+            if len == 0 || (min == 0 && max == len) {
+                continue;
+            }
+            if max == 0 || min == len {
+                decided.extend(open.into_iter().map(|v| (v, min == len)));
+            } else {
+                rows.push((open, min, max));
+            }
+        }
+        if decided.is_empty() {
+            p.rows.extend(rows);
+            return Ok(p);
+        }
+        work.constraints
+            .extend(decided.into_iter().map(|(v, value)| Constraint {
+                vars: vec![v],
+                min: u32::from(value),
+                max: u32::from(value),
+            }));
+    }
 }
 
 fn run_tuned(csp: &BoolCsp, tuning: Tuning) -> Result<Propagated, CspError> {
@@ -741,7 +803,8 @@ fn run_with<const MARKS: bool>(csp: &BoolCsp, tuning: Tuning) -> Result<Propagat
             var_start[dense[v] as usize + 1] += 1;
         }
         len.push(c.vars.len() as u32);
-        count.push(c.count);
+        // Only "exactly" constraints come here (`run` sends the others to `run_between`).
+        count.push(c.min);
     }
     for d in 0..m {
         var_start[d + 1] += var_start[d];
@@ -820,7 +883,10 @@ fn run_with<const MARKS: bool>(csp: &BoolCsp, tuning: Tuning) -> Result<Propagat
     st.run()?;
     let rows = (0..nord)
         .filter(|&r| st.alive[r])
-        .map(|r| (st.live(r).map(|d| orig[d as usize]).collect(), st.count[r]))
+        .map(|r| {
+            let vars = st.live(r).map(|d| orig[d as usize]).collect();
+            (vars, st.count[r], st.count[r])
+        })
         .collect();
     // Variables outside the ordinary constraints share the total row's verdict (none
     // without a total).
@@ -834,7 +900,9 @@ fn run_with<const MARKS: bool>(csp: &BoolCsp, tuning: Tuning) -> Result<Propagat
 /// Cheap logic only: the values of variables that simple rules prove, to a fixpoint.
 ///
 /// The rules: a constraint with count 0 makes its variables false, one with count equal to
-/// its size makes them true; two identical constraints must agree; when one constraint's set
+/// its size makes them true (and a "between" constraint whose maximum is reached makes the
+/// rest false, one that needs all its undecided variables makes them true); of the "exactly"
+/// constraints, two identical ones must agree; when one constraint's set
 /// is a subset of another's, the larger is reduced to the difference; for two overlapping
 /// constraints, the bounds on the number of trues in their intersection can decide the
 /// intersection or either difference. The global total takes part as a constraint over all
@@ -909,6 +977,28 @@ mod tests {
             || xmin == inter
     }
 
+    /// Sets the total to the hidden assignment's trues shifted by `shift` (if any); returns
+    /// every assignment of the variables and the number of solutions among them.
+    fn with_total(
+        csp: &mut BoolCsp,
+        hidden: &[bool],
+        shift: Option<i32>,
+    ) -> (Vec<Vec<bool>>, usize) {
+        let n = hidden.len();
+        if let Some(shift) = shift {
+            let trues = hidden.iter().filter(|&&b| b).count() as i32;
+            csp.set_total((trues + shift).max(0) as u32);
+        }
+        let assignments: Vec<Vec<bool>> = (0u32..1 << n)
+            .map(|m| (0..n).map(|v| m >> v & 1 == 1).collect())
+            .collect();
+        let solutions = assignments
+            .iter()
+            .filter(|a| csp.is_satisfied_by(a))
+            .count();
+        (assignments, solutions)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -934,14 +1024,7 @@ mod tests {
                 let shift = if *dense == 1 { *shift } else { 0 };
                 let _ = csp.exactly(&vars, (trues + shift).max(0) as u32);
             }
-            if let Some(shift) = total {
-                let trues = hidden[..n].iter().filter(|&&b| b).count() as i32;
-                csp.set_total((trues + shift).max(0) as u32);
-            }
-            let assignments: Vec<Vec<bool>> = (0u32..1 << n)
-                .map(|m| (0..n).map(|v| m >> v & 1 == 1).collect())
-                .collect();
-            let solutions = assignments.iter().filter(|a| csp.is_satisfied_by(a)).count();
+            let (assignments, solutions) = with_total(&mut csp, &hidden[..n], total);
             for tuning in EXTREMES {
                 match run_tuned(&csp, tuning) {
                     Err(e) => {
@@ -952,7 +1035,7 @@ mod tests {
                         for a in &assignments {
                             let trues = |vars: &[usize]| vars.iter().filter(|&&v| a[v]).count() as u32;
                             let reduced = p.values.iter().zip(a).all(|(v, x)| v.is_none_or(|v| v == *x))
-                                && p.rows.iter().all(|(vars, count)| trues(vars) == *count)
+                                && p.rows.iter().all(|(vars, count, _)| trues(vars) == *count)
                                 && csp.total().is_none_or(|t| trues(&(0..n).collect::<Vec<_>>()) == t);
                             prop_assert_eq!(
                                 reduced,
@@ -963,12 +1046,13 @@ mod tests {
                                 p
                             );
                         }
-                        for (r, (vars, count)) in p.rows.iter().enumerate() {
+                        for (r, (vars, count, max)) in p.rows.iter().enumerate() {
+                            prop_assert_eq!(count, max);
                             prop_assert!(vars.windows(2).all(|w| w[0] < w[1]));
                             prop_assert!(0 < *count && (*count as usize) < vars.len());
                             prop_assert!(vars.iter().all(|&v| p.values[v].is_none()));
                             // A fixpoint: no two rows left that the rules would act on.
-                            for (other, c) in &p.rows[r + 1..] {
+                            for (other, c, _) in &p.rows[r + 1..] {
                                 prop_assert!(
                                     !pair_rule_applies((vars, *count), (other, *c)),
                                     "rows {:?} and {:?} left with {:?}",
@@ -978,6 +1062,57 @@ mod tests {
                                 );
                             }
                         }
+                    }
+                }
+            }
+        }
+
+        /// With "between" constraints among the "exactly" ones, the decided values and the
+        /// reduced rows admit exactly the solutions of the original problem, each reduced row
+        /// is over undecided variables and decides nothing on its own, and a contradiction is
+        /// reported only for a problem without solutions.
+        #[test]
+        fn between_constraints_keep_the_solutions(
+            n in 1usize..=10,
+            hidden in prop::collection::vec(any::<bool>(), 10),
+            rows in prop::collection::vec(
+                (prop::collection::vec(prop::bool::weighted(0.4), 10), 0u8..5, -1i32..=1, 0u32..3),
+                1..=6,
+            ),
+            total in prop::option::of(-1i32..=1),
+        ) {
+            let mut csp = BoolCsp::new(n);
+            for (mask, kind, shift, width) in &rows {
+                let vars: Vec<usize> = (0..n).filter(|&v| mask[v]).collect();
+                let trues = vars.iter().filter(|&&v| hidden[v]).count() as i32;
+                let t = (trues + shift).max(0) as u32;
+                let _ = match kind {
+                    0 => csp.exactly(&vars, t),
+                    1 => csp.at_most(&vars, t),
+                    2 => csp.at_least(&vars, t),
+                    _ => csp.between(&vars, t.saturating_sub(*width), t + width),
+                };
+            }
+            let (assignments, solutions) = with_total(&mut csp, &hidden[..n], total);
+            match super::run(&csp) {
+                Err(e) => {
+                    prop_assert_eq!(e, CspError::Inconsistent);
+                    prop_assert_eq!(solutions, 0, "false contradiction");
+                }
+                Ok(p) => {
+                    for a in &assignments {
+                        let trues = |vars: &[usize]| vars.iter().filter(|&&v| a[v]).count() as u32;
+                        let reduced = p.values.iter().zip(a).all(|(v, x)| v.is_none_or(|v| v == *x))
+                            && p.rows.iter().all(|(vars, min, max)| (*min..=*max).contains(&trues(vars)))
+                            && csp.total().is_none_or(|t| trues(&(0..n).collect::<Vec<_>>()) == t);
+                        prop_assert_eq!(reduced, csp.is_satisfied_by(a), "{:?}: {:?}", a, p);
+                    }
+                    for (vars, min, max) in &p.rows {
+                        let len = vars.len() as u32;
+                        prop_assert!(vars.windows(2).all(|w| w[0] < w[1]));
+                        prop_assert!(vars.iter().all(|&v| p.values[v].is_none()));
+                        prop_assert!(min <= max && *max <= len && *max > 0 && *min < len);
+                        prop_assert!(*min > 0 || *max < len);
                     }
                 }
             }

@@ -22,7 +22,11 @@ struct Brute {
 }
 
 fn brute(csp: &BoolCsp) -> Brute {
-    let n = csp.num_vars();
+    brute_by(csp.num_vars(), |a| csp.is_satisfied_by(a))
+}
+
+/// [`brute`] with the solutions told apart by `is_solution`.
+fn brute_by(n: usize, is_solution: impl Fn(&[bool]) -> bool) -> Brute {
     let mut solutions = 0;
     let mut trues = vec![0; n];
     let mut a = vec![false; n];
@@ -31,7 +35,7 @@ fn brute(csp: &BoolCsp) -> Brute {
         for (v, x) in a.iter_mut().enumerate() {
             *x = mask >> v & 1 == 1;
         }
-        if csp.is_satisfied_by(&a) {
+        if is_solution(&a) {
             solutions += 1;
             let k = mask.count_ones() as usize;
             range = Some(range.map_or((k, k), |(lo, hi)| (lo.min(k), hi.max(k))));
@@ -113,7 +117,10 @@ fn build(spec: &Spec) -> (BoolCsp, bool) {
 }
 
 fn check(csp: &BoolCsp) -> Result<(), TestCaseError> {
-    let b = brute(csp);
+    check_against(csp, brute(csp))
+}
+
+fn check_against(csp: &BoolCsp, b: Brute) -> Result<(), TestCaseError> {
     let budget = Budget::default();
 
     // propagate: never contradicts brute force.
@@ -194,8 +201,103 @@ fn check(csp: &BoolCsp) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// A problem with "at most", "at least" and "between" constraints among "exactly" ones:
+/// per constraint its kind, membership mask, perturbation of the hidden assignment's trues
+/// (the bound) and, for "between", the width on either side.
+#[derive(Debug, Clone)]
+struct RangeSpec {
+    n: usize,
+    hidden: Vec<bool>,
+    constraints: Vec<(u8, Vec<bool>, i32, u32)>,
+    total: Option<i32>,
+}
+
+fn range_spec() -> impl Strategy<Value = RangeSpec> {
+    (1usize..=13).prop_flat_map(|n| {
+        (
+            Just(n),
+            prop::collection::vec(any::<bool>(), n),
+            prop::collection::vec(
+                (
+                    0u8..4,
+                    prop::collection::vec(prop::bool::weighted(0.35), n),
+                    perturbation(),
+                    0u32..3,
+                ),
+                0..=7,
+            ),
+            prop::option::weighted(0.5, perturbation()),
+        )
+            .prop_map(|(n, hidden, constraints, total)| RangeSpec {
+                n,
+                hidden,
+                constraints,
+                total,
+            })
+    })
+}
+
+/// Builds the problem and, independently of the crate, the bounds `(vars, min, max)` every
+/// constraint puts on its trues (a rejected constraint, one with `min` above its size or
+/// above `max`, has none: the problem then has no solution).
+/// A constraint's variables and the fewest and most trues it allows.
+type Bounds = (Vec<usize>, u32, u32);
+
+fn build_ranges(spec: &RangeSpec) -> (BoolCsp, Vec<Bounds>, bool) {
+    let mut csp = BoolCsp::new(spec.n);
+    let mut bounds = Vec::new();
+    let mut ok = true;
+    for (kind, mask, d, width) in &spec.constraints {
+        let vars: Vec<usize> = (0..spec.n).filter(|&v| mask[v]).collect();
+        let t = (vars.iter().filter(|&&v| spec.hidden[v]).count() as i32 + d).max(0) as u32;
+        let (min, max, r) = match kind {
+            0 => (t, t, csp.exactly(&vars, t)),
+            1 => (0, t, csp.at_most(&vars, t)),
+            2 => (t, u32::MAX, csp.at_least(&vars, t)),
+            _ => {
+                let (min, max) = (t.saturating_sub(*width), t + width);
+                (min, max, csp.between(&vars, min, max))
+            }
+        };
+        match r {
+            Ok(()) => bounds.push((vars, min, max)),
+            Err(CspError::Inconsistent) => {
+                assert!(min as usize > vars.len());
+                ok = false;
+            }
+            Err(e) => panic!("unexpected error {e}"),
+        }
+    }
+    if let Some(d) = spec.total {
+        let t = spec.hidden.iter().filter(|&&b| b).count() as i32 + d;
+        csp.set_total(t.max(0) as u32);
+    }
+    (csp, bounds, ok)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// "At most", "at least" and "between" constraints: every function agrees with brute
+    /// force over the bounds as given (not through the crate's own satisfaction check, which
+    /// is compared with them too).
+    #[test]
+    fn between_constraints_match_brute_force(spec in range_spec()) {
+        let (csp, bounds, ok) = build_ranges(&spec);
+        let total = csp.total();
+        let b = brute_by(spec.n, |a| {
+            ok && bounds.iter().all(|(vars, min, max)| {
+                let t = vars.iter().filter(|&&v| a[v]).count() as u32;
+                *min <= t && t <= *max
+            }) && total.is_none_or(|t| a.iter().filter(|&&x| x).count() as u32 == t)
+        });
+        prop_assert_eq!(brute(&csp).solutions, b.solutions);
+        if !ok {
+            prop_assert_eq!(analyze(&csp, &Budget::default()), Err(CspError::Inconsistent));
+        } else {
+            check_against(&csp, b)?;
+        }
+    }
 
     #[test]
     fn matches_brute_force(spec in spec()) {

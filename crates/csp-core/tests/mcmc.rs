@@ -3,20 +3,39 @@
 
 mod common;
 
-use csp_core::{Budget, CspError, McmcConfig, analyze, estimate};
+use csp_core::{Analysis, Budget, CspError, Estimate, McmcConfig, analyze, estimate};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Blocks of 8, 20,000 steps averaged after 1000.
+fn blocks_of_eight() -> McmcConfig {
+    McmcConfig {
+        block: 8,
+        steps: 20_000,
+        burn_in: 1_000,
+        ..McmcConfig::default()
+    }
+}
+
+/// Every estimated marginal within 0.05 of the exact one, and every variable the chain
+/// never moved forced in fact.
+fn assert_near(a: &Analysis, e: &Estimate, seed: u64) {
+    for (v, (p, q)) in a.probabilities.iter().zip(&e.probabilities).enumerate() {
+        assert!(
+            (p - q).abs() < 0.05,
+            "seed {seed} var {v}: exact {p} estimate {q}"
+        );
+        if let Some(b) = e.forced[v] {
+            assert_eq!(a.forced[v], Some(b), "seed {seed} var {v}");
+        }
+    }
+}
 
 /// Blocks of 8 on problems of 24 variables (so no step redraws everything): after 20,000
 /// steps every marginal is within 0.05 of the exact one, and propagation's verdicts agree.
 #[test]
 fn estimates_approach_exact_marginals() {
-    let config = McmcConfig {
-        block: 8,
-        steps: 20_000,
-        burn_in: 1_000,
-        ..McmcConfig::default()
-    };
+    let config = blocks_of_eight();
     let mut checked = 0;
     for seed in 0..24 {
         let (mut csp, hidden) = common::windows(24, seed, 10, 0.3);
@@ -30,22 +49,45 @@ fn estimates_approach_exact_marginals() {
             (Err(CspError::Inconsistent), Err(CspError::Inconsistent)) => {}
             (Ok(a), Ok(e)) => {
                 checked += 1;
-                for v in 0..24 {
-                    assert!(
-                        (a.probabilities[v] - e.probabilities[v]).abs() < 0.05,
-                        "seed {seed} var {v}: exact {} estimate {}",
-                        a.probabilities[v],
-                        e.probabilities[v]
-                    );
-                    if let Some(b) = e.forced[v] {
-                        assert_eq!(a.forced[v], Some(b), "seed {seed} var {v}");
-                    }
-                }
+                assert_near(&a, &e, seed);
             }
             (a, e) => panic!("seed {seed}: exact {a:?} but estimate {e:?}"),
         }
     }
     assert!(checked >= 12, "only {checked} consistent problems");
+}
+
+/// The same with "at most", "at least" and "between" constraints (windows of 3 to 6
+/// variables, their bounds around a hidden assignment's trues), with and without a total.
+#[test]
+fn estimates_approach_exact_marginals_under_between_constraints() {
+    use rand::RngExt;
+    let config = blocks_of_eight();
+    let n = 24;
+    for seed in 0..12u64 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(100 + seed);
+        let hidden: Vec<bool> = (0..n).map(|_| rng.random_bool(0.3)).collect();
+        let mut csp = csp_core::BoolCsp::new(n);
+        for k in 0..12 {
+            let len = rng.random_range(3..=6);
+            let at = rng.random_range(0..=n - len);
+            let vars: Vec<usize> = (at..at + len).collect();
+            let t = vars.iter().filter(|&&v| hidden[v]).count() as u32;
+            match k % 4 {
+                0 => csp.exactly(&vars, t),
+                1 => csp.at_most(&vars, t + 1),
+                2 => csp.at_least(&vars, t.saturating_sub(1)),
+                _ => csp.between(&vars, t.saturating_sub(1), t + 1),
+            }
+            .unwrap();
+        }
+        if seed % 2 == 0 {
+            csp.set_total(hidden.iter().filter(|&&b| b).count() as u32);
+        }
+        let a = analyze(&csp, &Budget::default()).unwrap();
+        let e = estimate(&csp, &config, &mut rng).unwrap();
+        assert_near(&a, &e, seed);
+    }
 }
 
 /// The same seed gives the same estimate.

@@ -143,3 +143,56 @@ fn a_sampled_tiling_is_a_tiling() {
     }
     assert_eq!(covered, (1u128 << (w * h)) - 1);
 }
+
+/// The `n`-queens problem: one queen in every row and every column ("exactly one"), at most
+/// one on every diagonal ("at most one"): variable `r * n + c` is a queen at row `r`, column
+/// `c`.
+fn queens(n: usize) -> BoolCsp {
+    let mut csp = BoolCsp::new(n * n);
+    for i in 0..n {
+        csp.exactly(&(0..n).map(|c| i * n + c).collect::<Vec<_>>(), 1)
+            .unwrap();
+        csp.exactly(&(0..n).map(|r| r * n + i).collect::<Vec<_>>(), 1)
+            .unwrap();
+    }
+    for d in 0..2 * n - 1 {
+        let down: Vec<usize> = (0..n)
+            .filter_map(|r| {
+                (d + r)
+                    .checked_sub(n - 1)
+                    .filter(|&c| c < n)
+                    .map(|c| r * n + c)
+            })
+            .collect();
+        let up: Vec<usize> = (0..n)
+            .filter_map(|r| d.checked_sub(r).filter(|&c| c < n).map(|c| r * n + c))
+            .collect();
+        csp.at_most(&down, 1).unwrap();
+        csp.at_most(&up, 1).unwrap();
+    }
+    csp
+}
+
+/// The numbers of ways to place `n` non-attacking queens on an `n x n` board (OEIS A000170),
+/// counted exactly, and 8 queens drawn uniformly: each draw is one of the 92 solutions, every
+/// square is a queen in its share of them (by symmetry, a corner in 4 of 92).
+#[test]
+fn n_queens() {
+    let known = [1u64, 0, 0, 2, 10, 4, 40, 92];
+    for (i, &solutions) in known.iter().enumerate() {
+        let n = i + 1;
+        match count(&queens(n), &Budget::default()) {
+            Ok(c) => assert_eq!(c, BigUint::from_u64(solutions), "{n} queens"),
+            Err(e) => assert!(solutions == 0 && e == CspError::Inconsistent, "{n}: {e}"),
+        }
+    }
+    let csp = queens(8);
+    let a = analyze(&csp, &Budget::default()).unwrap();
+    assert!((a.probabilities[0] - 4.0 / 92.0).abs() < 1e-12);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
+    for _ in 0..20 {
+        let s = csp_core::sample(&csp, &Budget::default(), &mut rng).unwrap();
+        assert!(csp.is_satisfied_by(&s));
+        assert_eq!(s.iter().filter(|&&q| q).count(), 8);
+    }
+}

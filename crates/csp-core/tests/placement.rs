@@ -313,17 +313,17 @@ fn errors_are_reported() {
     assert_eq!((f.block(0), f.block(200)), (0b111, 0));
 }
 
-/// Single cells on a 5x1 board: two without a halo around one with a halo. The halo relation
-/// is asymmetric, so the count depends on the order of the variables; the two interchangeable
-/// variables' credits then do not share out evenly, which is reported, not rounded.
+/// Single cells on a 5x1 board: two without a halo around one with a (hand-made) halo. The
+/// halo relation is asymmetric, so the count depends on the order of the variables; the two
+/// interchangeable variables' credits then do not share out evenly, which is reported, not
+/// rounded.
 #[test]
 fn an_asymmetric_halo_relation_that_shows_is_an_error() {
     let grid = Grid::new(5, 1).unwrap();
     let mut p = PlacementCsp::new(5).unwrap();
     p.add_var(vec![grid.translates(&[(0, 0)]).unwrap()])
         .unwrap();
-    p.add_var(vec![grid.translates_no_touch(&[(0, 0)]).unwrap()])
-        .unwrap();
+    p.add_var(ship(1, 5, 1, true)).unwrap();
     p.add_var(vec![grid.translates(&[(0, 0)]).unwrap()])
         .unwrap();
     assert!(p.check_halos().is_err());
@@ -377,6 +377,54 @@ fn is_solution_checks_everything() {
     assert!(!p.is_solution(&[a, near]));
     assert!(!p.is_solution(&[far, far]));
     assert!(!p.is_solution(&[a]));
+}
+
+/// Pieces from a grid's no-touch translates beside pieces without a halo (in either order),
+/// or beside the no-touch translates of a grid of another size, are refused as they are
+/// added: such a problem's counts would depend on the order of its variables (one cell with
+/// a halo and one without on a 4x1 board counted 12 placements one way round and 6 the other).
+#[test]
+fn mixed_grid_halos_are_refused() {
+    let (four, five) = (Grid::new(4, 1).unwrap(), Grid::new(5, 1).unwrap());
+    let cell = [(0, 0)];
+    let refused = |first: Family, second: Family| {
+        let mut p = PlacementCsp::new(5).unwrap();
+        p.add_var(vec![first]).unwrap();
+        match p.add_var(vec![second]) {
+            Err(CspError::InvalidPlacement(m)) => assert!(m.contains("symmetric"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(p.num_vars(), 1);
+    };
+    let with = four.translates_no_touch(&cell).unwrap();
+    let without = four.translates(&cell).unwrap();
+    refused(with.clone(), without.clone());
+    refused(without.clone(), with.clone());
+    refused(with.clone(), five.translates_no_touch(&cell).unwrap());
+    // In one variable's domain too.
+    let mut p = PlacementCsp::new(4).unwrap();
+    assert!(
+        p.add_var(vec![
+            with.clone(),
+            four.translates(&[(0, 0), (1, 0)]).unwrap()
+        ])
+        .is_err()
+    );
+    // One method on one grid is fine, and so is a hand-made table beside anything (that is
+    // check_halos's to judge).
+    let mut p = PlacementCsp::new(4).unwrap();
+    p.add_var(vec![with.clone()]).unwrap();
+    p.add_var(vec![four.translates_no_touch(&[(0, 0), (1, 0)]).unwrap()])
+        .unwrap();
+    p.add_var(ship(1, 4, 1, true)).unwrap();
+    let mut p = PlacementCsp::new(4).unwrap();
+    p.add_var(vec![without.clone()]).unwrap();
+    p.add_var(vec![without]).unwrap();
+    // A family that shares a no-touch table takes its source along.
+    let shared = four.translates(&cell).unwrap().share_halo(&with);
+    let mut p = PlacementCsp::new(4).unwrap();
+    p.add_var(vec![with]).unwrap();
+    p.add_var(vec![shared]).unwrap();
 }
 
 #[test]

@@ -174,6 +174,28 @@ fn uniform_over_solutions_with_boxes() {
     check_uniform(&csp, 6);
 }
 
+/// "At most", "at least" and "between" constraints beside an "exactly" one, with and without
+/// a total: solutions with different numbers of trues in a box (so the weights matter).
+fn with_bounds(total: Option<u32>) -> BoolCsp {
+    let mut csp = BoolCsp::new(9);
+    csp.at_most(&[0, 1, 2, 3], 2).unwrap();
+    csp.at_least(&[2, 3, 4, 5], 2).unwrap();
+    csp.between(&[4, 5, 6, 7], 1, 2).unwrap();
+    csp.exactly(&[7, 8], 1).unwrap();
+    if let Some(t) = total {
+        csp.set_total(t);
+    }
+    csp
+}
+
+#[test]
+fn uniform_and_marginals_with_between_constraints() {
+    for (seed, total) in [(11, None), (12, Some(4)), (13, Some(3))] {
+        check_uniform(&with_bounds(total), seed);
+        check_marginals(&with_bounds(total), seed + 10);
+    }
+}
+
 #[test]
 fn deterministic_for_a_seed() {
     let csp = boxes_and_components();

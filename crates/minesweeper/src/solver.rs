@@ -854,7 +854,7 @@ impl Solver {
         for (b, &v) in cells.iter().enumerate() {
             bit_of[v] = Some(b);
         }
-        // Each constraint over these cells: (mask, mines still to place).
+        // Each constraint over these cells (all "exactly" ones): (mask, mines still to place).
         let mut rules = Vec::new();
         for c in p.csp.constraints() {
             let mask = c
@@ -864,7 +864,7 @@ impl Solver {
                 .fold(0u64, |m, b| m | 1 << b);
             if mask != 0 {
                 let known = c.vars.iter().filter(|&&v| is_mine(v)).count() as u32;
-                rules.push((mask, c.count.checked_sub(known)?));
+                rules.push((mask, c.min.checked_sub(known)?));
             }
         }
         let layouts = endgame::layouts(
@@ -2158,7 +2158,7 @@ mod tests {
                 if vals.iter().any(Option::is_none) {
                     return true; // touches cells outside: cannot happen for a closed group
                 }
-                vals.iter().filter(|x| **x == Some(true)).count() as u32 == c.count
+                c.allows(vals.iter().filter(|x| **x == Some(true)).count() as u32)
             });
             if ok && !counts.contains(&bits.count_ones()) {
                 counts.push(bits.count_ones());
