@@ -5,7 +5,8 @@
 //! to 128 cells fits the placement engine's elements) and builds the [`Family`] of every
 //! translate of a shape that lies wholly on the board, with or without a "no-touch" halo (the
 //! cells of the piece and their eight neighbours), so that callers need not work out start
-//! masks and halo tables by hand.
+//! masks and halo tables by hand; [`Grid::orientations`] lists a shape's distinct rotations
+//! and mirror images.
 //!
 //! ```
 //! use csp_core::{Budget, Grid, PlacementCsp, analyze_placements};
@@ -96,6 +97,67 @@ impl Grid {
             }
         }
         m
+    }
+
+    /// The distinct orientations of `shape` among its four rotations and their mirror
+    /// images, each with its cells sorted by row, then column, and moved to touch the top
+    /// and left edges (no offset smaller than 0 in either direction, some offset 0 in
+    /// each): one for a square, two for a straight piece, four for a T, eight for an L of
+    /// four. Each orientation gives one family ([`Grid::translates`] or
+    /// [`Grid::translates_no_touch`]); a piece that may lie in any orientation is a variable
+    /// whose domain is all of them (a domain may not hold one placement twice, which giving
+    /// every rotation of a symmetric piece would do). Repeated cells count once.
+    ///
+    /// ```
+    /// use csp_core::{Budget, Family, Grid, PlacementCsp, count_placements};
+    ///
+    /// // The L tetromino, in all its orientations, on a 4x2 board covered by two of them.
+    /// let l = [(0, 0), (0, 1), (0, 2), (1, 2)];
+    /// assert_eq!(Grid::orientations(&l).len(), 8);
+    /// let grid = Grid::new(4, 2)?;
+    /// let domain = Grid::orientations(&l)
+    ///     .iter()
+    ///     .map(|o| grid.translates(o))
+    ///     .collect::<Result<Vec<Family>, _>>()?;
+    /// let mut csp = PlacementCsp::new(grid.cells())?;
+    /// csp.add_var(domain.clone())?;
+    /// csp.add_var(domain)?;
+    /// csp.require(grid.all())?;
+    /// // Two tilings, each counted once per order of the two pieces.
+    /// assert_eq!(count_placements(&csp, &Budget::default())?, 4);
+    /// # Ok::<(), csp_core::CspError>(())
+    /// ```
+    #[must_use]
+    pub fn orientations(shape: &[(usize, usize)]) -> Vec<Vec<(usize, usize)>> {
+        let mut out: Vec<Vec<(usize, usize)>> = Vec::new();
+        let cells: Vec<(i64, i64)> = shape.iter().map(|&(x, y)| (x as i64, y as i64)).collect();
+        for turn in 0..8 {
+            let mut o: Vec<(i64, i64)> = cells
+                .iter()
+                .map(|&(x, y)| {
+                    let (x, y) = if turn >= 4 { (-x, y) } else { (x, y) };
+                    match turn % 4 {
+                        0 => (x, y),
+                        1 => (-y, x),
+                        2 => (-x, -y),
+                        _ => (y, -x),
+                    }
+                })
+                .collect();
+            let (min_x, min_y) = o
+                .iter()
+                .fold((i64::MAX, i64::MAX), |(a, b), &(x, y)| (a.min(x), b.min(y)));
+            let mut o: Vec<(usize, usize)> = o
+                .drain(..)
+                .map(|(x, y)| ((x - min_x) as usize, (y - min_y) as usize))
+                .collect();
+            o.sort_unstable_by_key(|&(x, y)| (y, x));
+            o.dedup();
+            if !out.contains(&o) {
+                out.push(o);
+            }
+        }
+        out
     }
 
     /// The family of every translate of `shape` that lies wholly on the board. `shape`
@@ -211,5 +273,45 @@ mod tests {
         assert_eq!(d.block(3), 0, "no value starts at the last column");
         assert_eq!(g.neighbourhood(11), 1 << 6 | 1 << 7 | 1 << 10 | 1 << 11);
         assert_eq!(g.neighbourhood(12), 0);
+    }
+
+    #[test]
+    fn orientations_are_distinct_and_complete() {
+        let count = |shape: &[(usize, usize)]| Grid::orientations(shape).len();
+        assert_eq!(count(&[(0, 0)]), 1);
+        assert_eq!(count(&[(0, 0), (1, 0), (0, 1), (1, 1)]), 1);
+        assert_eq!(count(&[(0, 0), (1, 0), (2, 0)]), 2);
+        assert_eq!(count(&[(0, 0), (1, 0), (2, 0), (1, 1)]), 4); // T
+        assert_eq!(count(&[(0, 0), (1, 0), (1, 1), (2, 1)]), 4); // S: its mirror is Z
+        assert_eq!(count(&[(0, 0), (0, 1), (0, 2), (1, 2)]), 8); // L
+        // F pentomino: 8; X pentomino: 1; I pentomino: 2.
+        assert_eq!(count(&[(1, 0), (2, 0), (0, 1), (1, 1), (1, 2)]), 8);
+        assert_eq!(count(&[(1, 0), (0, 1), (1, 1), (2, 1), (1, 2)]), 1);
+        assert_eq!(count(&[(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)]), 2);
+        assert!(Grid::orientations(&[]).iter().all(Vec::is_empty));
+        // Far from the origin and with a repeated cell: moved to the edges, listed once.
+        let l = Grid::orientations(&[(5, 5), (5, 6), (5, 7), (6, 7), (6, 7)]);
+        assert_eq!(l[0], vec![(0, 0), (0, 1), (0, 2), (1, 2)]);
+        for o in &l {
+            assert_eq!(o.len(), 4);
+            assert!(o.iter().any(|&(x, _)| x == 0) && o.iter().any(|&(_, y)| y == 0));
+            assert!(o.windows(2).all(|w| (w[0].1, w[0].0) < (w[1].1, w[1].0)));
+        }
+        // The 12 free pentominoes make the 63 fixed ones.
+        let pentominoes: [&[(usize, usize)]; 12] = [
+            &[(1, 0), (2, 0), (0, 1), (1, 1), (1, 2)],
+            &[(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)],
+            &[(0, 0), (0, 1), (0, 2), (0, 3), (1, 3)],
+            &[(1, 0), (1, 1), (0, 2), (1, 2), (0, 3)],
+            &[(0, 0), (1, 0), (0, 1), (1, 1), (0, 2)],
+            &[(0, 0), (1, 0), (2, 0), (1, 1), (1, 2)],
+            &[(0, 0), (2, 0), (0, 1), (1, 1), (2, 1)],
+            &[(0, 0), (0, 1), (0, 2), (1, 2), (2, 2)],
+            &[(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)],
+            &[(1, 0), (0, 1), (1, 1), (2, 1), (1, 2)],
+            &[(1, 0), (0, 1), (1, 1), (1, 2), (1, 3)],
+            &[(0, 0), (1, 0), (1, 1), (1, 2), (2, 2)],
+        ];
+        assert_eq!(pentominoes.iter().map(|p| count(p)).sum::<usize>(), 63);
     }
 }
