@@ -760,7 +760,7 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
     let Some(decision) = seen.decision else {
         writeln!(
             out,
-            "move: none (no hidden cell is left to reveal: every safe cell is open)"
+            "move: none (nothing is left to reveal: every safe cell is open)"
         )?;
         return Ok(());
     };

@@ -27,9 +27,9 @@
 //! # Example
 //!
 //! ```
+//! use minesweeper::rand::SeedableRng;
+//! use minesweeper::rand_xoshiro::Xoshiro256PlusPlus;
 //! use minesweeper::{Board, FirstClick, Game, GameState, Level, text};
-//! use rand::SeedableRng;
-//! use rand_xoshiro::Xoshiro256PlusPlus;
 //!
 //! let level: Level = "beginner".parse()?;
 //! let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);

@@ -59,8 +59,8 @@ pub enum SolveError {
     /// No mine layout agrees with the position.
     #[error("the position is inconsistent: no mine layout agrees with it")]
     Inconsistent,
-    /// Nothing is left to reveal.
-    #[error("no hidden cell is left to reveal")]
+    /// Nothing is left to reveal: every hidden cell, if any, is certainly a mine.
+    #[error("no cell is left to reveal: every hidden cell, if any, is a mine")]
     NothingToDo,
     /// The game refused a move the solver chose (a position out of step with its game).
     #[error("the game refused the solver's move at cell {cell}: {error}")]
@@ -214,7 +214,8 @@ pub struct Analysis {
     /// False when exact counting exceeded the budget and the probabilities are the
     /// fallback's estimates ([`SolverConfig::fallback`]).
     pub exact: bool,
-    /// The solver's move; `None` when no hidden cell is left to reveal.
+    /// The solver's move; `None` when no cell is left to reveal (every hidden cell, if
+    /// any, is certainly a mine).
     pub decision: Option<Decision>,
 }
 
@@ -500,9 +501,13 @@ impl Solver {
     ///
     /// A position too large for the exact count's budget is still decided, on the
     /// fallback's estimates ([`SolverConfig::fallback`]; the guess then says `exact: false`).
+    /// Those estimates are approximate: they may put 0 or 1 on cells that are not certain
+    /// (cells are called safe only when propagation proves them so), and an inconsistent
+    /// position that only the exact count would have exposed gets a move.
     ///
     /// # Errors
-    /// When the position is inconsistent or has nothing to reveal.
+    /// When the position is found inconsistent (always, when the exact count fits the
+    /// budget) or has nothing to reveal.
     pub fn decide(&self, pos: &Position) -> Result<Decision, SolveError> {
         let p = build(pos)?;
         let a = match csp_core::analyze(&p.csp, &self.config.budget) {
@@ -521,8 +526,9 @@ impl Solver {
     /// once for both, where [`Solver::probabilities`] and [`Solver::decide`] make one each.
     ///
     /// # Errors
-    /// When the position is inconsistent, or the counting engine fails otherwise
-    /// ([`SolveError::Engine`]).
+    /// When the position is found inconsistent (always, when the exact count fits the budget;
+    /// see [`Solver::decide`] for what the fallback may miss), or the counting engine fails
+    /// otherwise ([`SolveError::Engine`]).
     ///
     /// ```
     /// use minesweeper::{Decision, Solver, SolverConfig, text};

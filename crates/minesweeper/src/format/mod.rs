@@ -135,7 +135,7 @@ pub enum TextError {
         found: usize,
     },
     /// A character other than `H`, `F`, `M`, `0`-`8`.
-    #[error("unknown character `{0}` (expected H, F, M or 0-8)")]
+    #[error("unknown character `{}` (expected H, F, M or 0-8)", .0.escape_debug())]
     UnknownChar(char),
     /// A cheap contradiction (at a cell, or on line 1 for the mine count).
     #[error(transparent)]

@@ -32,9 +32,9 @@ fn at(line: usize, column: Option<usize>, error: TextError) -> FormatError {
 
 /// Reads a text position.
 ///
-/// Errors name the line (1-based; the header is line 1) and, for a single character, the
-/// column (1-based; blank lines before the header are skipped, and counted): a bad or
-/// missing header, an invalid size, too many mines, a missing or
+/// Errors name the line of the input (1-based, counting every line: blank lines before the
+/// header, which are skipped, shift the rest) and, for a single character, the column
+/// (1-based): a bad or missing header, an invalid size, too many mines, a missing or
 /// extra row, a row of the wrong width, an unknown character, a number above its number of
 /// neighbours or of unrevealed neighbours or below its known-mine neighbours, more known
 /// mines than mines, or more mines than unrevealed cells. Flags are the player's marks and
@@ -299,6 +299,11 @@ mod tests {
         assert_eq!(
             err("3x1x1\nHé9\n"),
             "line 2, column 2: unknown character `é` (expected H, F, M or 0-8)"
+        );
+        // A control character is shown escaped, not written to the terminal.
+        assert_eq!(
+            read("3x1x1\nH\x1bH\n").unwrap_err().to_string(),
+            "line 2, column 2: unknown character `\\u{1b}` (expected H, F, M or 0-8)"
         );
         assert_eq!(
             err("2x2x1\nH4\nHH\n"),
