@@ -71,6 +71,12 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     let mut solver = TwoFourSolver::try_with_memo_bytes(args.level, memo_bytes)
         .map_err(|_| crate::allocation_error(memo_bytes, "the memo"))?;
     let start = Instant::now();
+    if args.explain {
+        writeln!(
+            out,
+            "(2a / 2b: two balls owned by the first / second player)"
+        )?;
+    }
     for (i, game) in reader.enumerate() {
         let game = game.map_err(named)?;
         if args.explain {
@@ -131,10 +137,6 @@ fn explain(
         out,
         "game {number}: {game}  => {winner} ({})",
         winner.code()
-    )?;
-    writeln!(
-        out,
-        "  (2a / 2b: two balls owned by the first / second player)"
     )?;
     let mut p = game.clone();
     for (ply, m) in solver.principal_line(game).iter().enumerate() {

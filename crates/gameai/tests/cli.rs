@@ -23,7 +23,10 @@ fn malformed_inputs_fail_with_one_line() {
         // A bad later game: no result is printed for the good ones before it.
         (b"3 2\n2 2 2\n1 1 5", "line 3: game 2: pile 3 holds 5 balls"),
         (b"5", "line 1: the input ends after N"),
-        (b"2 1\n2 2\n", "line 1: N = 2 piles is outside"),
+        (
+            b"2 1\n2 2\n",
+            "line 1: N = 2 is outside the supported range of piles",
+        ),
         (b"3 1\n1 x 2", "line 2: `x` is not a non-negative integer"),
         (b"3 1\n1 1 5", "line 2: game 1: pile 3 holds 5 balls"),
         (b"3 1\n1 1 1", "line 2: game 1: the piles hold 3 balls"),
@@ -55,14 +58,16 @@ fn explain_prints_each_line_of_play() {
     let out = gameai(&["twofour", "--explain"], SAMPLE.as_bytes());
     assert!(out.status.success());
     let s = text(&out.stdout);
-    assert_eq!(
-        s.matches("\ngame ").count() + usize::from(s.starts_with("game ")),
-        4
-    );
+    assert_eq!(s.matches("\ngame ").count(), 4);
+    // The legend once, before the first game.
     assert!(
-        s.starts_with("game 1: 0 3 4 1 2b  => first player wins (1)"),
+        s.starts_with(
+            "(2a / 2b: two balls owned by the first / second player)\n\
+             game 1: 0 3 4 1 2b  => first player wins (1)"
+        ),
         "{s}"
     );
+    assert_eq!(s.matches("2a / 2b").count(), 1);
     assert!(s.contains("game 2: 2b 2a 2b 2a 2b  => second player wins (2)"));
     assert!(s.contains("  end: first player owns 3 piles, second player 2: first player wins"));
     assert_eq!(s.matches("  end: ").count(), 4);

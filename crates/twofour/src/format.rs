@@ -27,7 +27,7 @@ pub struct Problem {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProblemError {
     /// N outside the supported range.
-    #[error("N = {piles} piles is outside the supported range {MIN_PILES}..={MAX_PILES}")]
+    #[error("N = {piles} is outside the supported range of piles, {MIN_PILES}..={MAX_PILES}")]
     PileCount {
         /// The N given.
         piles: usize,
@@ -134,7 +134,7 @@ pub enum ParseErrorKind {
         token: String,
     },
     /// N outside the supported range.
-    #[error("N = {n} piles is outside the supported range {MIN_PILES}..={MAX_PILES}")]
+    #[error("N = {n} is outside the supported range of piles, {MIN_PILES}..={MAX_PILES}")]
     PileCount {
         /// The N given.
         n: u64,
@@ -576,7 +576,7 @@ mod tests {
         );
         assert_eq!(
             err("2 1\n2 2\n"),
-            "line 1: N = 2 piles is outside the supported range 3..=4095"
+            "line 1: N = 2 is outside the supported range of piles, 3..=4095"
         );
         assert_eq!(
             err("3 2\n2 2 2\n\n1 1 7"),
@@ -604,7 +604,7 @@ mod tests {
         );
         assert_eq!(
             err("4096 1\n"),
-            "line 1: N = 4096 piles is outside the supported range 3..=4095"
+            "line 1: N = 4096 is outside the supported range of piles, 3..=4095"
         );
         assert_eq!(
             err("3 1\n"),

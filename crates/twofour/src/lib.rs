@@ -11,8 +11,8 @@
 //! it can be solved exactly. [`TwoFourSolver`] does it on `search-core` at five levels
 //! ([`Level`]): the article's four (plain depth-first search, merged move kinds, a memo on
 //! canonical kind counts, and the player-swap duality) and a multiset form that solves games
-//! of a thousand piles in about half a minute each, given the memory for its memo (measured
-//! with a 4 GiB memo; see `docs/PERFORMANCE.md`).
+//! of a thousand piles in about a minute and a half each, given the memory for its memo
+//! (measured with a 4 GiB memo; see `docs/PERFORMANCE.md`).
 //!
 //! # Example
 //!

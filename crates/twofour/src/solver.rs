@@ -121,7 +121,7 @@ impl FromStr for Level {
     fn from_str(s: &str) -> Result<Level, UnknownLevel> {
         Level::ALL
             .into_iter()
-            .find(|l| l.name() == s)
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| UnknownLevel(s.to_owned()))
     }
 }
@@ -134,10 +134,12 @@ enum Engine {
 
 /// Solves TwoFour positions exactly. Keep one solver for many positions: its memo carries over.
 ///
-/// The search recurses once a ply, and a game of N piles lasts up to 2N plies: solving one of
-/// 4095 piles on a thread needs a stack of about 1 MiB in a release build and 4 MiB in a
-/// debug build, whose frames are larger (a spawned thread has 2 MiB unless
-/// [`std::thread::Builder::stack_size`] says otherwise; the main thread usually 8 MiB).
+/// The search recurses once a ply, and a game of N piles lasts up to 2N plies: a ply takes
+/// about 170 bytes of stack in an optimised build and 700 in a debug build, whose frames are
+/// larger (the 2047 plies of the 4095 piles `3 1 3 1 ... 3 1 2` needed between 300 and 350
+/// KiB, and between 1.2 and 1.5 MiB; a test solves them on a thread of 512 KiB), so the
+/// longest games of 4095 piles want about 1.5 MiB and 6 MiB. A spawned thread has 2 MiB
+/// unless [`std::thread::Builder::stack_size`] says otherwise; the main thread usually 8 MiB.
 ///
 /// ```
 /// use twofour::{Level, Position, TwoFourSolver, Winner};
@@ -299,6 +301,9 @@ mod tests {
         for level in Level::ALL {
             assert_eq!(level.to_string(), level.name());
             assert_eq!(level.name().parse::<Level>(), Ok(level));
+            // In any ASCII case, with spaces around, as the other crates' names.
+            let shouted = format!(" {} ", level.name().to_ascii_uppercase());
+            assert_eq!(shouted.parse::<Level>(), Ok(level));
         }
         assert_eq!(
             "fast".parse::<Level>(),

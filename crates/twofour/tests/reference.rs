@@ -344,3 +344,21 @@ fn quiet_moves_first_search_fewer_nodes() {
     );
     assert!(u as f64 > 1.8 * o as f64, "ordered {o} vs unordered {u}");
 }
+
+/// The longest line the tests can build at the largest N: 4095 piles `3 1 3 1 ... 3 1 2`, where
+/// every move turns a 3 and a 1 into two 2s, 2047 plies deep (the first player makes 1024 of
+/// the 2047 piles of two). The search recurses once a ply; in this optimised build it fits a
+/// thread of 512 KiB (the stack figures of `TwoFourSolver`'s docs).
+#[test]
+fn a_long_line_fits_a_small_stack() {
+    let mut balls: Vec<u8> = [3, 1].repeat(2047);
+    balls.push(2);
+    let game = Position::new(&balls).unwrap();
+    let winner = std::thread::Builder::new()
+        .stack_size(512 << 10)
+        .spawn(move || TwoFourSolver::new(Level::Multiset).solve(&game))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(winner, Winner::First);
+}
