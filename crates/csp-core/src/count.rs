@@ -54,7 +54,7 @@ pub(crate) struct Component {
     /// Number of variables of each local constraint.
     row_size: Vec<u32>,
     /// `binom[b][j - binom_lo[b]] = C(size of box b, j)`, for the `j` its constraints allow:
-    /// at most the smallest of their counts, at least what each of them must take from it.
+    /// at most the smallest of their maxima, at least what each of them must take from it.
     binom: Groups<BigUint>,
     /// The smallest number of trues each box can hold (see `binom`).
     binom_lo: Vec<u32>,

@@ -37,8 +37,8 @@
 //! variables with identical constraint membership are merged into a *box*: a box of size `s`
 //! holding `j` trues stands for `C(s, j)` assignments. Each component's box assignments are
 //! enumerated by backtracking (with pruning by the fewest and the most trues every
-//! constraint still allows), accumulating for each number `m` of trues the weighted number of assignments
-//! `W[m]` and each box's weighted number of trues. Components are then combined by
+//! constraint still allows), accumulating for each number `m` of trues the weighted number
+//! of assignments `W[m]` and each box's weighted number of trues. Components are then combined by
 //! convolution over `m`, and each global number of trues `k` is weighted by the number of ways
 //! to place the rest of the total on the free variables, `C(free, T - k)` (or `2^free` without
 //! a total).

@@ -13,8 +13,11 @@
 //! given the rest, so the uniform distribution over solutions is stationary. Averages converge
 //! to the exact marginals when the chain can reach every solution from every other through such
 //! blocks; that holds when blocks can cover every pair of solutions' differences and is not
-//! guaranteed on adversarial problems, hence "approximate". The result says how many steps
-//! were averaged. Whenever exact counting fits the budget, prefer [`crate::analyze`].
+//! guaranteed on adversarial problems, hence "approximate". Variables that are forced in fact
+//! but not by propagation (more often with "between" constraints, to which propagation applies
+//! fewer rules) still take places in the blocks, which can leave too few for the variables
+//! that must change together: a larger block helps. The result says how many steps were
+//! averaged. Whenever exact counting fits the budget, prefer [`crate::analyze`].
 //!
 //! ```
 //! use csp_core::{estimate, BoolCsp, McmcConfig};

@@ -9,8 +9,8 @@ use crate::{Analysis, AnalysisStats, BigUint, BoolCsp, Budget, CspError};
 /// The variables that appear in at least one constraint are assigned one at a time, in index
 /// order, by depth-first backtracking; a partial assignment is abandoned as soon as a
 /// constraint can no longer be met (more trues than its maximum, or too few variables left to
-/// reach its minimum) or the total is exceeded. There is no propagation beforehand, no decomposition into
-/// independent components and no merging of equivalent variables into boxes. Each full
+/// reach its minimum) or the total is exceeded. There is no propagation beforehand, no
+/// decomposition into independent components and no merging of equivalent variables into boxes. Each full
 /// assignment of the constrained variables with `m` trues stands for `C(free, T - m)`
 /// solutions (`free` = the number of variables in no constraint, `T` the total; `2^free`
 /// without a total), and this weight is added, as an exact [`BigUint`], to the number of

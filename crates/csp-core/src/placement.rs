@@ -176,7 +176,8 @@ enum HaloSource {
 impl HaloSource {
     /// The halo rule, for the sources whose rule is known: families of two different known
     /// rules make the halo relation asymmetric (one placement's halo meets the other's cells
-    /// while the other's does not meet the first's), unless the board keeps them apart.
+    /// while the other's does not meet the first's) wherever the board lets them lie side by
+    /// side (which is nearly always; [`PlacementCsp::add_var`] refuses every such mix).
     fn rule(self) -> Option<Option<(usize, usize)>> {
         match self {
             HaloSource::Cells => Some(None),

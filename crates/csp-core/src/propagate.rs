@@ -699,50 +699,89 @@ pub(crate) fn run(csp: &BoolCsp) -> Result<Propagated, CspError> {
 }
 
 /// Propagation with "between" constraints: the "exactly" ones (with the values found so far
-/// added as constraints of one variable) go through the full propagator, then each "between"
-/// one applies its own two rules with those values, until neither decides anything new. Each
-/// round decides at least one variable, and a round costs one run of the propagator.
+/// added as constraints of one variable) go through the full propagator, then the "between"
+/// ones apply their own two rules with those values, by a worklist (a constraint is looked at
+/// again only when one of its variables is decided), until neither decides anything new.
+/// Values that touch no "exactly" constraint, without a total, need no second run of the
+/// propagator; a problem whose deductions pass back and forth between the two kinds many
+/// times costs one run of the propagator for each pass.
 fn run_between(csp: &BoolCsp, tuning: Tuning) -> Result<Propagated, CspError> {
     if csp.inconsistent {
         return Err(CspError::Inconsistent);
     }
+    let n = csp.num_vars;
     let (exact, between): (Vec<&Constraint>, Vec<&Constraint>) =
         csp.constraints.iter().partition(|c| c.is_exact());
+    let mut in_exact = vec![false; n];
+    for c in &exact {
+        for &v in &c.vars {
+            in_exact[v] = true;
+        }
+    }
+    // The "between" constraints of each variable.
+    let mut of_var: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, c) in between.iter().enumerate() {
+        for &v in &c.vars {
+            of_var[v].push(i);
+        }
+    }
     let mut work = BoolCsp {
-        num_vars: csp.num_vars,
+        num_vars: n,
         constraints: exact.into_iter().cloned().collect(),
         total: csp.total,
         inconsistent: false,
     };
-    loop {
-        let mut p = run_tuned(&work, tuning)?;
-        let mut decided = Vec::new();
-        let mut rows = Vec::new();
-        for c in &between {
-            let (mut trues, mut open) = (0u32, Vec::new());
-            for &v in &c.vars {
-                match p.values[v] {
-                    Some(true) => trues += 1,
-                    Some(false) => {}
-                    None => open.push(v),
-                }
-            }
-            let len = open.len() as u32;
-            if trues > c.max || trues + len < c.min {
-                return Err(CspError::Inconsistent);
-            }
-            let (min, max) = (c.min.saturating_sub(trues), (c.max - trues).min(len));
-            if len == 0 || (min == 0 && max == len) {
-                continue;
-            }
-            if max == 0 || min == len {
-                decided.extend(open.into_iter().map(|v| (v, min == len)));
-            } else {
-                rows.push((open, min, max));
+    // The trues among a constraint's variables and the undecided ones, and the bounds on the
+    // trues among these.
+    let tally = |c: &Constraint, values: &[Option<bool>]| -> Result<(u32, u32, u32), CspError> {
+        let (mut trues, mut open) = (0u32, 0u32);
+        for &v in &c.vars {
+            match values[v] {
+                Some(true) => trues += 1,
+                Some(false) => {}
+                None => open += 1,
             }
         }
-        if decided.is_empty() {
-            p.rows.extend(rows);
+        if trues > c.max || trues + open < c.min {
+            return Err(CspError::Inconsistent);
+        }
+        Ok((open, c.min.saturating_sub(trues), (c.max - trues).min(open)))
+    };
+    loop {
+        let mut p = run_tuned(&work, tuning)?;
+        let mut queue: Vec<usize> = (0..between.len()).rev().collect();
+        let mut queued = vec![true; between.len()];
+        let mut decided: Vec<(usize, bool)> = Vec::new();
+        while let Some(i) = queue.pop() {
+            queued[i] = false;
+            let (open, min, max) = tally(between[i], &p.values)?;
+            if open == 0 || (max > 0 && min < open) {
+                continue;
+            }
+            let value = min == open;
+            for &v in &between[i].vars {
+                if p.values[v].is_none() {
+                    p.values[v] = Some(value);
+                    decided.push((v, value));
+                    for &j in &of_var[v] {
+                        if !std::mem::replace(&mut queued[j], true) {
+                            queue.push(j);
+                        }
+                    }
+                }
+            }
+        }
+        // The propagator sees decided values only through its constraints and the total.
+        let rerun = decided.iter().any(|&(v, _)| in_exact[v])
+            || (work.total.is_some() && !decided.is_empty());
+        if !rerun {
+            for c in &between {
+                let (open, min, max) = tally(c, &p.values)?;
+                if open > 0 && (min > 0 || max < open) {
+                    let vars = c.vars.iter().copied().filter(|&v| p.values[v].is_none());
+                    p.rows.push((vars.collect(), min, max));
+                }
+            }
             return Ok(p);
         }
         work.constraints
@@ -906,8 +945,10 @@ fn run_with<const MARKS: bool>(csp: &BoolCsp, tuning: Tuning) -> Result<Propagat
 /// is a subset of another's, the larger is reduced to the difference; for two overlapping
 /// constraints, the bounds on the number of trues in their intersection can decide the
 /// intersection or either difference. The global total takes part as a constraint over all
-/// variables. Every value returned holds in all solutions (vacuously when there are none,
-/// which propagation does not always notice), but not every forced value is found;
+/// variables (in the pairwise rules with "exactly" constraints only: a "between" constraint
+/// and the total together may force values that only [`analyze`](crate::analyze) finds).
+/// Every value returned holds in all solutions (vacuously when there are none, which
+/// propagation does not always notice), but not every forced value is found;
 /// [`analyze`](crate::analyze) finds all of them.
 ///
 /// # Errors

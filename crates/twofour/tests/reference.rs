@@ -362,3 +362,32 @@ fn a_long_line_fits_a_small_stack() {
         .unwrap();
     assert_eq!(winner, Winner::First);
 }
+
+/// `principal_line`, which values the kinds of move, gives the line of the generic
+/// `principal_line_by` over every pair of piles (each side plays the first of its optimal
+/// moves), at every level, on random positions with owned piles and either side to move.
+#[test]
+fn the_principal_line_is_the_first_optimal_move_at_every_ply() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(24);
+    for round in 0..300 {
+        let n = 3 + round % 8;
+        let mut p = twofour::random_game(n, &mut rng).unwrap();
+        // A few random moves in, so that piles are owned and either side may move.
+        for _ in 0..round % 5 {
+            let mut moves = Vec::new();
+            search_core::Game::generate_moves(&p, &mut moves);
+            let Some(mv) = moves.get(round * 7 % moves.len().max(1)) else {
+                break;
+            };
+            search_core::Game::play(&mut p, mv);
+        }
+        for level in Level::ALL {
+            if n > 8 && matches!(level, Level::Plain | Level::Merged) {
+                continue;
+            }
+            let mut solver = TwoFourSolver::new(level);
+            let generic = search_core::principal_line_by(&mut p.clone(), |q| solver.outcome(q));
+            assert_eq!(solver.principal_line(&p), generic, "{p} at {level}");
+        }
+    }
+}
