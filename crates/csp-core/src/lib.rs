@@ -206,7 +206,7 @@ pub struct BoolCsp {
     num_vars: usize,
     constraints: Vec<Constraint>,
     total: Option<u32>,
-    /// Set when a constraint that no assignment keeps was added (`count > vars.len()`, or
+    /// Set when a constraint that no assignment keeps was added (`min > vars.len()`, or
     /// `min > max`).
     inconsistent: bool,
 }
