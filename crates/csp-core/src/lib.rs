@@ -260,8 +260,9 @@ impl BoolCsp {
     ///
     /// Counting, sampling and estimating take every kind alike. Propagation applies to
     /// "between" constraints the rules that need no other constraint (all of their trues
-    /// placed: the rest are false; all their variables needed: they are true), and the
-    /// pairwise rules to "exactly" ones only.
+    /// placed: the rest are false; all their variables needed: they are true) and, with a
+    /// total, the rule that their trues and the other variables' add up to it; the pairwise
+    /// rules between constraints apply to "exactly" ones only.
     ///
     /// # Errors
     /// - [`CspError::VarOutOfRange`] / [`CspError::DuplicateVar`]: the constraint is rejected

@@ -700,8 +700,9 @@ pub(crate) fn run(csp: &BoolCsp) -> Result<Propagated, CspError> {
 
 /// Propagation with "between" constraints: the "exactly" ones (with the values found so far
 /// added as constraints of one variable) go through the full propagator, then the "between"
-/// ones apply their own two rules with those values, by a worklist (a constraint is looked at
-/// again only when one of its variables is decided), until neither decides anything new.
+/// ones apply their own two rules with those values, and with a total the rule that their
+/// trues and those of the other variables add up to it, by a worklist (a constraint is looked
+/// at again only when one of its variables is decided), until neither decides anything new.
 /// Values that touch no "exactly" constraint, without a total, need no second run of the
 /// propagator; a problem whose deductions pass back and forth between the two kinds many
 /// times costs one run of the propagator for each pass.
@@ -749,28 +750,65 @@ fn run_between(csp: &BoolCsp, tuning: Tuning) -> Result<Propagated, CspError> {
     };
     loop {
         let mut p = run_tuned(&work, tuning)?;
-        let mut queue: Vec<usize> = (0..between.len()).rev().collect();
-        let mut queued = vec![true; between.len()];
-        let mut decided: Vec<(usize, bool)> = Vec::new();
-        while let Some(i) = queue.pop() {
-            queued[i] = false;
-            let (open, min, max) = tally(between[i], &p.values)?;
-            if open == 0 || (max > 0 && min < open) {
-                continue;
-            }
-            let value = min == open;
-            for &v in &between[i].vars {
-                if p.values[v].is_none() {
-                    p.values[v] = Some(value);
-                    decided.push((v, value));
-                    for &j in &of_var[v] {
-                        if !std::mem::replace(&mut queued[j], true) {
-                            queue.push(j);
-                        }
+        let mut st = BetweenState {
+            left: match csp.total {
+                None => None,
+                Some(t) => {
+                    let trues = p.values.iter().filter(|v| **v == Some(true)).count() as u64;
+                    let open = p.values.iter().filter(|v| v.is_none()).count() as u64;
+                    let rem = u64::from(t)
+                        .checked_sub(trues)
+                        .ok_or(CspError::Inconsistent)?;
+                    Some((rem, open))
+                }
+            },
+            values: std::mem::take(&mut p.values),
+            queue: (0..between.len()).rev().collect(),
+            queued: vec![true; between.len()],
+            decided: Vec::new(),
+        };
+        while let Some(i) = st.queue.pop() {
+            st.queued[i] = false;
+            let c = between[i];
+            let (open, min, max) = tally(c, &st.values)?;
+            let (open, min, max) = (u64::from(open), u64::from(min), u64::from(max));
+            // With a total, the trues inside and outside the constraint add up to what is left.
+            let (lo, hi, outside) = match st.left {
+                None => (min, max, None),
+                Some((rem, all_open)) => {
+                    let rest = all_open - open;
+                    let (lo, hi) = (min.max(rem.saturating_sub(rest)), max.min(rem));
+                    if lo > hi {
+                        return Err(CspError::Inconsistent);
+                    }
+                    // The undecided variables outside hold `rem - hi ..= rem - lo` trues.
+                    let outside = if rest == 0 {
+                        None
+                    } else if rem == lo {
+                        Some(false)
+                    } else if rem - hi == rest {
+                        Some(true)
+                    } else {
+                        None
+                    };
+                    (lo, hi, outside)
+                }
+            };
+            if open > 0 && (hi == 0 || lo == open) {
+                let value = lo == open;
+                for &v in &c.vars {
+                    st.set(v, value, &of_var);
+                }
+            } else if let Some(value) = outside {
+                for v in 0..n {
+                    if c.vars.binary_search(&v).is_err() {
+                        st.set(v, value, &of_var);
                     }
                 }
             }
         }
+        let decided = std::mem::take(&mut st.decided);
+        p.values = st.values;
         // The propagator sees decided values only through its constraints and the total.
         let rerun = decided.iter().any(|&(v, _)| in_exact[v])
             || (work.total.is_some() && !decided.is_empty());
@@ -790,6 +828,38 @@ fn run_between(csp: &BoolCsp, tuning: Tuning) -> Result<Propagated, CspError> {
                 min: u32::from(value),
                 max: u32::from(value),
             }));
+    }
+}
+
+/// The worklist of [`run_between`]'s rules for "between" constraints.
+struct BetweenState {
+    /// With a total: the trues still to place, and the undecided variables.
+    left: Option<(u64, u64)>,
+    values: Vec<Option<bool>>,
+    /// Constraints to look at (again), and whether each is queued.
+    queue: Vec<usize>,
+    queued: Vec<bool>,
+    /// The values decided, in order.
+    decided: Vec<(usize, bool)>,
+}
+
+impl BetweenState {
+    /// Decides `v` (if undecided) and queues the "between" constraints it is in.
+    fn set(&mut self, v: usize, value: bool, of_var: &[Vec<usize>]) {
+        if self.values[v].is_some() {
+            return;
+        }
+        self.values[v] = Some(value);
+        self.decided.push((v, value));
+        if let Some((rem, open)) = &mut self.left {
+            *open -= 1;
+            *rem = rem.saturating_sub(u64::from(value));
+        }
+        for &j in &of_var[v] {
+            if !std::mem::replace(&mut self.queued[j], true) {
+                self.queue.push(j);
+            }
+        }
     }
 }
 
@@ -945,8 +1015,8 @@ fn run_with<const MARKS: bool>(csp: &BoolCsp, tuning: Tuning) -> Result<Propagat
 /// is a subset of another's, the larger is reduced to the difference; for two overlapping
 /// constraints, the bounds on the number of trues in their intersection can decide the
 /// intersection or either difference. The global total takes part as a constraint over all
-/// variables (in the pairwise rules with "exactly" constraints only: a "between" constraint
-/// and the total together may force values that only [`analyze`](crate::analyze) finds).
+/// variables (with "between" constraints too: what they hold and what the rest of the
+/// variables hold add up to the total).
 /// Every value returned holds in all solutions (vacuously when there are none, which
 /// propagation does not always notice), but not every forced value is found;
 /// [`analyze`](crate::analyze) finds all of them.
@@ -1158,6 +1228,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A "between" constraint beside the total decides what lies outside it, and what lies
+    /// inside: at most 2 of 0..3 with 4 trues among 5 makes 3 and 4 true (and then, with 0
+    /// fixed false, 1 and 2 true); at least 3 of 0..4 with a total of 3 makes 4 false.
+    #[test]
+    fn between_constraints_meet_the_total() {
+        let mut csp = BoolCsp::new(5);
+        csp.at_most(&[0, 1, 2], 2).unwrap();
+        csp.set_total(4);
+        let values = super::run(&csp).unwrap().values;
+        assert_eq!(values, [None, None, None, Some(true), Some(true)]);
+        csp.fix(0, false).unwrap();
+        assert_eq!(
+            super::run(&csp).unwrap().values,
+            [Some(false), Some(true), Some(true), Some(true), Some(true)]
+        );
+        let mut csp = BoolCsp::new(5);
+        csp.at_least(&[0, 1, 2, 3], 3).unwrap();
+        csp.set_total(3);
+        assert_eq!(super::run(&csp).unwrap().values[4], Some(false));
+        csp.set_total(2);
+        assert_eq!(super::run(&csp).unwrap_err(), CspError::Inconsistent);
     }
 
     #[test]
