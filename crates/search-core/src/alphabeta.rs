@@ -119,9 +119,10 @@ pub struct Limits {
 impl Limits {
     /// The deepest iteration a search runs when [`Limits::depth`] is not set: more plies than
     /// any game of this workspace lasts (TwoFour's longest, 8190). A game searched to this
-    /// depth without an exact result has keys that collide, positions that repeat, or a
-    /// selective move generator ([`Game::is_selective`](crate::Game::is_selective)) under
-    /// every line; the search then ends with [`SearchResult::stopped`] set, where it would
+    /// depth without an exact result has lines longer than this, keys that collide,
+    /// positions that repeat, or a selective move generator
+    /// ([`Game::is_selective`](crate::Game::is_selective)) under every line; the search then
+    /// ends with [`SearchResult::stopped`] set, where it would
     /// otherwise deepen forever.
     pub const MAX_DEPTH: u32 = 10_000;
 
@@ -578,10 +579,16 @@ impl<G: Keyed + Evaluate> Searcher<G> {
                 .map(|e| e.score),
         };
         while line.len() < limit && game.outcome().is_none() {
-            let Some((best, value)) = memo
+            // A value of a subtree searched to its ends (a proven win or loss, or a draw
+            // searched out) holds for every position under the key, so a move stored for
+            // another of them must be shown to keep it here.
+            let Some((best, value, settled)) = memo
                 .get(&game.key())
                 .filter(|e| e.bound == Bound::Exact)
-                .and_then(|e| Some((e.best.clone()?, e.score)))
+                .and_then(|e| {
+                    let settled = e.depth == u32::MAX || e.score.is_proven();
+                    Some((e.best.clone()?, e.score, settled))
+                })
             else {
                 break;
             };
@@ -604,8 +611,8 @@ impl<G: Keyed + Evaluate> Searcher<G> {
                 Some(_) => line.push(best),
                 // Nothing known past a heuristic value's move (a horizon leaf is not
                 // stored): the line ends with the move, as the search's own line would. A
-                // proven value's move must be shown to keep it.
-                None if !value.is_proven() => {
+                // settled value's move must be shown to keep it.
+                None if !settled => {
                     line.push(best);
                     break;
                 }
@@ -1615,6 +1622,177 @@ mod tests {
             }
         }
         assert!(extended > 5, "{extended}");
+    }
+
+    /// Tic-tac-toe, with the stones of the side to move and of the other side as 9-bit
+    /// masks, keyed canonically: the smallest of its 8 images under the board's symmetries.
+    #[derive(Clone)]
+    struct Ttt {
+        mover: u32,
+        other: u32,
+    }
+
+    /// Where each of the 8 symmetries of the 3x3 board sends each cell.
+    fn ttt_symmetries() -> &'static [[u32; 9]] {
+        static MAPS: std::sync::OnceLock<Vec<[u32; 9]>> = std::sync::OnceLock::new();
+        MAPS.get_or_init(ttt_maps)
+    }
+
+    fn ttt_maps() -> Vec<[u32; 9]> {
+        let mut out = Vec::new();
+        for t in 0..8 {
+            let mut map = [0u32; 9];
+            for (c, m) in map.iter_mut().enumerate() {
+                let (mut x, mut y) = (c as u32 % 3, c as u32 / 3);
+                if t >= 4 {
+                    x = 2 - x;
+                }
+                for _ in 0..t % 4 {
+                    (x, y) = (2 - y, x);
+                }
+                *m = y * 3 + x;
+            }
+            out.push(map);
+        }
+        out
+    }
+
+    fn ttt_map(m: u32, map: &[u32; 9]) -> u32 {
+        (0..9)
+            .filter(|c| m >> c & 1 == 1)
+            .fold(0, |a, c| a | 1 << map[c as usize])
+    }
+
+    impl Ttt {
+        fn lines(m: u32) -> bool {
+            [0o7, 0o70, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124]
+                .iter()
+                .any(|&l| l & !m == 0)
+        }
+    }
+
+    impl Game for Ttt {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            moves.extend((0..9).filter(|c| (self.mover | self.other) >> c & 1 == 0));
+        }
+        fn play(&mut self, mv: &u32) {
+            (self.mover, self.other) = (self.other, self.mover | 1 << mv);
+        }
+        fn undo(&mut self, mv: &u32) {
+            (self.mover, self.other) = (self.other & !(1 << mv), self.mover);
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            if Ttt::lines(self.other) {
+                Some(Outcome::Loss)
+            } else if (self.mover | self.other) == 0o777 {
+                Some(Outcome::Draw)
+            } else {
+                None
+            }
+        }
+    }
+
+    impl Keyed for Ttt {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            ttt_symmetries()
+                .iter()
+                .map(|m| ttt_map(self.mover, m) | ttt_map(self.other, m) << 9)
+                .min()
+                .unwrap_or(0)
+        }
+    }
+
+    impl Evaluate for Ttt {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// The exact score of a tic-tac-toe position, by brute force (the winner ends the game
+    /// soonest, the loser late as it can; a draw is a draw).
+    fn ttt_score(g: &mut Ttt, memo: &mut std::collections::HashMap<(u32, u32), Score>) -> Score {
+        if let Some(o) = g.outcome() {
+            return Score::from_outcome(o, 0);
+        }
+        if let Some(&s) = memo.get(&(g.mover, g.other)) {
+            return s;
+        }
+        let mut moves = Vec::new();
+        g.generate_moves(&mut moves);
+        let mut best = -Score::INFINITY;
+        for mv in &moves {
+            g.play(mv);
+            best = best.max(-ttt_score(g, memo).from_memo(1));
+            g.undo(mv);
+        }
+        memo.insert((g.mover, g.other), best);
+        best
+    }
+
+    /// Under a canonical key, the line of play of an exact draw keeps the draw too: a table
+    /// move stored by a symmetric image may lose in this position, and a drawn value is
+    /// checked like a proven one (it was not, and lines of drawn positions held losing
+    /// moves).
+    #[test]
+    fn the_line_of_a_draw_keeps_it_under_canonical_keys() {
+        fn positions(g: &mut Ttt, out: &mut Vec<(u32, u32)>) {
+            out.push((g.mover, g.other));
+            if g.outcome().is_some() {
+                return;
+            }
+            let mut moves = Vec::new();
+            g.generate_moves(&mut moves);
+            for mv in &moves {
+                g.play(mv);
+                positions(g, out);
+                g.undo(mv);
+            }
+        }
+        let mut all = Vec::new();
+        positions(&mut Ttt { mover: 0, other: 0 }, &mut all);
+        all.sort_unstable();
+        all.dedup();
+        let (mut checked, mut draws) = (0, 0);
+        let mut memo = std::collections::HashMap::new();
+        for &(mover, other) in &all {
+            let mut g = Ttt { mover, other };
+            if g.outcome().is_some() {
+                continue;
+            }
+            for map in ttt_symmetries() {
+                let image = Ttt {
+                    mover: ttt_map(mover, map),
+                    other: ttt_map(other, map),
+                };
+                if (image.mover, image.other) == (mover, other) {
+                    continue;
+                }
+                // The image first: its entries are in the table for the search.
+                let mut s = Searcher::<Ttt>::new(SearchConfig {
+                    memo_bytes: 1 << 20,
+                    ..SearchConfig::default()
+                });
+                s.search(&mut image.clone(), &Limits::default());
+                let r = s.search(&mut g, &Limits::default());
+                assert!(r.exact);
+                let mut want = ttt_score(&mut g, &mut memo);
+                assert_eq!(r.score, want);
+                draws += usize::from(want == Score::DRAW);
+                for mv in &r.pv {
+                    g.play(mv);
+                    let got = -ttt_score(&mut g, &mut memo).from_memo(1);
+                    assert_eq!(got, want, "{mover:o} {other:o}: {:?} at {mv}", r.pv);
+                    want = ttt_score(&mut g, &mut memo);
+                }
+                for mv in r.pv.iter().rev() {
+                    g.undo(mv);
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 5000 && draws > 1000, "{checked} {draws}");
     }
 
     /// `Row` with moves that carry the position they were generated in (as moves carry

@@ -153,7 +153,9 @@ pub struct BestFirstResult<M> {
     pub best_move: Option<M>,
     /// The root's backed-up value for the side to move.
     pub score: Score,
-    /// The line of best children from the root, starting with `best_move`.
+    /// The line of best children from the root, starting with `best_move` (empty when the
+    /// tree has no room for the root's children, as with no memory: `best_move` is then the
+    /// first of the legal moves in the game's order).
     pub pv: Vec<M>,
     /// Whether the outcome of `score` (win, draw or loss) is the game's: every line that
     /// matters reached its end, none through moves the game left out

@@ -61,7 +61,9 @@ impl Outcome {
 /// Every move hands the turn to the other side: the searches negate a child's value for its
 /// parent (negamax). In a game where a player may move again (Dots and Boxes after closing
 /// a box, say), make a whole turn one move: the chain of box-closing edges and the edge that
-/// ends it. A move that keeps the turn would be scored for the wrong side, without an error.
+/// ends it (or the last box, when the board fills), each set of edges once (orders of the
+/// same edges reach the same position). A move that keeps the turn would be scored for the
+/// wrong side, without an error.
 pub trait Game {
     /// A move. It should carry whatever `undo` needs to restore the position.
     ///

@@ -3,7 +3,9 @@
 //! A bare integer cannot tell "probably winning" from "wins in 7"; searches need the second to
 //! prefer the fastest win and the slowest loss, and memo tables need it to stay correct when a
 //! proven result is reused at another distance from the root. [`Score`] reserves the band above
-//! [`Score::MAX_HEURISTIC`] for proven wins and losses, counted in plies from the root.
+//! [`Score::MAX_HEURISTIC`] for proven wins and losses, counted in plies from the root. The
+//! band holds distances up to 99,999 plies: a longer one is recorded as 99,999 (the result
+//! stays proven, and its distance then reads 99,999).
 
 use std::fmt;
 use std::ops::Neg;
@@ -26,7 +28,7 @@ impl Score {
     /// Larger than any score: the initial window bound.
     pub const INFINITY: Score = Score(1_000_001);
 
-    /// A win `plies` plies from the root.
+    /// A win `plies` plies from the root (at most 99,999: further is recorded as 99,999).
     #[must_use]
     pub fn win_in(plies: u32) -> Score {
         Score(Self::WIN.0 - plies.min(Self::mate_band()) as i32)
