@@ -86,6 +86,9 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     if args.stats {
+        // The answers first: on a terminal the report would otherwise come before the
+        // buffered answers it sums up.
+        out.flush()?;
         // A report nobody reads (standard error closed) is no reason to fail the run.
         let _ = writeln!(
             std::io::stderr(),
