@@ -17,7 +17,10 @@
 //! but not by propagation (more often with "between" constraints, to which propagation applies
 //! fewer rules) still take places in the blocks, which can leave too few for the variables
 //! that must change together: a larger block helps. The result says how many steps were
-//! averaged. Whenever exact counting fits the budget, prefer [`crate::analyze`].
+//! averaged and gives each probability a standard error by batch means
+//! ([`Estimate::std_errors`]), which allows for the correlation between successive states
+//! but cannot see solutions the chain never reaches. Whenever exact counting fits the budget,
+//! prefer [`crate::analyze`].
 //!
 //! ```
 //! use csp_core::{estimate, BoolCsp, McmcConfig};
@@ -31,6 +34,8 @@
 //! // Exact: 1/3 for cells 0..3, 1/2 for cells 3 and 4.
 //! assert!((e.probabilities[0] - 1.0 / 3.0).abs() < 0.05);
 //! assert!((e.probabilities[4] - 0.5).abs() < 0.05);
+//! // Each estimate comes with its standard error (batch means over the averaged steps).
+//! assert!(e.std_errors.iter().all(|&se| se > 0.0 && se < 0.05));
 //! # Ok::<(), csp_core::CspError>(())
 //! ```
 
@@ -48,9 +53,10 @@ pub struct McmcConfig {
     /// Steps whose states are averaged. With 0, the estimate is the state after the burn-in
     /// (one solution, every probability 0 or 1). A step redraws one block, so the more
     /// variables a problem has, the more steps its averages need (with thousands of
-    /// variables, the default's can leave some probabilities near 0 or 1 that are 1/2); the
-    /// estimate reports no error bar: compare runs with different seeds, or count exactly
-    /// where the budget allows.
+    /// variables, the default's can leave some probabilities near 0 or 1 that are 1/2). The
+    /// estimate's [`Estimate::std_errors`] say how far the averages may be from where the
+    /// chain is heading; comparing runs with different seeds, or counting exactly where the
+    /// budget allows, also catches a chain that is stuck.
     pub steps: u64,
     /// Steps run first and not averaged.
     pub burn_in: u64,
@@ -79,11 +85,24 @@ pub struct Estimate {
     pub probabilities: Vec<f64>,
     /// Per variable, the value propagation proves (sound, unlike the estimates).
     pub forced: Vec<Option<bool>>,
+    /// Per variable, the standard error of its probability by batch means: the averaged
+    /// steps are cut into [`BATCHES`] runs of consecutive steps, and the spread of the runs'
+    /// averages says how much the whole average would vary from run to run. It allows for the
+    /// correlation between successive states as long as a batch is much longer than the
+    /// chain's memory; a chain stuck among some of the solutions (or slower than a batch)
+    /// shows small errors around a wrong value, and a variable that never changed shows 0.
+    /// 0 for forced variables; infinite with fewer than 2 averaged steps.
+    pub std_errors: Vec<f64>,
     /// States averaged.
     pub steps: u64,
     /// Variables the chain moved (those propagation leaves undecided).
     pub chain_vars: usize,
 }
+
+/// How many runs of consecutive steps [`estimate`] cuts its averaged steps into for
+/// [`Estimate::std_errors`] (fewer when there are fewer steps): enough for the spread of
+/// their averages to be measured, few enough for each to be long.
+pub const BATCHES: u64 = 20;
 
 /// Approximate marginals by block Gibbs sampling (see the module docs).
 ///
@@ -102,27 +121,111 @@ pub fn estimate<R: Rng + ?Sized>(
     for _ in 0..config.burn_in {
         chain.step(config.block, rng)?;
     }
-    let mut trues = vec![0u64; csp.num_vars()];
-    for _ in 0..config.steps {
+    let n = csp.num_vars();
+    let mut trues = vec![0u64; n];
+    let mut batch = BatchMeans::new(n, config.steps);
+    for step in 0..config.steps {
         chain.step(config.block, rng)?;
         for (t, &b) in trues.iter_mut().zip(&chain.state) {
             *t += u64::from(b);
         }
+        if batch.closes(step) {
+            let totals: Vec<f64> = trues.iter().map(|&t| t as f64).collect();
+            batch.close(step, &totals);
+        }
     }
     let steps = config.steps.max(1);
-    let probabilities = (0..csp.num_vars())
+    let probabilities = (0..n)
         .map(|v| match forced[v] {
             Some(b) => f64::from(u8::from(b)),
             None if config.steps == 0 => f64::from(u8::from(chain.state[v])),
             None => trues[v] as f64 / steps as f64,
         })
         .collect();
+    let std_errors = (0..n)
+        .map(|v| match forced[v] {
+            Some(_) => 0.0,
+            None => batch.std_error(v),
+        })
+        .collect();
     Ok(Estimate {
         probabilities,
         forced,
+        std_errors,
         steps: config.steps,
         chain_vars: chain.movable.len(),
     })
+}
+
+/// Batch means over the averaged steps: batch `b` holds steps
+/// `b * steps / batches .. (b + 1) * steps / batches`, so their lengths differ by at most one.
+pub(crate) struct BatchMeans {
+    steps: u64,
+    batches: u64,
+    /// The next batch to close.
+    next: u64,
+    /// Running totals at the end of the last closed batch.
+    before: Vec<f64>,
+    /// Per variable, the mean of the batch means so far and the sum of their squared
+    /// differences from it (Welford's update: the textbook "sum of squares less square of
+    /// the sum" cancels catastrophically when every batch agrees).
+    mean: Vec<f64>,
+    m2: Vec<f64>,
+}
+
+impl BatchMeans {
+    /// Batches for `n` running totals over `steps` steps.
+    pub(crate) fn new(n: usize, steps: u64) -> BatchMeans {
+        BatchMeans {
+            steps,
+            batches: BATCHES.min(steps),
+            next: 0,
+            before: vec![0.0; n],
+            mean: vec![0.0; n],
+            m2: vec![0.0; n],
+        }
+    }
+
+    fn end(&self, b: u64) -> u64 {
+        // u128: `steps * batches` may pass u64.
+        ((u128::from(b) + 1) * u128::from(self.steps) / u128::from(self.batches)) as u64
+    }
+
+    /// Whether `step` (counted from 0) is the last of a batch.
+    pub(crate) fn closes(&self, step: u64) -> bool {
+        self.next < self.batches && step + 1 == self.end(self.next)
+    }
+
+    /// Closes the batch that `step` ends ([`BatchMeans::closes`]); `totals` are the running
+    /// totals after it.
+    pub(crate) fn close(&mut self, step: u64, totals: &[f64]) {
+        debug_assert!(self.closes(step));
+        let start = if self.next == 0 {
+            0
+        } else {
+            self.end(self.next - 1)
+        };
+        let len = (step + 1 - start) as f64;
+        self.next += 1;
+        let k = self.next as f64;
+        let stats = self.mean.iter_mut().zip(&mut self.m2);
+        for ((&t, before), (mean, m2)) in totals.iter().zip(&mut self.before).zip(stats) {
+            let x = (t - *before) / len;
+            let d = x - *mean;
+            *mean += d / k;
+            *m2 += d * (x - *mean);
+            *before = t;
+        }
+    }
+
+    /// The standard error of variable `v`'s overall mean.
+    pub(crate) fn std_error(&self, v: usize) -> f64 {
+        if self.batches < 2 {
+            return f64::INFINITY;
+        }
+        let b = self.batches as f64;
+        (self.m2[v].max(0.0) / (b - 1.0) / b).sqrt()
+    }
 }
 
 /// The chain: the current solution and the incidence it needs to build blocks.

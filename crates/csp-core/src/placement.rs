@@ -56,7 +56,8 @@
 //!   uniformly among their jointly consistent values. Re-placing a single variable uniformly
 //!   already leaves the uniform distribution invariant, but cannot make two variables swap
 //!   the required elements they cover; pair moves can. The chain's estimates carry the usual
-//!   Monte Carlo error and correlation between successive sweeps, and sweeps alone are right
+//!   Monte Carlo error and correlation between successive sweeps (each element's estimate
+//!   comes with a standard error by batch means), and sweeps alone are right
 //!   in the limit only where pair moves connect the solutions;
 //!   [`PlacementChain::step_block`] redraws three or more variables exactly where they do
 //!   not (see [`PlacementChain`]).
@@ -102,6 +103,7 @@ use std::sync::Arc;
 
 use rand::{Rng, RngExt};
 
+use crate::mcmc::BatchMeans;
 use crate::{Budget, CspError};
 
 /// The largest universe: elements are bits of a `u128`.
@@ -1801,6 +1803,12 @@ pub struct PlacementEstimate {
     /// estimates of covering it, at most 1 (on short runs that sum can pass 1, as each
     /// variable's share is taken given the others' values in the same state; it is clamped).
     pub element_probs: Vec<f64>,
+    /// Per element, the standard error of its estimate by batch means over the recorded
+    /// sweeps (see [`Estimate::std_errors`](crate::Estimate::std_errors), which is computed
+    /// the same way): sound only as far as the chain mixes within a batch, so a chain stuck
+    /// among some of the solutions shows small errors around wrong values. Infinite with
+    /// fewer than 2 recorded sweeps.
+    pub element_std_errors: Vec<f64>,
 }
 
 impl PlacementEstimate {
@@ -1872,9 +1880,13 @@ pub fn estimate_placements(
         .iter()
         .map(|fs| vec![vec![0.0; MAX_ELEMENTS]; fs.len()])
         .collect();
-    for _ in 0..samples {
+    let mut batch = BatchMeans::new(csp.universe, samples);
+    for sweep in 0..samples {
         chain.sweep(rng);
         chain.accumulate(&mut acc);
+        if batch.closes(sweep) {
+            batch.close(sweep, &element_sums(&chain.p.vars, &acc, csp.universe));
+        }
     }
     if samples == 0 {
         chain.accumulate(&mut acc);
@@ -1903,7 +1915,25 @@ pub fn estimate_placements(
         samples,
         value_probs: acc,
         element_probs,
+        element_std_errors: (0..csp.universe).map(|e| batch.std_error(e)).collect(),
     })
+}
+
+/// Per element, the sum of the accumulated shares of the values covering it.
+fn element_sums(vars: &[Vec<Family>], acc: &[Vec<Vec<f64>>], universe: usize) -> Vec<f64> {
+    let mut sums = vec![0.0; universe];
+    for (fs, acc) in vars.iter().zip(acc) {
+        for (f, acc) in fs.iter().zip(acc) {
+            for (s, &x) in acc.iter().enumerate() {
+                if x > 0.0 {
+                    for e in bits(f.cells(s as u32)) {
+                        sums[e as usize] += x;
+                    }
+                }
+            }
+        }
+    }
+    sums
 }
 
 #[cfg(test)]

@@ -176,3 +176,71 @@ fn every_variable_of_a_long_constraint_is_near_one_half() {
         assert!((p - 0.5).abs() < 0.11, "var {v}: {p}");
     }
 }
+
+/// The standard errors say how far the estimates are from the exact marginals: over the
+/// undecided variables of 40 problems, run with short chains (2000 steps, blocks of 8) so
+/// that the errors are large enough to see, the squared ratio of error to standard error
+/// averages about 1 (Student's t with 19 degrees of freedom has 19/17), and a ratio past 4
+/// is rare. Standard errors `sqrt(20)` times too small or too large (the spread of one
+/// batch's average, or of the batches' sum) fail both ways; so does the plain binomial
+/// error, which ignores that successive states are alike.
+#[test]
+fn standard_errors_measure_the_error() {
+    let config = McmcConfig {
+        block: 8,
+        steps: 2_000,
+        burn_in: 200,
+        ..McmcConfig::default()
+    };
+    let (mut z2, mut far, mut n) = (0.0, 0, 0);
+    for seed in 0..40 {
+        let (mut csp, hidden) = common::windows(24, 1000 + seed, 10, 0.3);
+        csp.set_total(hidden.iter().filter(|&&b| b).count() as u32);
+        let Ok(a) = analyze(&csp, &Budget::default()) else {
+            continue;
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let e = estimate(&csp, &config, &mut rng).unwrap();
+        assert_eq!(e.std_errors.len(), csp.num_vars());
+        for v in 0..csp.num_vars() {
+            let (p, q, se) = (a.probabilities[v], e.probabilities[v], e.std_errors[v]);
+            if e.forced[v].is_some() {
+                assert_eq!(se, 0.0, "seed {seed} var {v}");
+                continue;
+            }
+            if p == 0.0 || p == 1.0 {
+                // Never moves: the estimate is exact and its error 0.
+                assert_eq!((q, se), (p, 0.0), "seed {seed} var {v}");
+                continue;
+            }
+            assert!(se > 0.0, "seed {seed} var {v}: exact {p}, estimate {q}");
+            let z = (q - p) / se;
+            z2 += z * z;
+            far += usize::from(z.abs() > 4.0);
+            n += 1;
+        }
+    }
+    assert!(n >= 300, "only {n} undecided variables");
+    let mean = z2 / n as f64;
+    assert!(
+        (0.6..1.8).contains(&mean),
+        "mean squared ratio {mean} over {n}"
+    );
+    assert!(far * 100 <= n, "{far} of {n} ratios past 4");
+}
+
+/// Too few steps for a spread: the error is unknown, not 0.
+#[test]
+fn one_step_has_no_standard_error() {
+    let mut csp = csp_core::BoolCsp::new(3);
+    csp.exactly(&[0, 1, 2], 1).unwrap();
+    for steps in [0, 1] {
+        let config = McmcConfig {
+            steps,
+            ..McmcConfig::default()
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let e = estimate(&csp, &config, &mut rng).unwrap();
+        assert!(e.std_errors.iter().all(|s| s.is_infinite()), "{e:?}");
+    }
+}

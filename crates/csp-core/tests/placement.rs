@@ -610,6 +610,49 @@ fn samplers_match_exact_marginals() {
     }
 }
 
+/// The chain's standard errors (batch means over the recorded sweeps) measure its errors:
+/// over the elements of 32 runs (the four problems of `samplers_match_exact_marginals`, eight
+/// seeds each, 4000 sweeps), the squared ratio of the error to the standard error averages
+/// about 1. Batch means a factor `sqrt(20)` off (one batch's spread, or the batches' sum) fail,
+/// and so does the plain binomial error `sqrt(p (1 - p) / sweeps)`, which ignores the
+/// correlation between sweeps (here it is far too large, since each sweep's estimate is
+/// already an average, Rao-Blackwellised, whose variance is below the binomial one).
+#[test]
+fn chain_standard_errors_measure_the_error() {
+    let (mut z2, mut n) = (0.0, 0);
+    for no_touch in [false, true] {
+        let open = fleet(&[3, 2, 2], 6, 6, no_touch);
+        let mut seen = fleet(&[3, 2, 2], 6, 6, no_touch);
+        seen.require((1u128 << 8) | (1u128 << 9)).unwrap();
+        seen.forbid((1u128 << 7) | (1u128 << 20) | (1u128 << 27))
+            .unwrap();
+        for p in [&open, &seen] {
+            let m = analyze_placements(p, &BIG).unwrap().marginals();
+            for seed in 0..8 {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(300 + seed);
+                let est = estimate_placements(p, &BIG, 200, 4000, &mut rng).unwrap();
+                for e in 0..p.universe() {
+                    let (q, se) = (est.element_probs[e], est.element_std_errors[e]);
+                    if m[e] == 0.0 || m[e] == 1.0 {
+                        // Up to rounding: the shares of a certain element add up to 1.
+                        assert!((q - m[e]).abs() < 1e-9 && se < 1e-9, "{e}: {q} {se}");
+                        continue;
+                    }
+                    assert!(se > 0.0, "element {e}: {q} vs {}", m[e]);
+                    z2 += ((q - m[e]) / se).powi(2);
+                    n += 1;
+                }
+            }
+        }
+    }
+    let mean = z2 / f64::from(n);
+    assert!(n >= 800, "{n}");
+    assert!(
+        (0.6..1.8).contains(&mean),
+        "mean squared ratio {mean} over {n}"
+    );
+}
+
 #[test]
 fn chain_swaps_which_ship_covers_a_hit() {
     // Two hits exactly filled by either of the two 2-ships: a single-variable chain would stay
