@@ -345,6 +345,10 @@ pub struct Searcher<G: Keyed + Evaluate> {
     memo: Option<MemoTable<G::Key, Entry<G::Move>>>,
     stats: Stats,
     move_stack: Vec<Vec<G::Move>>,
+    /// Per ply, the line found below the node searched there, stored last move first: a
+    /// node's line is its best child's with one move pushed, so a node takes its child's
+    /// vector instead of copying it (copying made a forced line of `L` plies cost `L^3`
+    /// over its `L` iterations).
     pv: Vec<Vec<G::Move>>,
     killers: Vec<[Option<G::Move>; 2]>,
     history: Vec<u32>,
@@ -516,6 +520,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             result.score = score;
             result.depth = depth;
             result.pv = self.pv.first().cloned().unwrap_or_default();
+            result.pv.reverse();
             self.extend_line(game, &mut result.pv, depth);
             result.best_move = result.pv.first().cloned();
             if !self.hit_horizon {
@@ -885,10 +890,11 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             if v > best {
                 best = v;
                 best_move = Some(mv.clone());
+                // The child's line (reversed) becomes this node's, with the move at its end;
+                // the child's slot gets this node's old vector, cleared when it is next used.
                 let (head, tail) = self.pv.split_at_mut(p + 1);
-                head[p].clear();
+                std::mem::swap(&mut head[p], &mut tail[0]);
                 head[p].push(mv.clone());
-                head[p].extend_from_slice(&tail[0]);
                 if ply == 0 && i > 0 && v > alpha {
                     self.root_improved = Some((mv.clone(), v));
                 }
@@ -1940,6 +1946,66 @@ mod tests {
             });
         let r = bf.search(&mut Stuck, &Limits::default());
         assert_eq!((r.exact, r.outcome()), (true, Some(Outcome::Draw)));
+    }
+
+    /// One move a position, numbered by the ply, for `len` plies; then the side to move
+    /// has lost.
+    #[derive(Clone)]
+    struct Forced {
+        at: u32,
+        len: u32,
+    }
+
+    impl Game for Forced {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            if self.at < self.len {
+                moves.push(self.at);
+            }
+        }
+        fn play(&mut self, &mv: &u32) {
+            assert_eq!(mv, self.at, "a move played out of order");
+            self.at += 1;
+        }
+        fn undo(&mut self, _: &u32) {
+            self.at -= 1;
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            (self.at == self.len).then_some(Outcome::Loss)
+        }
+    }
+
+    impl Keyed for Forced {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.at
+        }
+    }
+
+    impl Evaluate for Forced {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// A forced line of 2000 plies, deepened one ply at a time to its end, with and without
+    /// the table: the line of play is the whole line, in order (lines are built last move
+    /// first and turned round at the root).
+    #[test]
+    fn a_long_forced_line_comes_out_whole_and_in_order() {
+        let len = 2000;
+        for memo_bytes in [0, 1 << 20] {
+            let mut s = Searcher::<Forced>::new(SearchConfig {
+                memo_bytes,
+                ..SearchConfig::default()
+            });
+            let r = s.search(&mut Forced { at: 0, len }, &Limits::default());
+            assert!(r.exact, "{memo_bytes}: {:?}", r.stats);
+            assert_eq!(r.depth, len);
+            // An even number of plies: the side to move at the root is the one left stuck.
+            assert_eq!(r.score, Score::loss_in(len));
+            assert_eq!(r.pv, (0..len).collect::<Vec<_>>());
+        }
     }
 
     /// A search to a given depth short of any result has a line of that many moves: the
