@@ -369,22 +369,34 @@ fn read_openings(text: &str, size: usize, rule: Rule) -> Result<Vec<Vec<Move>>, 
         }
         let mut board = Board::new(size, rule)?;
         let mut moves = Vec::new();
+        // Why the game is over, and the move that ended it.
+        let why = |board: &Board, last: &str| match board.winner() {
+            Some(s) => format!("{} has five after {last}", colour_name(s)),
+            None => format!("the board is full after {last}"),
+        };
+        let mut last = "";
         for word in line.split_whitespace() {
             let m = Move::parse(word, size)
                 .map_err(|e| CliError(format!("openings line {}: {e}", n + 1)))?;
+            if board.is_over() {
+                return Err(CliError(format!(
+                    "openings line {}: {word}: the game is over ({}): an opening must leave \
+                     something to play",
+                    n + 1,
+                    why(&board, last)
+                )));
+            }
             board
                 .play(m)
                 .map_err(|e| CliError(format!("openings line {}: {word}: {e}", n + 1)))?;
             moves.push(m);
+            last = word;
         }
         if board.is_over() {
-            let why = match board.winner() {
-                Some(s) => format!("{} has five", colour_name(s)),
-                None => "the board is full".to_string(),
-            };
             return Err(CliError(format!(
-                "openings line {}: the opening ends the game ({why}): nothing is left to play",
-                n + 1
+                "openings line {}: the opening ends the game ({}): nothing is left to play",
+                n + 1,
+                why(&board, last)
             )));
         }
         openings.push(moves);
@@ -874,8 +886,15 @@ mod tests {
         let e = read_openings(&format!("h7\n{five}\n"), 15, Rule::Freestyle).unwrap_err();
         assert_eq!(
             e.0,
-            "openings line 2: the opening ends the game (Black (X) has five): nothing is left \
-             to play"
+            "openings line 2: the opening ends the game (Black (X) has five after a4): nothing \
+             is left to play"
+        );
+        // A five before the last move: the move after it is refused, and the five named.
+        let e = read_openings(&format!("{five} c5 c6"), 15, Rule::Freestyle).unwrap_err();
+        assert_eq!(
+            e.0,
+            "openings line 1: c5: the game is over (Black (X) has five after a4): an opening \
+             must leave something to play"
         );
         assert_eq!(
             read_openings("h7 h8\n", 15, Rule::Freestyle).unwrap().len(),

@@ -258,7 +258,8 @@ impl AlphaBetaEngine {
     };
 
     /// An engine with a 64 MiB transposition table. Writing the table takes tens of
-    /// milliseconds: build the engine before the clock starts, not within a move's time.
+    /// milliseconds (more on a busy machine): build the engine before the clock starts, not
+    /// within a move's time, or give it a table in proportion to the time it has.
     #[must_use]
     pub fn new() -> AlphaBetaEngine {
         AlphaBetaEngine::with_memo_bytes(64 << 20)

@@ -45,12 +45,31 @@ fn table_bytes(bytes: u64) -> usize {
     usize::try_from(budget).unwrap_or(usize::MAX)
 }
 
-/// The engine `kind` sized for a memory limit of `bytes` (0: none): a table the machine
-/// cannot give is halved until it can, down to [`MIN_TABLE`] (which it must give: failing
-/// that ends the move in an error).
-fn build(kind: &str, bytes: u64) -> Box<dyn Engine> {
+/// Table bytes the alpha-beta engine may write per millisecond of its first move's time.
+/// Its table is written when it is built, on that move's clock (the protocol sends the
+/// memory limit just before the first move, so there is no time to build it in between);
+/// at this rate the writing takes a small share of the move even on a slow, busy machine
+/// (it runs at several times the rate), so a short time limit gets a smaller table instead
+/// of an overrun. The best-first engine only reserves its arena, which costs no time.
+const TABLE_BYTES_PER_MS: u64 = 50 << 10;
+
+/// The table size for a memory limit of `bytes` (0: none) and a first move of `time`:
+/// [`table_bytes`], at most [`TABLE_BYTES_PER_MS`] a millisecond (at least [`MIN_TABLE`]).
+fn timed_table_bytes(bytes: u64, time: Duration) -> usize {
+    let ms = u64::try_from(time.as_millis()).unwrap_or(u64::MAX);
+    let cap = ms.saturating_mul(TABLE_BYTES_PER_MS).max(MIN_TABLE);
+    table_bytes(bytes).min(usize::try_from(cap).unwrap_or(usize::MAX))
+}
+
+/// The engine `kind` sized for a memory limit of `bytes` (0: none) and a first move of
+/// `time`: a table the machine cannot give is halved until it can, down to [`MIN_TABLE`]
+/// (which it must give: failing that ends the move in an error).
+fn build(kind: &str, bytes: u64, time: Duration) -> Box<dyn Engine> {
     let min = usize::try_from(MIN_TABLE).unwrap_or(usize::MAX);
-    let mut budget = table_bytes(bytes);
+    let mut budget = match kind {
+        "bestfirst" => table_bytes(bytes),
+        _ => timed_table_bytes(bytes, time),
+    };
     loop {
         let engine: Result<Box<dyn Engine>, _> = match kind {
             "bestfirst" => BestFirstEngine::try_with_config(BestFirstConfig {
@@ -70,7 +89,8 @@ fn build(kind: &str, bytes: u64) -> Box<dyn Engine> {
 
 /// The engine, built when it is first asked for a move. A manager announces the memory limit
 /// after the program starts: an engine built at once would fill its default tables first and
-/// hold them beside the ones built for the limit.
+/// hold them beside the ones built for the limit. The first move's time also bounds the
+/// table (see [`TABLE_BYTES_PER_MS`]).
 struct Lazy {
     kind: String,
     bytes: u64,
@@ -102,7 +122,7 @@ impl Engine for Lazy {
         let start = Instant::now();
         let engine = self
             .engine
-            .get_or_insert_with(|| build(&self.kind, self.bytes));
+            .get_or_insert_with(|| build(&self.kind, self.bytes, time));
         // Sizing the tables takes from the move's time.
         engine.choose_move(board, time.saturating_sub(start.elapsed()))
     }
@@ -188,6 +208,9 @@ fn main() {
         }
     });
 
+    // The pattern tables every engine shares, built now rather than on the first move's
+    // clock (an engine with the smallest table builds them).
+    let _ = AlphaBetaEngine::try_with_memo_bytes(0);
     let hook_kind = kind.clone();
     let mut brain = Brain::new(Lazy::new(&kind, 0))
         .with_memory_hook(Box::new(move |b| Lazy::new(&hook_kind, b)));
@@ -212,7 +235,7 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
-    use super::{Lazy, engine_kind, table_bytes};
+    use super::{Lazy, MIN_TABLE, engine_kind, table_bytes, timed_table_bytes};
 
     /// The table leaves room for the rest of the process under the manager's limit.
     #[test]
@@ -238,6 +261,20 @@ mod tests {
     }
     use gomoku::{Board, Engine, Rule};
     use std::time::Duration;
+
+    /// A short first move gets a table it can write in a small share of its time; a long
+    /// one the table the memory limit allows.
+    #[test]
+    fn a_short_first_move_gets_a_small_table() {
+        const MIB: usize = 1 << 20;
+        let ms = Duration::from_millis;
+        assert_eq!(timed_table_bytes(0, ms(50)), 2_560_000);
+        assert_eq!(timed_table_bytes(0, ms(1000)), 51_200_000);
+        assert_eq!(timed_table_bytes(0, ms(30_000)), 256 * MIB);
+        assert_eq!(timed_table_bytes(350_000_000, ms(5000)), 175_000_000);
+        assert_eq!(timed_table_bytes(0, ms(0)), MIN_TABLE as usize);
+        assert_eq!(timed_table_bytes(0, Duration::MAX), 256 * MIB);
+    }
 
     /// Nothing is allocated until the first move is asked for; the engine then plays.
     #[test]
