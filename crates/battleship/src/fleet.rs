@@ -118,7 +118,10 @@ impl Fleet {
     ///
     /// # Errors
     /// [`Error::FleetDoesNotFit`] when the exact count finds no fleet at all, and
-    /// [`Error::DrawFailed`] when the draws are all rejected and the count is over budget.
+    /// [`Error::DrawFailed`] when the draws are all rejected and the count is over budget or
+    /// past its `u128` counters (many ships that tile the board: thirty-two 4-ships on 8x16).
+    /// A fleet that cannot fit may also end in `DrawFailed`, where proving that it cannot
+    /// takes more than the count's budget.
     pub fn random(geo: &Geometry, rng: &mut impl Rng) -> Result<Fleet, Error> {
         Self::random_within(geo, rng, REJECTION_DRAWS, &mut 0)
     }
@@ -149,9 +152,15 @@ impl Fleet {
             )),
             Err(csp_core::CspError::BudgetExceeded { .. }) => Err(Error::DrawFailed(format!(
                 "ten million random draws were all rejected, and the fleets are too many to \
-                 count within {EXACT_DRAW_NODES} search nodes; the fleet fits too tightly to \
-                 be drawn"
+                 count within {EXACT_DRAW_NODES} search nodes: the fleet fits too tightly to \
+                 be drawn, if it fits at all"
             ))),
+            Err(csp_core::CspError::CountOverflow) => Err(Error::DrawFailed(
+                "ten million random draws were all rejected, and the number of labelled \
+                 fleets is past the exact count's u128 counters: the fleet fits too tightly \
+                 to be drawn"
+                    .into(),
+            )),
             Err(e) => Err(e.into()),
         }
     }
@@ -352,7 +361,7 @@ impl Fleet {
 fn field_usize(obj: &Json, key: &str, what: &str) -> Result<usize, String> {
     let too_large = || format!("{what}: `{key}` is too large");
     let negative = |n: &dyn std::fmt::Display| {
-        format!("{what}: `{key}` is {n}, expected a non-negative integer")
+        format!("{what}: `{key}` is {n}, expected a whole number, 0 or more")
     };
     match obj.get(key) {
         None => Err(format!("{what}: missing field `{key}`")),
@@ -390,6 +399,12 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
     let perr = |message: String| Error::Parse {
         line: lineno,
         message,
+    };
+    // A byte-order mark before the first line, as `read_fleets` skips it.
+    let line = if lineno == 1 {
+        line.strip_prefix('\u{feff}').unwrap_or(line)
+    } else {
+        line
     };
     let v = json::parse(line).map_err(|e| perr(e.to_string()))?;
     if !matches!(v, Json::Obj(_)) {
@@ -524,6 +539,27 @@ mod tests {
     /// uniform over the labelled fleets (ships of one length told apart), under both
     /// adjacency rules, with two ships of one length (counted labelled) and with three
     /// (counted with the interchangeable ships grouped).
+    /// Thirty-two 4-ships tile 8x16 in too many labelled ways for the count's counters:
+    /// the draw fails and says why, as a failed draw (not as a bare counting error).
+    #[test]
+    fn a_count_past_the_counters_is_a_failed_draw() {
+        let geo = Geometry::new(&Rules::with_lengths(8, 16, &[4; 32])).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        match Fleet::random_within(&geo, &mut rng, 10, &mut 0) {
+            Err(Error::DrawFailed(m)) => assert!(m.contains("u128 counters"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A fleet given as its first line keeps working after a byte-order mark.
+    #[test]
+    fn a_byte_order_mark_before_a_fleet_is_skipped() {
+        let geo = Geometry::new(&Rules::with_lengths(4, 4, &[2])).unwrap();
+        let line = r#"{"width":4,"height":4,"ships":[{"length":2,"x":0,"y":0,"dir":"h"}]}"#;
+        let plain = read_fleet(&geo, line).unwrap();
+        assert_eq!(read_fleet(&geo, &format!("\u{feff}{line}")).unwrap(), plain);
+    }
+
     #[test]
     fn the_exact_draw_is_uniform() {
         for lengths in [[2, 1, 1], [1, 1, 1]] {

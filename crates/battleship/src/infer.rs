@@ -153,7 +153,15 @@ fn inconsistent(e: CspError) -> Error {
 }
 
 /// The chain's estimate of the posterior. The chain starts from a first consistent fleet,
-/// found by a search of at most 5,000,000 nodes.
+/// found by a search of at most 5,000,000 nodes (or, where that runs out, drawn by exact
+/// counts of at most as many nodes each; see `csp_core::PlacementChain::new`).
+///
+/// The chain moves one or two ships at a time. Where the ships have room, as on a 10x10
+/// board in play, that reaches every fleet, and the estimates tend to the uniform posterior
+/// as the sweeps grow. On a board the fleet nearly fills it may not: ships of 3, 3 and 2 on
+/// 3x3 lie all across or all down, and going from one to the other moves all three at once,
+/// so the chain stays with the direction it started in, however long it runs. Such boards
+/// have few fleets, which [`exact_posterior`] counts at once: [`posterior`] counts first.
 ///
 /// # Errors
 /// [`Error::Inconsistent`] when no fleet fits the observations; [`Error::Csp`] with

@@ -243,8 +243,15 @@ impl Rules {
             if s.name.trim().is_empty() {
                 return Err(Error::Rules(format!("ship {i} has no name")));
             }
-            if self.fleet[..i].iter().any(|t| t.name == s.name) {
-                return Err(Error::Rules(format!("two ships are named `{}`", s.name)));
+            // Names that differ only in surrounding spaces read alike in every message.
+            if self.fleet[..i]
+                .iter()
+                .any(|t| t.name.trim() == s.name.trim())
+            {
+                return Err(Error::Rules(format!(
+                    "two ships are named `{}`",
+                    s.name.trim()
+                )));
             }
             if s.length == 0 {
                 return Err(Error::Rules(format!(

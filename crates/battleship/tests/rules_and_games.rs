@@ -36,6 +36,10 @@ fn rules_are_validated() {
         &|r| r.fleet[1].name = "Carrier".into(),
         "two ships are named `Carrier`",
     );
+    bad(
+        &|r| r.fleet[1].name = " Carrier ".into(),
+        "two ships are named `Carrier`",
+    );
     bad(&|r| r.fleet[0].length = 11, "does not fit on a 10x10 board");
     bad(
         &|r| r.fleet[0].length = 0,
@@ -395,11 +399,11 @@ fn fleet_files_round_trip_and_report_errors() {
         (r#"{"width":"10","height":10}"#, "`width` is a string"),
         (
             r#"{"width":10.5,"height":10}"#,
-            "fleet: `width` is 10.5, expected a non-negative integer",
+            "fleet: `width` is 10.5, expected a whole number, 0 or more",
         ),
         (
             r#"{"width":-1e1,"height":10}"#,
-            "fleet: `width` is -1e1, expected a non-negative integer",
+            "fleet: `width` is -1e1, expected a whole number, 0 or more",
         ),
         (
             r#"{"width":1e300,"height":10}"#,
@@ -412,7 +416,7 @@ fn fleet_files_round_trip_and_report_errors() {
         // Whole or not is read from the text, not from a rounded float.
         (
             r#"{"width":10.0000000000000001,"height":10}"#,
-            "fleet: `width` is 10.0000000000000001, expected a non-negative integer",
+            "fleet: `width` is 10.0000000000000001, expected a whole number, 0 or more",
         ),
         (
             r#"{"width":010,"height":10}"#,

@@ -1482,12 +1482,17 @@ pub struct PlacementChain {
 
 impl PlacementChain {
     /// Starts a chain at a solution found by randomised depth-first search (the start is not
-    /// uniform; discard a burn-in of sweeps before using the chain).
+    /// uniform; discard a burn-in of sweeps before using the chain). Where that search runs
+    /// out of nodes, the start is drawn by [`sample_placements`] instead, with the same
+    /// budget for each of its counts: on a board the pieces nearly fill, the search meets the
+    /// packing's dead ends once per order of the pieces, and the counts, which branch on
+    /// cells there, go straight through (the start is then uniform).
     ///
     /// # Errors
     /// [`CspError::Inconsistent`] when there is no solution, [`CspError::BudgetExceeded`] when
-    /// the search for a first solution needs more than `budget.max_nodes` nodes (the chain
-    /// starts from the propagated problem, as [`propagate_placements`] builds it).
+    /// the search for a first solution needs more than `budget.max_nodes` nodes and so does a
+    /// count of the exact draw (the chain starts from the propagated problem, as
+    /// [`propagate_placements`] builds it).
     pub fn new(
         csp: &PlacementCsp,
         budget: &Budget,
@@ -1496,10 +1501,22 @@ impl PlacementChain {
         let p = propagate_placements(csp)?;
         let mut partial = vec![None; p.vars.len()];
         let mut nodes = 0u64;
-        if !first_solution(&p, &mut partial, 0, 0, &mut nodes, budget.max_nodes, rng)? {
-            return Err(CspError::Inconsistent);
-        }
-        let state: Vec<Value> = partial.into_iter().flatten().collect();
+        let state: Vec<Value> =
+            match first_solution(&p, &mut partial, 0, 0, &mut nodes, budget.max_nodes, rng) {
+                Ok(true) => partial.into_iter().flatten().collect(),
+                Ok(false) => return Err(CspError::Inconsistent),
+                Err(over @ CspError::BudgetExceeded { .. }) => {
+                    match sample_placements(&p, budget, rng) {
+                        Ok(values) => values,
+                        // Both ran out: report the search's budget.
+                        Err(CspError::BudgetExceeded { .. } | CspError::CountOverflow) => {
+                            return Err(over);
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                Err(e) => return Err(e),
+            };
         Ok(PlacementChain {
             p,
             state,

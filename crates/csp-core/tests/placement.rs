@@ -653,6 +653,37 @@ fn chain_standard_errors_measure_the_error() {
     );
 }
 
+/// Twelve single cells kept apart on 7x5 fill the board's halos almost exactly: the
+/// chain's random depth-first search for a first solution meets the dead ends once per
+/// order of the interchangeable pieces and runs out of 5 million nodes, where the exact
+/// count branches on cells and takes fewer than 50,000. The chain then starts from an exact
+/// draw.
+#[test]
+fn a_packed_board_still_gives_a_chain_a_start() {
+    let p = fleet(&[1; 12], 7, 5, true);
+    let budget = Budget {
+        max_nodes: 5_000_000,
+    };
+    let exact = analyze_placements(&p, &budget).unwrap();
+    assert!(
+        exact.solutions > 0 && exact.nodes < 50_000,
+        "{}",
+        exact.nodes
+    );
+    for seed in 0..4 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let chain = PlacementChain::new(&p, &budget, &mut rng).unwrap();
+        assert!(p.is_solution(chain.state()), "seed {seed}");
+    }
+    // Where neither way fits the budget, the search's budget is reported.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+    let tiny = Budget { max_nodes: 10 };
+    assert!(matches!(
+        PlacementChain::new(&p, &tiny, &mut rng),
+        Err(CspError::BudgetExceeded { max_nodes: 10, .. })
+    ));
+}
+
 #[test]
 fn chain_swaps_which_ship_covers_a_hit() {
     // Two hits exactly filled by either of the two 2-ships: a single-variable chain would stay

@@ -464,7 +464,16 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let placer: Placer = a.placer.parse()?;
     let tuned = Tuned::new(a, kind)?;
     let (fleets, label) = if let Some(path) = &a.fleets {
-        let f = crate::parse_lines_file(path, "fleets", |t| read_fleets(&geo, t))?;
+        let f = crate::parse_lines_file(path, "fleets", |t| {
+            read_fleets(&geo, t).map_err(|e| match &e {
+                battleship::Error::Parse { message, .. }
+                    if message.starts_with("the board is ") =>
+                {
+                    format!("{e} (--board sets the board of the rules)")
+                }
+                _ => e.to_string(),
+            })
+        })?;
         (Some(f), format!("fleets of {}", path.display()))
     } else {
         (

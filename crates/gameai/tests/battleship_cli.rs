@@ -108,6 +108,13 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
     std::fs::write(&file, "{\"width\":10\n").unwrap();
     let out = gameai(&["battleship", "eval", "--fleets", file.to_str().unwrap()]);
     assert_failed(&out, "line 1: column");
+    // Fleets of another board: the error says how to ask for it.
+    std::fs::write(&file, "{\"width\":6,\"height\":6,\"ships\":[]}\n").unwrap();
+    let out = gameai(&["battleship", "eval", "--fleets", file.to_str().unwrap()]);
+    assert_failed(
+        &out,
+        "line 1: the board is 6x6, the rules say 10x10 (--board sets the board of the rules)",
+    );
     let out = gameai(&["battleship", "eval", "--shooter", "nope"]);
     assert!(text(&out.stderr).contains("unknown shooter `nope`"));
     assert!(!text(&out.stderr).contains("invalid rules"));
