@@ -139,7 +139,8 @@ struct EvalArgs {
     /// with it, about 50 bytes a state).
     #[arg(long)]
     search_states: Option<usize>,
-    /// End with one JSON line of results.
+    /// End with one JSON line of results (the median and p90 by nearest rank: of an even
+    /// number of games, the median is the lower of the two middle ones).
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
@@ -463,6 +464,22 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let kind: ShooterKind = a.shooter.parse()?;
     let placer: Placer = a.placer.parse()?;
     let tuned = Tuned::new(a, kind)?;
+    // The rules, as the summary names them.
+    let rules_label = format!(
+        "{} rules, {}{} feedback{}",
+        rules.rule_set_name(),
+        if (rules.width, rules.height) != (10, 10) || a.rules.fleet.is_some() {
+            format!("{}, ", board_and_fleet(&rules))
+        } else {
+            String::new()
+        },
+        rules.feedback,
+        if rules.salvo > 1 {
+            format!(", salvo of {}", rules.salvo)
+        } else {
+            String::new()
+        },
+    );
     let (fleets, label) = if let Some(path) = &a.fleets {
         let f = crate::parse_lines_file(path, "fleets", |t| {
             read_fleets(&geo, t).map_err(|e| match &e {
@@ -474,27 +491,14 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
                 _ => e.to_string(),
             })
         })?;
-        (Some(f), format!("fleets of {}", path.display()))
+        (
+            Some(f),
+            format!("fleets of {}, {rules_label}", crate::input_name(path)),
+        )
     } else {
         (
             None,
-            format!(
-                "{} rules, {}{} feedback{}, {} fleets, seed {}",
-                rules.rule_set_name(),
-                if (rules.width, rules.height) != (10, 10) || a.rules.fleet.is_some() {
-                    format!("{}, ", board_and_fleet(&rules))
-                } else {
-                    String::new()
-                },
-                rules.feedback,
-                if rules.salvo > 1 {
-                    format!(", salvo of {}", rules.salvo)
-                } else {
-                    String::new()
-                },
-                placer,
-                a.seed
-            ),
+            format!("{rules_label}, {placer} fleets, seed {}", a.seed),
         )
     };
     let games = fleets.as_ref().map_or(a.games, |f| f.len() as u64);
@@ -530,8 +534,8 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let shooter_label = tuned.label();
     writeln!(
         out,
-        "{label}, shooter {shooter_label}: {} games, {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
-        records.len(),
+        "{label}, shooter {shooter_label}: {}, {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
+        crate::plural(records.len(), "game"),
         s.text_shot_figures(),
         s.ms_per_shot(),
         s.time_max.as_secs_f64() * 1000.0,
@@ -767,6 +771,11 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
                 100.0 * post.hit[b],
                 if d.estimated {
                     "; chosen on the shooter's own sampled estimate, as in play"
+                } else if post.solutions.is_some() && post.hit[c] < post.hit[b] {
+                    // On exact probabilities the shooter leaves the likeliest cell only for its
+                    // search of the endgame.
+                    "; chosen by the shooter's exact search over the remaining fleets, for \
+                     fewer shots to the end"
                 } else {
                     ""
                 }

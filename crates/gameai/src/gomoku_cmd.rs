@@ -723,11 +723,13 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     for (i, name) in names.iter().enumerate() {
         writeln!(
             out,
-            "{} {name}: {} moves, {:.1} ms mean, {} ms longest",
+            "{} {name}: {} move{}, {:.1} ms mean, {:.1} ms longest",
             ["A", "B"][i],
             think[i].0,
+            if think[i].0 == 1 { "" } else { "s" },
             mean_ms(think[i]),
-            think[i].2.as_millis()
+            // In the mean's unit and precision, so that it is never below the mean.
+            think[i].2.as_secs_f64() * 1000.0
         )?;
     }
     writeln!(
@@ -743,7 +745,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
              \"size\":{},\
              \"rule\":\"{}\",\"a_wins\":{wins},\"draws\":{draws},\"b_wins\":{losses},\
              \"a_points\":{points},\"a_share\":{:.4},\"a_mean_ms\":{:.2},\"b_mean_ms\":{:.2},\
-             \"a_max_ms\":{},\"b_max_ms\":{},\"a_forfeits\":{},\"b_forfeits\":{}}}",
+             \"a_max_ms\":{:.2},\"b_max_ms\":{:.2},\"a_forfeits\":{},\"b_forfeits\":{}}}",
             crate::output::json_escape(&names[0]),
             crate::output::json_escape(&names[1]),
             args.games,
@@ -761,8 +763,8 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             points / games,
             mean_ms(think[0]),
             mean_ms(think[1]),
-            think[0].2.as_millis(),
-            think[1].2.as_millis(),
+            think[0].2.as_secs_f64() * 1000.0,
+            think[1].2.as_secs_f64() * 1000.0,
             forfeits[0],
             forfeits[1]
         )?;

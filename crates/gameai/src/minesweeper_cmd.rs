@@ -404,7 +404,12 @@ fn boards(a: &BoardsArgs, out: &mut impl Write) -> Result<(), CliError> {
     bar.finish_and_clear();
     written?;
     file.commit()?;
-    writeln!(out, "wrote {} boards to {}", g.games, a.out.display())?;
+    writeln!(
+        out,
+        "wrote {} to {}",
+        crate::plural(g.games, "board"),
+        a.out.display()
+    )?;
     Ok(())
 }
 
@@ -564,21 +569,9 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let g = &a.seeded;
     // Boards of a file, or seeded boards drawn inside the workers (so a long run does not hold
     // every board in memory).
-    let (specs, label) = if let Some(path) = &a.boards {
-        let specs = crate::parse_lines_file(path, "boards", read_boards)?;
-        (Some(specs), format!("boards of {}", path.display()))
-    } else {
-        let l = &g.level;
-        let label = format!(
-            "{}x{}/{} rule {} start {} seed {}",
-            l.width,
-            l.height,
-            l.mines,
-            g.rule.name(),
-            g.start,
-            g.seed
-        );
-        (None, label)
+    let specs = match &a.boards {
+        Some(path) => Some(crate::parse_lines_file(path, "boards", read_boards)?),
+        None => None,
     };
     // The first click of seeded games (a board file gives each board's own).
     let start = match specs {
@@ -588,6 +581,42 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             // Boards that cannot be drawn fail at once, not after every game has tried.
             seeded_board(&g.level, g.rule, start, g.seed, 0)?;
             start
+        }
+    };
+    // What was played, for the summary line and, as JSON fields, for the JSON line.
+    let (label, settings) = match &a.boards {
+        Some(path) => {
+            let name = crate::input_name(path);
+            let json = format!(",\"boards\":\"{}\"", crate::output::json_escape(&name));
+            (format!("boards of {name}"), json)
+        }
+        None => {
+            let l = &g.level;
+            // The start as given by name, or as the cell it names.
+            let name = g.start.trim().to_ascii_lowercase();
+            let shown = match name.as_str() {
+                "corner" | "centre" | "center" => name,
+                _ => format!("{},{}", start % l.width, start / l.width),
+            };
+            let label = format!(
+                "{}x{}/{} rule {} start {shown} seed {}",
+                l.width,
+                l.height,
+                l.mines,
+                g.rule.name(),
+                g.seed
+            );
+            let json = format!(
+                ",\"level\":\"{}x{}x{}\",\"rule\":\"{}\",\"start\":[{},{}],\"seed\":{}",
+                l.width,
+                l.height,
+                l.mines,
+                g.rule.name(),
+                start % l.width,
+                start / l.width,
+                g.seed
+            );
+            (label, json)
         }
     };
     let games = specs.as_ref().map_or(g.games, |s| s.len() as u64);
@@ -679,7 +708,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         };
         writeln!(
             out,
-            "{{\"played\":{},\"won\":{},\"win_rate\":{:.6},\"ci95\":[{:.6},{:.6}],\"avg_guesses\":{:.4},\"ms_per_move_mean\":{:.4},\"ms_per_move_max\":{:.4},\"solver_errors\":{},\"approximate_guesses\":{}{bound_fields}}}",
+            "{{\"played\":{},\"won\":{},\"win_rate\":{:.6},\"ci95\":[{:.6},{:.6}],\"avg_guesses\":{:.4},\"ms_per_move_mean\":{:.4},\"ms_per_move_max\":{:.4},\"solver_errors\":{},\"approximate_guesses\":{}{bound_fields}{settings}}}",
             s.played,
             s.won,
             s.win_rate(),

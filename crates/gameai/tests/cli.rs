@@ -153,6 +153,27 @@ fn minesweeper_eval_is_thread_independent_and_json() {
     assert_eq!(run("1"), run("2"));
 }
 
+/// The summary names the start as a name or a cell, however it was typed, and the JSON line
+/// says what was played.
+#[test]
+fn minesweeper_eval_says_what_it_played() {
+    for (start, shown, cell) in [("CORNER", "corner", "[0,0]"), (" 2,1", "2,1", "[2,1]")] {
+        let mut args = words("minesweeper eval --level beginner --games 3 --seed 2 --json");
+        args.extend(["--start", start]);
+        let out = gameai(&args, b"");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let s = text(&out.stdout);
+        assert!(
+            s.starts_with(&format!("9x9/10 rule safe start {shown} seed 2: won ")),
+            "{s}"
+        );
+        let json = s.lines().last().unwrap();
+        let settings =
+            format!(",\"level\":\"9x9x10\",\"rule\":\"safe\",\"start\":{cell},\"seed\":2}}");
+        assert!(json.ends_with(&settings), "{json}");
+    }
+}
+
 /// `--bound` reports the library's bound over the same seeded boards, and only for them: the
 /// lower of the two bounds, which is the coin flips' with an opening first click and the
 /// first click's forced guess with a safe one in the corner.

@@ -931,10 +931,10 @@ impl<E: Engine> Brain<E> {
 /// is asked for with `TURN`, as tournament managers do, and any other (a new game, a
 /// takeback, another opening) with a complete `BOARD` block, after `RESTART` when the brain
 /// holds a game, as the protocol asks (a brain that does not answer `OK` is ended and run
-/// afresh, as the protocol has it for `UNKNOWN`). `START` is sent again when the board size
-/// changes, `INFO rule` when the rule does, `INFO timeout_turn` when the time per move
-/// does, and `INFO max_memory` ([`set_max_memory`](Self::set_max_memory)) before the first
-/// move and whenever it changes. A brain that does not answer within the time plus a grace period, or answers with
+/// afresh, as the protocol has it for `UNKNOWN`). `START` is sent before the first move and
+/// again when the board size changes, each time followed by `INFO max_memory`
+/// ([`set_max_memory`](Self::set_max_memory)), `INFO rule` and `INFO timeout_turn`; after
+/// that, each of them is sent again when it changes. A brain that does not answer within the time plus a grace period, or answers with
 /// anything but a legal move, makes `choose_move` fail (a match counts that as a loss). Such a brain may still be thinking, and its late
 /// answer would be read as the answer to the next request, so it is restarted before the
 /// next move is asked of it; lines that arrive while nothing is asked are dropped.
@@ -1094,6 +1094,10 @@ impl ExternalEngine {
         }
         self.size = Some(size);
         self.game = None;
+        // Every setting is sent again after it.
+        self.memory_sent = None;
+        self.rule = None;
+        self.timeout_ms = None;
         Ok(())
     }
 
@@ -1271,6 +1275,11 @@ impl ExternalEngine {
         while let Ok(line) = self.lines.try_recv() {
             self.replies.answer(&line);
         }
+        // START first, then the settings, as tournament managers send them (a brain may set
+        // its defaults again when it starts a board).
+        if self.size != Some(board.size()) {
+            self.start(board.size())?;
+        }
         if self.memory_sent != Some(self.max_memory) {
             self.send(&format!("INFO max_memory {}", self.max_memory))?;
             self.memory_sent = Some(self.max_memory);
@@ -1283,9 +1292,6 @@ impl ExternalEngine {
             };
             self.send(&format!("INFO rule {mask}"))?;
             self.rule = Some(board.rule());
-        }
-        if self.size != Some(board.size()) {
-            self.start(board.size())?;
         }
         // 2^31 - 1 ms is the protocol's "unlimited"; brains may keep the value in 32 bits.
         // 0 is its "as fast as possible".
@@ -2064,6 +2070,35 @@ done
         assert_eq!(e.choose_move(&board, t).unwrap(), Move::new(0, 0));
         e.set_max_memory(5 << 20);
         assert_eq!(e.choose_move(&board, t).unwrap(), Move::new(5, 0));
+    }
+
+    /// The settings follow START, so a brain that sets its defaults again when it starts a
+    /// board still plays by them; a new board size gets them again.
+    #[cfg(unix)]
+    #[test]
+    fn the_settings_follow_start() {
+        // The brain answers with its rule plus 1 as the column and its limit in MiB plus 1
+        // as the row; START forgets both.
+        let script = r#"
+rule=-1
+mem=-1
+while read -r line; do
+  case "$line" in
+    START*) rule=-1; mem=-1; echo OK ;;
+    "INFO rule "*) rule=${line#INFO rule } ;;
+    "INFO max_memory "*) mem=$(( ${line#INFO max_memory } / 1048576 )) ;;
+    RESTART*) echo OK ;;
+    DONE*|BEGIN*) echo "$((rule + 1)),$((mem + 1))" ;;
+  esac
+done
+"#;
+        let mut e = shell_brain(script);
+        e.set_max_memory(5 << 20);
+        let t = Duration::from_secs(3);
+        for size in [15, 9] {
+            let board = Board::new(size, Rule::ExactlyFive).unwrap();
+            assert_eq!(e.choose_move(&board, t).unwrap(), Move::new(2, 6), "{size}");
+        }
     }
 
     /// A brain slow to start answers ABOUT after the engine stopped waiting; that answer is
