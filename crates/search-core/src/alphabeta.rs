@@ -179,9 +179,10 @@ pub struct SearchResult<M> {
     /// Depth of the last finished iteration (0 if none finished).
     pub depth: u32,
     /// The expected line of play, starting with `best_move`, at most as long as the last
-    /// finished iteration was deep (unless extensions searched further). Where it reaches a
-    /// position the transposition table answered, it goes on with the moves of the table's
-    /// exact entries, and so may end early where the table holds none (or was overwritten).
+    /// finished iteration was deep (unless extensions searched further), or for a proven win
+    /// or loss as long as its distance. Where it reaches a position the transposition table
+    /// answered, it goes on with the moves of the table's exact entries, and so may end early
+    /// where the table holds none (or was overwritten).
     /// ([`Solver::principal_line`](crate::Solver::principal_line) gives a whole line of an
     /// exactly solved game.)
     pub pv: Vec<M>,
@@ -521,7 +522,14 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             result.depth = depth;
             result.pv = self.pv.first().cloned().unwrap_or_default();
             result.pv.reverse();
-            self.extend_line(game, &mut result.pv, depth);
+            // A proven result's line may go on past the iteration's depth, to the end it
+            // names: the table and mate-distance pruning can settle lines in fewer
+            // iterations than the distance.
+            let limit = match score.plies_to_end() {
+                Some(plies) if !self.hit_horizon => plies.max(depth),
+                _ => depth,
+            };
+            self.extend_line(game, &mut result.pv, limit);
             result.best_move = result.pv.first().cloned();
             if !self.hit_horizon {
                 result.exact = true;
@@ -2005,6 +2013,71 @@ mod tests {
             // An even number of plies: the side to move at the root is the one left stuck.
             assert_eq!(r.score, Score::loss_in(len));
             assert_eq!(r.pv, (0..len).collect::<Vec<_>>());
+        }
+    }
+
+    /// Take 1, 3 or 4 from a pile; whoever cannot move loses (the side to move loses
+    /// exactly when the pile is 0 or 2 modulo 7).
+    #[derive(Clone)]
+    struct Subtract(u32);
+
+    impl Game for Subtract {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            moves.extend([1, 3, 4].into_iter().filter(|&k| k <= self.0));
+        }
+        fn play(&mut self, mv: &u32) {
+            self.0 -= mv;
+        }
+        fn undo(&mut self, mv: &u32) {
+            self.0 += mv;
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            (self.0 == 0).then_some(Outcome::Loss)
+        }
+    }
+
+    impl Keyed for Subtract {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.0
+        }
+    }
+
+    impl Evaluate for Subtract {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// A proven result comes with a line of play to the end it names, as long as the
+    /// distance, even where the search proved it in fewer iterations than that (the table
+    /// and mate-distance pruning settle lines early, more so in a searcher used before).
+    #[test]
+    fn a_proven_line_reaches_the_end_it_names() {
+        let check = |s: &mut Searcher<Subtract>, n: u32| {
+            let mut g = Subtract(n);
+            let r = s.search(&mut g, &Limits::default());
+            assert!(r.exact, "{n}: {r:?}");
+            let lost = matches!(n % 7, 0 | 2);
+            assert_eq!(
+                r.outcome(),
+                Some(if lost { Outcome::Loss } else { Outcome::Win })
+            );
+            let plies = r.score.plies_to_end().unwrap() as usize;
+            assert_eq!(r.pv.len(), plies, "{n}: depth {} {r:?}", r.depth);
+            for mv in &r.pv {
+                let mut moves = Vec::new();
+                g.generate_moves(&mut moves);
+                assert!(moves.contains(mv), "{n}: {r:?}");
+                g.play(mv);
+            }
+            assert_eq!(g.0, 0, "{n}: {r:?}");
+        };
+        let mut reused = Searcher::<Subtract>::new(SearchConfig::default());
+        for n in (1..=60).chain((1..=60).rev()) {
+            check(&mut Searcher::new(SearchConfig::default()), n);
+            check(&mut reused, n);
         }
     }
 
