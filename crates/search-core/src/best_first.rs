@@ -158,10 +158,12 @@ pub struct BestFirstResult<M> {
     /// first of the legal moves in the game's order).
     pub pv: Vec<M>,
     /// Whether the outcome of `score` (win, draw or loss) is the game's: every line that
-    /// matters reached its end, none through moves the game left out
-    /// ([`Game::is_selective`](crate::Game::is_selective)). A proven win's distance is that
-    /// of the win found, and a proven loss's that of the opponent's wins found: the outcome
-    /// is the game's, the distance need not be.
+    /// matters reached its end, none through moves left out (by the game,
+    /// [`Game::is_selective`](crate::Game::is_selective), or past the first 16,383 moves of a
+    /// position, which is all a node keeps). A proven win's distance is that of the win
+    /// found, and a proven loss's that of the opponent's wins found: the outcome is the
+    /// game's, the distance need not be. A search whose root is closed over moves left out
+    /// ends with `exact`, `stopped` and `arena_full` all false: nothing more can be searched.
     pub exact: bool,
     /// Whether a node, time or stop limit ended the search.
     pub stopped: bool,
