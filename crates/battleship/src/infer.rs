@@ -91,6 +91,11 @@ pub struct Posterior {
     pub ships: Vec<Vec<(u128, f64)>>,
     /// `Some(n)`: exact, over `n` consistent fleets; `None`: estimated by the chain.
     pub solutions: Option<u128>,
+    /// Per cell, the standard error of an estimated `hit` (batch means over the chain's
+    /// sweeps, as `csp_core::PlacementEstimate::element_std_errors`; 0 for observed cells);
+    /// `None` when the probabilities are exact. It measures the chain's noise, not whether
+    /// the chain reaches every fleet (see [`sampled_posterior`]).
+    pub hit_std_errors: Option<Vec<f64>>,
     /// Search nodes of the exact count (0 when skipped).
     pub nodes: u64,
 }
@@ -119,6 +124,7 @@ pub fn exact_posterior(view: &View, budget: &Budget) -> Result<Posterior, Error>
         hit: a.marginals(),
         ships,
         solutions: Some(a.solutions),
+        hit_std_errors: None,
         nodes: a.nodes,
     })
 }
@@ -184,17 +190,21 @@ pub fn sampled_posterior(
     .map_err(inconsistent)?;
     let ships = ship_lists(&p, |v, fi, s| e.value_probs[v][fi][s]);
     let mut hit = e.marginals();
+    let mut errors = e.element_std_errors;
     // Observed cells are certain: remove the chain's rounding noise there.
     for c in cells_of(view.hits() | view.sunk_cells()) {
         hit[c] = 1.0;
+        errors[c] = 0.0;
     }
     for c in cells_of(view.misses()) {
         hit[c] = 0.0;
+        errors[c] = 0.0;
     }
     Ok(Posterior {
         hit,
         ships,
         solutions: None,
+        hit_std_errors: Some(errors),
         nodes: 0,
     })
 }
@@ -487,6 +497,7 @@ mod tests {
             hit: vec![0.5; 100],
             ships: vec![vec![(1, 1.0)]; 5],
             solutions: None,
+            hit_std_errors: None,
             nodes: 0,
         };
         let d = answer_distribution(game.view(), &wide, 0);

@@ -61,12 +61,18 @@ fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool, shots: Shots) {
             };
             let s = sampled_posterior(&view, &config, &mut rng).unwrap();
             assert!(!s.is_exact());
-            // Observed cells are certain, exactly.
+            let errors = s.hit_std_errors.as_deref().unwrap();
+            assert_eq!(errors.len(), cells);
+            // Observed cells are certain, exactly, with no error.
             for c in 0..cells {
                 if (view.hits() | view.sunk_cells()) >> c & 1 == 1 {
-                    assert_eq!(s.hit[c], 1.0, "hit cell {c}");
+                    assert_eq!((s.hit[c], errors[c]), (1.0, 0.0), "hit cell {c}");
                 } else if view.misses() >> c & 1 == 1 {
-                    assert_eq!(s.hit[c], 0.0, "missed cell {c}");
+                    assert_eq!((s.hit[c], errors[c]), (0.0, 0.0), "missed cell {c}");
+                } else {
+                    // 0 where the averaged conditional chances never vary (a ship alone
+                    // with two places: one half in every sweep).
+                    assert!((0.0..0.05).contains(&errors[c]), "cell {c}: {}", errors[c]);
                 }
             }
             // With no nodes allowed to the exact count, the posterior is the chain's.

@@ -721,10 +721,19 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     // The terminal heatmap first: a file that cannot be written does not hide it.
     match post.solutions {
         Some(n) => writeln!(out, "exact: {n} consistent fleets")?,
-        None => writeln!(
-            out,
-            "estimated by the Markov chain (exact counting over budget)"
-        )?,
+        None => {
+            let largest = post
+                .hit_std_errors
+                .iter()
+                .flatten()
+                .fold(0.0f64, |m, &e| m.max(e));
+            writeln!(
+                out,
+                "estimated by the Markov chain (exact counting over budget; standard errors \
+                 up to {:.2} points, by batch means)",
+                100.0 * largest
+            )?;
+        }
     }
     let colored = a.color.enabled();
     let unknown = view.unknown();
