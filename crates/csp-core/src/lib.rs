@@ -86,7 +86,7 @@ mod sample;
 pub use bignum::BigUint;
 pub use count::{Analysis, AnalysisStats, analyze, count, true_range};
 pub use grid::Grid;
-pub use mcmc::{BATCHES, Estimate, McmcConfig, estimate};
+pub use mcmc::{Estimate, McmcConfig, STD_ERROR_BATCHES, estimate};
 pub use naive::analyze_naive;
 pub use placement::{
     Family, PlacementAnalysis, PlacementChain, PlacementCsp, PlacementEstimate, Value,

@@ -86,12 +86,12 @@ pub struct Estimate {
     /// Per variable, the value propagation proves (sound, unlike the estimates).
     pub forced: Vec<Option<bool>>,
     /// Per variable, the standard error of its probability by batch means: the averaged
-    /// steps are cut into [`BATCHES`] runs of consecutive steps, and the spread of the runs'
-    /// averages says how much the whole average would vary from run to run. It allows for the
-    /// correlation between successive states as long as a batch is much longer than the
-    /// chain's memory; a chain stuck among some of the solutions (or slower than a batch)
-    /// shows small errors around a wrong value, and a variable that never changed shows 0.
-    /// 0 for forced variables; infinite with fewer than 2 averaged steps.
+    /// steps are cut into [`STD_ERROR_BATCHES`] runs of consecutive steps, and the spread of
+    /// the runs' averages says how much the whole average would vary from run to run. It
+    /// allows for the correlation between successive states as long as a batch is much
+    /// longer than the chain's memory; a chain stuck among some of the solutions (or slower
+    /// than a batch) shows small errors around a wrong value, and a variable that never
+    /// changed shows 0. 0 for forced variables; infinite with fewer than 2 averaged steps.
     pub std_errors: Vec<f64>,
     /// States averaged.
     pub steps: u64,
@@ -102,7 +102,7 @@ pub struct Estimate {
 /// How many runs of consecutive steps [`estimate`] cuts its averaged steps into for
 /// [`Estimate::std_errors`] (fewer when there are fewer steps): enough for the spread of
 /// their averages to be measured, few enough for each to be long.
-pub const BATCHES: u64 = 20;
+pub const STD_ERROR_BATCHES: u64 = 20;
 
 /// Approximate marginals by block Gibbs sampling (see the module docs).
 ///
@@ -178,7 +178,7 @@ impl BatchMeans {
     pub(crate) fn new(n: usize, steps: u64) -> BatchMeans {
         BatchMeans {
             steps,
-            batches: BATCHES.min(steps),
+            batches: STD_ERROR_BATCHES.min(steps),
             next: 0,
             before: vec![0.0; n],
             mean: vec![0.0; n],

@@ -934,8 +934,9 @@ impl<E: Engine> Brain<E> {
 /// afresh, as the protocol has it for `UNKNOWN`). `START` is sent before the first move and
 /// again when the board size changes, each time followed by `INFO max_memory`
 /// ([`set_max_memory`](Self::set_max_memory)), `INFO rule` and `INFO timeout_turn`; after
-/// that, each of them is sent again when it changes. A brain that does not answer within the time plus a grace period, or answers with
-/// anything but a legal move, makes `choose_move` fail (a match counts that as a loss). Such a brain may still be thinking, and its late
+/// that, each of them is sent again when it changes. A brain that does not answer within the
+/// time plus a grace period, or answers with anything but a legal move, makes `choose_move`
+/// fail (a match counts that as a loss). Such a brain may still be thinking, and its late
 /// answer would be read as the answer to the next request, so it is restarted before the
 /// next move is asked of it; lines that arrive while nothing is asked are dropped.
 pub struct ExternalEngine {
