@@ -535,10 +535,6 @@ mod tests {
         fleets
     }
 
-    /// The draw by exact counting, which a fleet too crowded for rejection draws gets, is
-    /// uniform over the labelled fleets (ships of one length told apart), under both
-    /// adjacency rules, with two ships of one length (counted labelled) and with three
-    /// (counted with the interchangeable ships grouped).
     /// Thirty-two 4-ships tile 8x16 in too many labelled ways for the count's counters:
     /// the draw fails and says why, as a failed draw (not as a bare counting error).
     #[test]
@@ -560,6 +556,10 @@ mod tests {
         assert_eq!(read_fleet(&geo, &format!("\u{feff}{line}")).unwrap(), plain);
     }
 
+    /// The draw by exact counting, which a fleet too crowded for rejection draws gets, is
+    /// uniform over the labelled fleets (ships of one length told apart), under both
+    /// adjacency rules, with two ships of one length (counted labelled) and with three
+    /// (counted with the interchangeable ships grouped).
     #[test]
     fn the_exact_draw_is_uniform() {
         for lengths in [[2, 1, 1], [1, 1, 1]] {
