@@ -131,7 +131,7 @@ pub fn estimate<R: Rng + ?Sized>(
         }
         if batch.closes(step) {
             let totals: Vec<f64> = trues.iter().map(|&t| t as f64).collect();
-            batch.close(step, &totals);
+            batch.close(&totals);
         }
     }
     let steps = config.steps.max(1);
@@ -162,8 +162,11 @@ pub fn estimate<R: Rng + ?Sized>(
 pub(crate) struct BatchMeans {
     steps: u64,
     batches: u64,
-    /// The next batch to close.
-    next: u64,
+    /// Batches closed.
+    closed: u64,
+    /// The steps before the open batch and after it (`u64::MAX` once all are closed).
+    start: u64,
+    end: u64,
     /// Running totals at the end of the last closed batch.
     before: Vec<f64>,
     /// Per variable, the mean of the batch means so far and the sum of their squared
@@ -176,38 +179,41 @@ pub(crate) struct BatchMeans {
 impl BatchMeans {
     /// Batches for `n` running totals over `steps` steps.
     pub(crate) fn new(n: usize, steps: u64) -> BatchMeans {
-        BatchMeans {
+        let mut b = BatchMeans {
             steps,
             batches: STD_ERROR_BATCHES.min(steps),
-            next: 0,
+            closed: 0,
+            start: 0,
+            end: 0,
             before: vec![0.0; n],
             mean: vec![0.0; n],
             m2: vec![0.0; n],
-        }
+        };
+        b.end = b.end_of(0);
+        b
     }
 
-    fn end(&self, b: u64) -> u64 {
+    /// The steps up to the end of batch `b`, or `u64::MAX` past the last batch.
+    fn end_of(&self, b: u64) -> u64 {
+        if b >= self.batches {
+            return u64::MAX;
+        }
         // u128: `steps * batches` may pass u64.
         ((u128::from(b) + 1) * u128::from(self.steps) / u128::from(self.batches)) as u64
     }
 
     /// Whether `step` (counted from 0) is the last of a batch.
     pub(crate) fn closes(&self, step: u64) -> bool {
-        self.next < self.batches && step + 1 == self.end(self.next)
+        step + 1 == self.end
     }
 
-    /// Closes the batch that `step` ends ([`BatchMeans::closes`]); `totals` are the running
-    /// totals after it.
-    pub(crate) fn close(&mut self, step: u64, totals: &[f64]) {
-        debug_assert!(self.closes(step));
-        let start = if self.next == 0 {
-            0
-        } else {
-            self.end(self.next - 1)
-        };
-        let len = (step + 1 - start) as f64;
-        self.next += 1;
-        let k = self.next as f64;
+    /// Closes the open batch ([`BatchMeans::closes`] said its last step was just taken);
+    /// `totals` are the running totals after it.
+    pub(crate) fn close(&mut self, totals: &[f64]) {
+        let len = (self.end - self.start) as f64;
+        self.closed += 1;
+        (self.start, self.end) = (self.end, self.end_of(self.closed));
+        let k = self.closed as f64;
         let stats = self.mean.iter_mut().zip(&mut self.m2);
         for ((&t, before), (mean, m2)) in totals.iter().zip(&mut self.before).zip(stats) {
             let x = (t - *before) / len;

@@ -1902,7 +1902,7 @@ pub fn estimate_placements(
         chain.sweep(rng);
         chain.accumulate(&mut acc);
         if batch.closes(sweep) {
-            batch.close(sweep, &element_sums(&chain.p.vars, &acc, csp.universe));
+            batch.close(&element_sums(&chain.p.vars, &acc, csp.universe));
         }
     }
     if samples == 0 {

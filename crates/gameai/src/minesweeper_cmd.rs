@@ -592,29 +592,17 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         None => {
             let l = &g.level;
+            let (x, y) = (start % l.width, start / l.width);
             // The start as given by name, or as the cell it names.
             let name = g.start.trim().to_ascii_lowercase();
             let shown = match name.as_str() {
                 "corner" | "centre" | "center" => name,
-                _ => format!("{},{}", start % l.width, start / l.width),
+                _ => format!("{x},{y}"),
             };
-            let label = format!(
-                "{}x{}/{} rule {} start {shown} seed {}",
-                l.width,
-                l.height,
-                l.mines,
-                g.rule.name(),
-                g.seed
-            );
+            let (w, h, m, rule, seed) = (l.width, l.height, l.mines, g.rule.name(), g.seed);
+            let label = format!("{w}x{h}/{m} rule {rule} start {shown} seed {seed}");
             let json = format!(
-                ",\"level\":\"{}x{}x{}\",\"rule\":\"{}\",\"start\":[{},{}],\"seed\":{}",
-                l.width,
-                l.height,
-                l.mines,
-                g.rule.name(),
-                start % l.width,
-                start / l.width,
-                g.seed
+                ",\"level\":\"{w}x{h}x{m}\",\"rule\":\"{rule}\",\"start\":[{x},{y}],\"seed\":{seed}"
             );
             (label, json)
         }
