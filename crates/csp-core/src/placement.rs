@@ -24,9 +24,9 @@
 //!   variables; [`PlacementCsp::is_solution`] tests both ways. Adding a variable refuses
 //!   the commonest such mix, pieces from
 //!   [`Grid::translates_no_touch`](crate::Grid::translates_no_touch) beside pieces without a
-//!   halo, at no cost; checking the relation in general costs a comparison per pair of
-//!   values, which [`PlacementCsp::check_halos`] does on request (for halo tables made by
-//!   hand);
+//!   halo, at no cost; halo tables made or shared by hand are checked pair of families by
+//!   pair of families ([`PlacementCsp::check_halos`]) each time such a problem is counted
+//!   or a chain started on it, and an asymmetric relation is an error;
 //! - [`PlacementCsp::require`]: elements that some variable must cover;
 //! - [`PlacementCsp::forbid`]: elements no variable may cover;
 //! - [`PlacementCsp::require_var`]: elements a given variable must cover;
@@ -70,9 +70,12 @@
 //! interchangeable pieces). The search does not pay for the labels where it can avoid it:
 //! variables with identical domains are interchangeable while unassigned, so when an element
 //! must be covered it tries only the first unassigned one of each such group and counts its
-//! completions once per member; the credits of a group are shared out equally at the end.
-//! The 6x6 board's 6728 domino tilings (18! labelled orders each) are counted in 33,094
-//! nodes (the `tilings` example).
+//! completions once per member, and when it branches on variables, the first unassigned
+//! member of a group takes the smallest of the group's values (once for each member that
+//! could) and the others only values above it; the credits of a group are shared out
+//! equally at the end. The 6x6 board's 6728 domino tilings (18! labelled orders each) are
+//! counted in 33,094 nodes (the `tilings` example), and each set of `k` identical pieces on
+//! an open board is visited once, not `k!` times.
 //!
 //! # Example
 //!
@@ -161,6 +164,9 @@ pub struct Family {
     /// Where the halos come from, so that [`PlacementCsp::add_var`] can refuse the commonest
     /// asymmetric halo relation for free.
     halo_source: HaloSource,
+    /// Whether the halo table was shared from another family ([`Family::share_halo`]), which
+    /// may have been built for another grid.
+    shared: bool,
 }
 
 /// Where a family's halos come from.
@@ -213,6 +219,7 @@ impl Family {
             starts,
             halo: None,
             halo_source: HaloSource::Cells,
+            shared: false,
         })
     }
 
@@ -261,8 +268,15 @@ impl Family {
         if other.shape == self.shape {
             self.halo.clone_from(&other.halo);
             self.halo_source = other.halo_source;
+            self.shared = true;
         }
         self
+    }
+
+    /// Whether the halos were given by hand or shared from another family: only then can
+    /// the halo relation be asymmetric in a problem that [`PlacementCsp::add_var`] accepted.
+    fn hand_made_halos(&self) -> bool {
+        self.shared || self.halo_source == HaloSource::Table
     }
 
     /// The shape anchored at element 0.
@@ -400,8 +414,9 @@ impl PlacementCsp {
     /// [`Grid::translates_no_touch`](crate::Grid::translates_no_touch), or families from the
     /// no-touch translates of grids of different sizes: their halo relation is asymmetric (a
     /// piece without a halo could lie beside one with a halo, but not the other way round),
-    /// which makes every count depend on the order of the variables. (Halo tables given by
-    /// hand are not checked here: [`PlacementCsp::check_halos`] does that.)
+    /// which makes every count depend on the order of the variables. (Halo tables given or
+    /// shared by hand are checked where they are used: counting and starting a chain run
+    /// [`PlacementCsp::check_halos`] on them.)
     pub fn add_var(&mut self, families: Vec<Family>) -> Result<usize, CspError> {
         if self.vars.len() >= MAX_VARS {
             return Err(CspError::InvalidPlacement(format!(
@@ -593,11 +608,15 @@ impl PlacementCsp {
     /// the first (see the [module documentation](self) for why the algorithms need it).
     /// [`PlacementCsp::add_var`] checks only where the halos come from (it refuses
     /// [`crate::Grid::translates_no_touch`] families beside families without a halo, or
-    /// beside those of a grid of another size), since the full check costs one comparison per
-    /// pair of values of different variables; call this once on a problem built from
-    /// hand-made halo tables ([`Family::with_halo`]). Problems whose families all come from
-    /// one [`crate::Grid`] by one method (all [`crate::Grid::translates`] or all
-    /// [`crate::Grid::translates_no_touch`]) always pass.
+    /// beside those of a grid of another size); [`analyze_placements`] (and so the other
+    /// counts and the exact sampler) and [`PlacementChain::new`] run this check on the
+    /// families whose halos were given ([`Family::with_halo`]) or shared
+    /// ([`Family::share_halo`]) by hand, and refuse an asymmetric problem; call it yourself
+    /// to find out when the problem is built. Each pair of distinct families held by two
+    /// different variables is compared once, value against start masks. Problems whose
+    /// families all come from one [`crate::Grid`] by one method (all
+    /// [`crate::Grid::translates`] or all [`crate::Grid::translates_no_touch`]) always
+    /// pass.
     ///
     /// ```
     /// use csp_core::{Grid, PlacementCsp};
@@ -625,33 +644,76 @@ impl PlacementCsp {
     /// # Errors
     /// [`CspError::InvalidPlacement`] naming the first asymmetric pair of values found.
     pub fn check_halos(&self) -> Result<(), CspError> {
+        self.check_halo_pairs(|_, _| true)
+    }
+
+    /// [`PlacementCsp::check_halos`] where halos were made or shared by hand: the only
+    /// families whose relation [`PlacementCsp::add_var`] cannot vouch for (cheap, and free
+    /// without such families).
+    fn check_hand_made_halos(&self) -> Result<(), CspError> {
+        if self.vars.iter().flatten().any(Family::hand_made_halos) {
+            self.check_halo_pairs(|p, q| p.hand_made_halos() || q.hand_made_halos())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// [`PlacementCsp::check_halos`] on the pairs of families that `which` selects. The
+    /// relation between two values depends only on their families, so each pair of distinct
+    /// families that occur in two different variables is checked once, value by value of
+    /// one against start masks of the other.
+    fn check_halo_pairs(&self, which: impl Fn(&Family, &Family) -> bool) -> Result<(), CspError> {
+        // Distinct families, each with the variables holding it.
+        let mut distinct: Vec<(&Family, u64)> = Vec::new();
         for (v, fv) in self.vars.iter().enumerate() {
-            for (w, fw) in self.vars.iter().enumerate().skip(v + 1) {
-                for (a, p) in fv.iter().enumerate() {
-                    for (b, q) in fw.iter().enumerate() {
-                        for s in bits(p.starts) {
-                            // Starts of `q` whose cells meet `p`'s halo, against those whose
-                            // halo meets `p`'s cells.
-                            let meets_halo = meeting_starts(q.shape, p.block(s)) & q.starts;
-                            let cells = p.cells(s);
-                            let halo_meets = bits(q.starts)
-                                .filter(|&t| q.block(t) & cells != 0)
-                                .fold(0u128, |m, t| m | 1u128 << t);
-                            let odd = meets_halo ^ halo_meets;
-                            if odd != 0 {
-                                let t = odd.trailing_zeros();
-                                let (first, second) = if meets_halo & 1u128 << t != 0 {
-                                    ("meets", "does not meet")
-                                } else {
-                                    ("does not meet", "meets")
-                                };
-                                return Err(CspError::InvalidPlacement(format!(
-                                    "asymmetric halos: variable {w} (family {b}, start {t}) \
-                                     {first} the halo of variable {v} (family {a}, start {s}), \
-                                     whose cells it {second} with its own halo"
-                                )));
-                            }
-                        }
+            for f in fv {
+                match distinct.iter_mut().find(|d| d.0 == f) {
+                    Some(d) => d.1 |= 1 << v,
+                    None => distinct.push((f, 1 << v)),
+                }
+            }
+        }
+        let family_index = |v: usize, f: &Family| self.vars[v].iter().position(|g| g == f);
+        for (i, &(p, pv)) in distinct.iter().enumerate() {
+            // Per element, the starts of `p` whose halo holds it.
+            let mut held = [0u128; MAX_ELEMENTS];
+            for s in bits(p.starts) {
+                for e in bits(p.block(s)) {
+                    held[e as usize] |= 1 << s;
+                }
+            }
+            for &(q, qv) in &distinct[i..] {
+                // Two different variables holding them, `v` the one with `p`.
+                let (v, w) = match (pv.trailing_zeros(), qv.trailing_zeros()) {
+                    (v, w) if v != w => (v, w),
+                    (v, _) if qv & !(1 << v) != 0 => (v, (qv & !(1 << v)).trailing_zeros()),
+                    (v, _) if pv & !(1 << v) != 0 => ((pv & !(1 << v)).trailing_zeros(), v),
+                    _ => continue,
+                };
+                if !which(p, q) {
+                    continue;
+                }
+                let (v, w) = (v as usize, w as usize);
+                for t in bits(q.starts) {
+                    // Starts of `p` whose cells meet `q`'s halo, against those whose halo
+                    // meets `q`'s cells.
+                    let meets_halo = meeting_starts(p.shape, q.block(t)) & p.starts;
+                    let halo_meets = bits(q.cells(t)).fold(0, |m, e| m | held[e as usize]);
+                    let odd = meets_halo ^ halo_meets;
+                    if odd != 0 {
+                        let s = odd.trailing_zeros();
+                        let (first, second) = if meets_halo & 1u128 << s != 0 {
+                            ("meets", "does not meet")
+                        } else {
+                            ("does not meet", "meets")
+                        };
+                        let (a, b) = (family_index(v, p), family_index(w, q));
+                        let (a, b) = (a.unwrap_or(0), b.unwrap_or(0));
+                        return Err(CspError::InvalidPlacement(format!(
+                            "asymmetric halos: variable {v} (family {a}, start {s}) \
+                             {first} the halo of variable {w} (family {b}, start {t}), \
+                             whose cells it {second} with its own halo"
+                        )));
                     }
                 }
             }
@@ -779,6 +841,17 @@ impl PlacementAnalysis {
     }
 }
 
+/// The starts of family `fi` above the value (`ff`, `fs`) in the order of values (family,
+/// then start).
+#[inline]
+fn above(ff: usize, fs: u32, fi: usize) -> u128 {
+    match fi.cmp(&ff) {
+        std::cmp::Ordering::Less => 0,
+        std::cmp::Ordering::Equal => u128::MAX.checked_shl(fs + 1).unwrap_or(0),
+        std::cmp::Ordering::Greater => u128::MAX,
+    }
+}
+
 /// Bit-sliced counters: 128 counters, one per start, incremented by a whole mask at once.
 #[derive(Debug, Clone)]
 struct SlicedCounter {
@@ -846,6 +919,11 @@ struct Counter<'a> {
     /// Per variable, the variables with the same domain (itself included): while unassigned
     /// they are interchangeable, so the covering phase branches on one of them for all.
     group: Vec<u64>,
+    /// Per variable, the lowest value (family, start) that its group's unassigned members
+    /// may no longer take, once the free phase has given one member the smallest value of
+    /// them all; `None` while no member has been placed that way. Indexed by the group's
+    /// lowest variable.
+    floor: Vec<Option<(usize, u32)>>,
     /// Credits, labelled: per variable, family and start, the solutions in which the variable
     /// takes that value, except that within a group only their sum over the group is right
     /// until [`Counter::finish`] shares it out.
@@ -885,6 +963,26 @@ impl Counter<'_> {
                 .collect(),
         );
         self.weights.len() - 1
+    }
+
+    /// The index of the weight `k` times that of index `w`.
+    fn grown_weight(&mut self, w: usize, k: u128) -> Result<usize, CspError> {
+        let weight = self.weights[w]
+            .checked_mul(k)
+            .filter(|&x| x <= COUNT_LIMIT)
+            .ok_or(CspError::CountOverflow)?;
+        Ok(self.weight_index(weight))
+    }
+
+    /// The starts of family `fi` that variable `v` may still take under its group's floor:
+    /// the group's unassigned members take values above it.
+    #[inline]
+    fn allowed(&self, v: usize, fi: usize) -> u128 {
+        let rep = self.group[v].trailing_zeros() as usize;
+        match self.floor[rep] {
+            None => u128::MAX,
+            Some((ff, fs)) => above(ff, fs, fi),
+        }
     }
 
     /// Flushes the sliced counters and shares each group's credits equally among its
@@ -950,17 +1048,10 @@ impl Counter<'_> {
                 continue;
             }
             let k = u128::from(peers.count_ones());
-            let wk = if k == 1 {
-                w
-            } else {
-                let weight = self.weights[w]
-                    .checked_mul(k)
-                    .filter(|&x| x <= COUNT_LIMIT)
-                    .ok_or(CspError::CountOverflow)?;
-                self.weight_index(weight)
-            };
+            let wk = if k == 1 { w } else { self.grown_weight(w, k)? };
             for (fi, f) in vars[v].iter().enumerate() {
-                let cand = f.free_starts(blocked) & meeting_starts(f.shape, m);
+                let cand =
+                    f.free_starts(blocked) & meeting_starts(f.shape, m) & self.allowed(v, fi);
                 for s in bits(cand) {
                     let c = self.assign(v, fi, s, unassigned, blocked, covered, wk)?;
                     total = self.over(total, c * k)?;
@@ -1059,7 +1150,7 @@ impl Counter<'_> {
                 let v = unassigned.trailing_zeros() as usize;
                 let mut total = 0u128;
                 for (fi, f) in vars[v].iter().enumerate() {
-                    let a = f.free_starts(blocked);
+                    let a = f.free_starts(blocked) & self.allowed(v, fi);
                     if a != 0 {
                         total += u128::from(a.count_ones());
                         self.credit_mask(v, fi, a, w);
@@ -1073,9 +1164,16 @@ impl Counter<'_> {
                     Some(&a) => (a, (unassigned & !(1u64 << a)).trailing_zeros() as usize),
                     None => return Ok(0),
                 };
+                // Two members of one group: `a` takes the smaller value, for both orders.
+                let pair = self.group[a] >> b & 1 == 1;
+                let (k, wk) = if pair {
+                    (2, self.grown_weight(w, 2)?)
+                } else {
+                    (1, w)
+                };
                 let mut total = 0u128;
                 for (fi, f) in vars[a].iter().enumerate() {
-                    let free = f.free_starts(blocked);
+                    let free = f.free_starts(blocked) & self.allowed(a, fi);
                     // Each value of `a` counts as a node of the budget.
                     self.nodes += u64::from(free.count_ones());
                     if self.nodes > self.max_nodes {
@@ -1088,15 +1186,18 @@ impl Counter<'_> {
                         let blk = blocked | f.block(s);
                         let mut c = 0u128;
                         for (gi, g) in vars[b].iter().enumerate() {
-                            let m = g.free_starts(blk);
+                            let mut m = g.free_starts(blk) & self.allowed(b, gi);
+                            if pair {
+                                m &= above(fi, s, gi);
+                            }
                             if m != 0 {
                                 c += u128::from(m.count_ones());
-                                self.credit_mask(b, gi, m, w);
+                                self.credit_mask(b, gi, m, wk);
                             }
                         }
                         if c > 0 {
-                            self.credit(a, fi, s, c, w);
-                            total = self.over(total, c)?;
+                            self.credit(a, fi, s, c, wk);
+                            total = self.over(total, c * k)?;
                         }
                     }
                 }
@@ -1111,8 +1212,8 @@ impl Counter<'_> {
                     least += self.min_size[v as usize];
                     halos += self.min_block[v as usize];
                     let mut any = false;
-                    for f in &vars[v as usize] {
-                        let free = f.free_starts(blocked);
+                    for (fi, f) in vars[v as usize].iter().enumerate() {
+                        let free = f.free_starts(blocked) & self.allowed(v as usize, fi);
                         any |= free != 0;
                         reach |= bits(f.shape).fold(0, |r, b| r | free << b);
                     }
@@ -1138,13 +1239,24 @@ impl Counter<'_> {
                 let Some(&v) = self.order.iter().find(|&&v| unassigned >> v & 1 == 1) else {
                     return Ok(0);
                 };
+                // With `k` interchangeable members unassigned, `v` takes the smallest of
+                // their values (any of the `k` could have), and the others values above it.
+                let peers = self.group[v] & unassigned;
+                let k = u128::from(peers.count_ones());
+                let wk = if k == 1 { w } else { self.grown_weight(w, k)? };
+                let rep = self.group[v].trailing_zeros() as usize;
+                let saved = self.floor[rep];
                 let mut total = 0u128;
                 for (fi, f) in vars[v].iter().enumerate() {
-                    for s in bits(f.free_starts(blocked)) {
-                        let c = self.assign(v, fi, s, unassigned, blocked, covered, w)?;
-                        total = self.over(total, c)?;
+                    for s in bits(f.free_starts(blocked) & self.allowed(v, fi)) {
+                        if k > 1 {
+                            self.floor[rep] = Some((fi, s));
+                        }
+                        let c = self.assign(v, fi, s, unassigned, blocked, covered, wk)?;
+                        total = self.over(total, c * k)?;
                     }
                 }
+                self.floor[rep] = saved;
                 Ok(total)
             }
         }
@@ -1162,13 +1274,14 @@ impl Counter<'_> {
 ///   group of interchangeable variables, summed, fit in a `u128`); the weight of a partial
 ///   assignment is checked as it is made, so a problem with dozens of interchangeable
 ///   variables can report this before the search would find that it has no solution;
-/// - [`CspError::InvalidPlacement`] when the counts show that the halo relation is not
-///   symmetric (not every asymmetric relation shows).
+/// - [`CspError::InvalidPlacement`] when the halo relation between values of different
+///   variables is not symmetric (see [`PlacementCsp::check_halos`]).
 pub fn analyze_placements(
     csp: &PlacementCsp,
     budget: &Budget,
 ) -> Result<PlacementAnalysis, CspError> {
     let p = propagate_placements(csp)?;
+    p.check_hand_made_halos()?;
     let n = p.vars.len();
     let max_size: Vec<u32> = p
         .vars
@@ -1207,6 +1320,7 @@ pub fn analyze_placements(
         min_block,
         order,
         group,
+        floor: vec![None; n],
         counts: p
             .vars
             .iter()
@@ -1492,13 +1606,15 @@ impl PlacementChain {
     /// [`CspError::Inconsistent`] when there is no solution, [`CspError::BudgetExceeded`] when
     /// the search for a first solution needs more than `budget.max_nodes` nodes and so does a
     /// count of the exact draw (the chain starts from the propagated problem, as
-    /// [`propagate_placements`] builds it).
+    /// [`propagate_placements`] builds it); [`CspError::InvalidPlacement`] when hand-made
+    /// halos make the halo relation asymmetric (see [`PlacementCsp::check_halos`]).
     pub fn new(
         csp: &PlacementCsp,
         budget: &Budget,
         rng: &mut impl Rng,
     ) -> Result<PlacementChain, CspError> {
         let p = propagate_placements(csp)?;
+        p.check_hand_made_halos()?;
         let mut partial = vec![None; p.vars.len()];
         let mut nodes = 0u64;
         let state: Vec<Value> =
