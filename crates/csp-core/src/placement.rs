@@ -50,7 +50,8 @@
 //!   prunes when they need more elements than they can reach);
 //! - [`sample_placements`]: exactly-uniform solutions, by walking the exact counts: draw the
 //!   first variable's value with probability proportional to its number of completions, fix
-//!   it, recount, and so on;
+//!   it, recount, and so on (from counts without labels where the labelled ones would
+//!   overflow);
 //! - [`PlacementChain`] / [`estimate_placements`]: the fallback when exact counting exceeds
 //!   its [`Budget`]: a Markov chain (Gibbs sampler) that re-places one *pair* of variables
 //!   uniformly among their jointly consistent values. Re-placing a single variable uniformly
@@ -937,6 +938,10 @@ struct Counter<'a> {
     weighted: Vec<Vec<Vec<SlicedCounter>>>,
     nodes: u64,
     max_nodes: u64,
+    /// Whether the counts are labelled. Without labels each set of values of a group
+    /// counts once, and each member's credits end as the group's sum (see
+    /// [`analyze_unlabelled`]).
+    labels: bool,
 }
 
 /// Counts stay below this, so that credits summed over a group of at most 64 variables fit
@@ -965,13 +970,26 @@ impl Counter<'_> {
         self.weights.len() - 1
     }
 
-    /// The index of the weight `k` times that of index `w`.
+    /// The index of the weight `k` times that of index `w` (without labels, `w`).
     fn grown_weight(&mut self, w: usize, k: u128) -> Result<usize, CspError> {
+        if !self.labels {
+            return Ok(w);
+        }
         let weight = self.weights[w]
             .checked_mul(k)
             .filter(|&x| x <= COUNT_LIMIT)
             .ok_or(CspError::CountOverflow)?;
         Ok(self.weight_index(weight))
+    }
+
+    /// How many labelled choices one choice among the interchangeable `peers` stands for:
+    /// their number, or 1 without labels.
+    fn orders(&self, peers: u64) -> u128 {
+        if self.labels {
+            u128::from(peers.count_ones())
+        } else {
+            1
+        }
     }
 
     /// The starts of family `fi` that variable `v` may still take under its group's floor:
@@ -1005,7 +1023,11 @@ impl Counter<'_> {
             if g.count_ones() < 2 || g.trailing_zeros() as usize != v {
                 continue;
             }
-            let k = u128::from(g.count_ones());
+            let k = if self.labels {
+                u128::from(g.count_ones())
+            } else {
+                1
+            };
             for fi in 0..self.counts[v].len() {
                 for s in 0..MAX_ELEMENTS {
                     let sum: u128 = bits(u128::from(g))
@@ -1047,7 +1069,7 @@ impl Counter<'_> {
             if peers & ((1u64 << v) - 1) != 0 {
                 continue;
             }
-            let k = u128::from(peers.count_ones());
+            let k = self.orders(peers);
             let wk = if k == 1 { w } else { self.grown_weight(w, k)? };
             for (fi, f) in vars[v].iter().enumerate() {
                 let cand =
@@ -1166,11 +1188,8 @@ impl Counter<'_> {
                 };
                 // Two members of one group: `a` takes the smaller value, for both orders.
                 let pair = self.group[a] >> b & 1 == 1;
-                let (k, wk) = if pair {
-                    (2, self.grown_weight(w, 2)?)
-                } else {
-                    (1, w)
-                };
+                let k = self.orders(if pair { 1 << a | 1 << b } else { 1 << a });
+                let wk = if k == 1 { w } else { self.grown_weight(w, k)? };
                 let mut total = 0u128;
                 for (fi, f) in vars[a].iter().enumerate() {
                     let free = f.free_starts(blocked) & self.allowed(a, fi);
@@ -1242,14 +1261,14 @@ impl Counter<'_> {
                 // With `k` interchangeable members unassigned, `v` takes the smallest of
                 // their values (any of the `k` could have), and the others values above it.
                 let peers = self.group[v] & unassigned;
-                let k = u128::from(peers.count_ones());
+                let k = self.orders(peers);
                 let wk = if k == 1 { w } else { self.grown_weight(w, k)? };
                 let rep = self.group[v].trailing_zeros() as usize;
                 let saved = self.floor[rep];
                 let mut total = 0u128;
                 for (fi, f) in vars[v].iter().enumerate() {
                     for s in bits(f.free_starts(blocked) & self.allowed(v, fi)) {
-                        if k > 1 {
+                        if peers.count_ones() > 1 {
                             self.floor[rep] = Some((fi, s));
                         }
                         let c = self.assign(v, fi, s, unassigned, blocked, covered, wk)?;
@@ -1279,6 +1298,26 @@ impl Counter<'_> {
 pub fn analyze_placements(
     csp: &PlacementCsp,
     budget: &Budget,
+) -> Result<PlacementAnalysis, CspError> {
+    analyze(csp, budget, true)
+}
+
+/// [`analyze_placements`] without labels: each set of values that a group of
+/// interchangeable variables takes counts once (`solutions` is the labelled count divided
+/// by `k!` for every group of `k`), and each member's value counts are the group's: how
+/// many of those solutions give the value to some member. So a member takes a value in a
+/// uniformly drawn labelled solution with probability its count over the sum of its counts
+/// (the group's size times `solutions`). Counts are `k!` smaller per group, which keeps
+/// problems with many identical pieces below [`CspError::CountOverflow`].
+fn analyze_unlabelled(csp: &PlacementCsp, budget: &Budget) -> Result<PlacementAnalysis, CspError> {
+    analyze(csp, budget, false)
+}
+
+/// The exact analysis, labelled or not.
+fn analyze(
+    csp: &PlacementCsp,
+    budget: &Budget,
+    labels: bool,
 ) -> Result<PlacementAnalysis, CspError> {
     let p = propagate_placements(csp)?;
     p.check_hand_made_halos()?;
@@ -1335,6 +1374,7 @@ pub fn analyze_placements(
         weighted: Vec::new(),
         nodes: 0,
         max_nodes: budget.max_nodes,
+        labels,
     };
     let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
     let solutions = c.count(all, 0, 0, 0)?;
@@ -1493,15 +1533,31 @@ fn pick_weighted(weights: &[(usize, u32, u128)], total: u128, rng: &mut impl Rng
 /// Draws one solution exactly uniformly: the value of variable 0 is drawn with probability
 /// proportional to its number of completions, fixed, the problem recounted, and so on.
 /// Costs one exact analysis per variable (each smaller than the last), each with the whole
-/// `budget`: up to `budget.max_nodes` nodes per variable in all.
+/// `budget`: up to `budget.max_nodes` nodes per variable in all. Where the labelled counts
+/// pass [`CspError::CountOverflow`]'s limit (many interchangeable variables: a group of `k`
+/// multiplies every count by `k!`), the draw counts each group's sets of values once
+/// instead, which needs only the same ratios (a second analysis where the first one
+/// overflows).
 ///
 /// # Errors
-/// As [`analyze_placements`] (for any of the analyses); [`CspError::Inconsistent`] when
+/// As [`analyze_placements`] (for any of the analyses; [`CspError::CountOverflow`] only
+/// when the counts without labels pass the limit too); [`CspError::Inconsistent`] when
 /// there is no solution.
 pub fn sample_placements(
     csp: &PlacementCsp,
     budget: &Budget,
     rng: &mut impl Rng,
+) -> Result<Vec<Value>, CspError> {
+    sample(csp, budget, rng, true)
+}
+
+/// [`sample_placements`], from labelled counts where they fit (`labels`) or from unlabelled
+/// ones throughout.
+fn sample(
+    csp: &PlacementCsp,
+    budget: &Budget,
+    rng: &mut impl Rng,
+    labels: bool,
 ) -> Result<Vec<Value>, CspError> {
     let mut p = csp.clone();
     if p.vars.is_empty() && analyze_placements(&p, budget)?.solutions == 0 {
@@ -1510,7 +1566,12 @@ pub fn sample_placements(
     }
     let mut out = Vec::with_capacity(p.vars.len());
     for v in 0..p.vars.len() {
-        let a = analyze_placements(&p, budget)?;
+        // Labelled counts past the limit may still be unlabelled ones within it: the draw
+        // needs only the ratios of the variable's counts.
+        let a = match labels.then(|| analyze_placements(&p, budget)) {
+            None | Some(Err(CspError::CountOverflow)) => analyze_unlabelled(&p, budget)?,
+            Some(a) => a?,
+        };
         if a.solutions == 0 {
             return Err(CspError::Inconsistent);
         }
@@ -1524,7 +1585,11 @@ pub fn sample_placements(
                     .map(move |(s, &c)| (fi, s as u32, c))
             })
             .collect();
-        let val = pick_weighted(&weights, a.solutions, rng);
+        let total = weights
+            .iter()
+            .try_fold(0u128, |t, w| t.checked_add(w.2))
+            .ok_or(CspError::CountOverflow)?;
+        let val = pick_weighted(&weights, total, rng);
         for (fi, f) in p.vars[v].iter_mut().enumerate() {
             f.starts = if fi == val.family {
                 f.starts & (1u128 << val.start)
@@ -2072,6 +2137,85 @@ fn element_sums(vars: &[Vec<Family>], acc: &[Vec<Vec<f64>>], universe: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Grid;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Three identical dominoes and two identical single cells, no-touch, on a 5x5 board,
+    /// with one cell required.
+    fn two_groups() -> PlacementCsp {
+        let grid = Grid::new(5, 5).unwrap();
+        let domino = vec![
+            grid.translates_no_touch(&[(0, 0), (1, 0)]).unwrap(),
+            grid.translates_no_touch(&[(0, 0), (0, 1)]).unwrap(),
+        ];
+        let cell = vec![grid.translates_no_touch(&[(0, 0)]).unwrap()];
+        let mut p = PlacementCsp::new(25).unwrap();
+        for _ in 0..3 {
+            p.add_var(domino.clone()).unwrap();
+        }
+        for _ in 0..2 {
+            p.add_var(cell.clone()).unwrap();
+        }
+        p.require(1 << 6).unwrap();
+        p
+    }
+
+    /// Without labels each group's sets of values count once, and a member's counts are
+    /// the group's: `k` times its labelled counts, over `k!` per group.
+    #[test]
+    fn unlabelled_counts_are_the_labelled_ones_without_the_orders() {
+        let p = two_groups();
+        let budget = Budget::default();
+        let l = analyze_placements(&p, &budget).unwrap();
+        let u = analyze_unlabelled(&p, &budget).unwrap();
+        assert!(u.solutions > 0);
+        assert_eq!(l.solutions, u.solutions * 6 * 2);
+        for v in 0..5 {
+            let k = if v < 3 { 3 } else { 2 };
+            for (lf, uf) in l.value_counts[v].iter().zip(&u.value_counts[v]) {
+                for (&lc, &uc) in lf.iter().zip(uf) {
+                    assert_eq!(lc * k * u.solutions, uc * l.solutions, "variable {v}");
+                }
+            }
+        }
+    }
+
+    /// Drawn from unlabelled counts, each variable takes each value as often as the exact
+    /// labelled counts say (within 5 standard errors), members of a group alike.
+    #[test]
+    fn unlabelled_draws_are_uniform_over_labelled_solutions() {
+        let p = two_groups();
+        let budget = Budget::default();
+        let exact = analyze_placements(&p, &budget).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let n = 4000u32;
+        let mut seen: Vec<Vec<Vec<u32>>> = exact
+            .value_counts
+            .iter()
+            .map(|fs| vec![vec![0; MAX_ELEMENTS]; fs.len()])
+            .collect();
+        for _ in 0..n {
+            let values = sample(&p, &budget, &mut rng, false).unwrap();
+            assert!(p.is_solution(&values));
+            for (v, val) in values.iter().enumerate() {
+                seen[v][val.family][val.start as usize] += 1;
+            }
+        }
+        for (v, fs) in exact.value_counts.iter().enumerate() {
+            for (fi, cs) in fs.iter().enumerate() {
+                for (s, &c) in cs.iter().enumerate() {
+                    let q = c as f64 / exact.solutions as f64;
+                    let f = f64::from(seen[v][fi][s]) / f64::from(n);
+                    let se = (q * (1.0 - q) / f64::from(n)).sqrt();
+                    assert!(
+                        (f - q).abs() <= 5.0 * se + 1e-12,
+                        "{v} {fi} {s}: {f} vs {q}"
+                    );
+                }
+            }
+        }
+    }
 
     /// The 65th variable is refused when it is added, not when the problem is analysed.
     #[test]

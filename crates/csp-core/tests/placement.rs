@@ -4,7 +4,8 @@
 
 use csp_core::{
     Budget, CspError, Family, Grid, PlacementChain, PlacementCsp, Value, analyze_placements,
-    analyze_placements_naive, estimate_placements, propagate_placements, sample_placements,
+    analyze_placements_naive, count_placements, estimate_placements, propagate_placements,
+    sample_placements,
 };
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
@@ -695,6 +696,35 @@ fn a_packed_board_still_gives_a_chain_a_start() {
         PlacementChain::new(&p, &tiny, &mut rng),
         Err(CspError::BudgetExceeded { max_nodes: 10, .. })
     ));
+}
+
+/// Thirty-two straight tetrominoes tiling 8x16: each tiling is `32!` (about 2.6e35)
+/// labelled solutions, so the labelled count passes the limit of `u128::MAX >> 7`. The exact
+/// sampler then draws from the counts without labels, and the chain, whose random search
+/// runs out of nodes on this packed board, still gets a start.
+#[test]
+fn identical_pieces_past_the_count_limit_can_still_be_drawn() {
+    let grid = Grid::new(8, 16).unwrap();
+    let bar = vec![
+        grid.translates(&[(0, 0), (1, 0), (2, 0), (3, 0)]).unwrap(),
+        grid.translates(&[(0, 0), (0, 1), (0, 2), (0, 3)]).unwrap(),
+    ];
+    let mut p = PlacementCsp::new(128).unwrap();
+    for _ in 0..32 {
+        p.add_var(bar.clone()).unwrap();
+    }
+    let budget = Budget {
+        max_nodes: 1_000_000,
+    };
+    assert_eq!(
+        count_placements(&p, &budget).unwrap_err(),
+        CspError::CountOverflow
+    );
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let values = sample_placements(&p, &budget, &mut rng).unwrap();
+    assert!(p.is_solution(&values));
+    let chain = PlacementChain::new(&p, &budget, &mut rng).unwrap();
+    assert!(p.is_solution(chain.state()));
 }
 
 #[test]
