@@ -734,7 +734,7 @@ pub struct Analysis {
     /// Exact number of satisfying assignments of all `num_vars` variables.
     pub solutions: BigUint,
     /// Probability that each variable is true under the uniform distribution over solutions.
-    /// These are exact ratios rounded to `f64`: a variable that is almost certain can show
+    /// These are exact ratios converted to `f64` (within a few ulps of the nearest `f64`): a variable that is almost certain can show
     /// 1.0 (or 0.0) without being certain; [`Analysis::forced`] says which are.
     pub probabilities: Vec<f64>,
     /// `Some(v)` when the variable has value `v` in every solution.

@@ -163,7 +163,9 @@ impl Grid {
     /// The family of every translate of `shape` that lies wholly on the board. `shape`
     /// lists the piece's cells as `(dx, dy)` offsets from its start cell (`(0, 0)` need not
     /// be one of them); the value with start `s` covers the cells at those offsets from
-    /// element `s`. A piece that fits nowhere gives a family without values.
+    /// element `s`. A piece that fits nowhere gives a family without values (and where an
+    /// offset reaches past the grid's width, the family's [`Family::shape`] is not the
+    /// piece's: the offset folds into the next row; with no values, nothing uses it).
     ///
     /// # Errors
     /// [`CspError::InvalidPlacement`] if `shape` is empty, or all its cells lie beyond the

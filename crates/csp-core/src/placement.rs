@@ -47,7 +47,11 @@
 //!   side, would cover them all): on such a crowded board it branches on
 //!   the lowest reachable element, covered by some variable or left empty, which meets the
 //!   packing's dead ends once instead of once per order of interchangeable variables (and it
-//!   prunes when they need more elements than they can reach);
+//!   prunes when they need more elements than they can reach). The lowest element is the
+//!   lowest index, so how the elements are numbered matters: on a grid numbered row by row
+//!   (`y * width + x`), a long thin board is counted far faster standing (short rows, the
+//!   search fills it row by row, meeting dead ends early) than lying (long rows, whose dead
+//!   ends show only after many pieces are placed): give the narrow side as the width;
 //! - [`sample_placements`]: exactly-uniform solutions, by walking the exact counts: draw the
 //!   first variable's value with probability proportional to its number of completions, fix
 //!   it, recount, and so on (from counts without labels where the labelled ones would

@@ -143,7 +143,8 @@ struct EvalArgs {
     /// Also bound what any player can expect to win on these boards, from the coin flips
     /// built into them (sets of up to 8 cells no player can tell apart), or from these and
     /// the guess the first click may force, whichever is lower; seeded boards only, since a
-    /// board file does not say how its boards were drawn.
+    /// board file does not say how its boards were drawn. Slow on boards with more mines
+    /// than safe cells, which hold very many coin flips.
     #[arg(long, conflicts_with = "boards")]
     bound: bool,
     #[command(flatten)]

@@ -523,6 +523,26 @@ fn solver_options_are_checked() {
     assert_eq!(text(&out.stdout), "1\n2\n1\n1\n");
 }
 
+/// The model the minesweeper crate ships is what the training command its docs quote
+/// writes: a change to the solver's play changes the training games, and then the shipped
+/// weights must be written again with that command.
+#[test]
+fn the_shipped_model_is_what_the_training_command_writes() {
+    let dir = Scratch::new("shipped-model");
+    let model = dir.file("model.weights");
+    let mut args = words("minesweeper train --games 1000 --per-position 8 --out");
+    args.push(model.to_str().unwrap());
+    let out = gameai(&args, b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let written = std::fs::read_to_string(&model).unwrap();
+    let shipped = include_str!("../../minesweeper/src/model.weights");
+    assert!(
+        written == shipped,
+        "crates/minesweeper/src/model.weights is not what `gameai minesweeper train --games \
+         1000 --per-position 8 --out crates/minesweeper/src/model.weights` writes: run it"
+    );
+}
+
 /// A training step so large that the weights leave the finite numbers is reported, and no
 /// model is written (it could not be read back).
 #[test]

@@ -62,6 +62,8 @@ struct Search<'a> {
     balance: i32,
     max: usize,
     nodes: usize,
+    /// Whether the size limit cut a branch since the last [`Search::grow_from`].
+    cut: bool,
     found: Vec<Vec<usize>>,
     /// The largest set grown so far (kept for a test of the depth bound).
     #[cfg(test)]
@@ -82,6 +84,7 @@ impl<'a> Search<'a> {
             balance: 0,
             max: max.min(MAX_BLIND_CELLS),
             nodes: 0,
+            cut: false,
             found: Vec::new(),
             #[cfg(test)]
             deepest: 0,
@@ -148,6 +151,7 @@ impl<'a> Search<'a> {
     /// budget allows, and returns the nodes it took (`NODES_PER_CELL + 1` when it ran out).
     fn grow_from(&mut self, first: usize) -> usize {
         self.nodes = 0;
+        self.cut = false;
         self.flip(first, true);
         self.grow(first);
         self.flip(first, false);
@@ -192,13 +196,17 @@ impl<'a> Search<'a> {
                     .filter(|&x| !self.banned[x] && !self.inset[x] && self.sign(x) == want)
                     .collect();
                 self.branch(&options, first);
+            } else {
+                self.cut = true;
             }
             return;
         }
-        if self.set.len() < self.max
-            && let Some(options) = best
-        {
-            self.branch(&options, first);
+        if let Some(options) = best {
+            if self.set.len() < self.max {
+                self.branch(&options, first);
+            } else {
+                self.cut = true;
+            }
         }
     }
 }
@@ -212,12 +220,13 @@ impl<'a> Search<'a> {
 ///
 /// The sets listed are the minimal ones (no smaller blind set inside), found by a search
 /// that grows each set from its smallest cell; each set is sorted, and the list is sorted.
-/// The search has a fixed number of steps per cell (a step that must start a new piece of
-/// the set elsewhere looks at the rest of the board, so the time per cell grows with the
-/// board), so on large dense boards with a large `max_cells` it may miss some sets (and then
-/// list a set holding one it missed), but never lists a set that is not blind. A board of a
-/// classic level takes a millisecond or two with sets of up to 8 cells; a 100x100 board with
-/// 40% mines, seconds.
+/// From each cell the search looks for sets of 2 cells, then of up to 4, and so on up to
+/// `max_cells` (a blind set has as many mines as safe cells), each round with a fixed number
+/// of steps, and stops early once a round was not cut short by the size: the small sets are
+/// found whatever the larger ones cost. A step that must start a new piece of the set
+/// elsewhere looks at the rest of the board, so the time per cell grows with the board, and
+/// on large dense boards (where blind sets are many) the larger rounds may miss some sets
+/// (and then list a set holding one they missed), but no set listed is ever not blind.
 ///
 /// ```
 /// use minesweeper::{Board, FirstClick, blind_sets};
@@ -238,23 +247,48 @@ pub fn blind_sets(
     max_cells: usize,
 ) -> Vec<Vec<usize>> {
     let mut search = Search::new(board, rule, start, max_cells);
-    if max_cells >= 2 {
+    let most = search.max;
+    if most >= 2 {
         for first in 0..board.len() {
-            if !search.banned[first] {
-                search.grow_from(first);
+            if search.banned[first] {
+                continue;
+            }
+            // Deeper rounds, each with its own budget, until one is not cut by the size.
+            let mut size = 2;
+            loop {
+                search.max = size.min(most);
+                let nodes = search.grow_from(first);
+                if search.max == most || (!search.cut && nodes <= NODES_PER_CELL) {
+                    break;
+                }
+                size += 2;
             }
         }
     }
     let mut sets = search.found;
     sets.sort_unstable();
     sets.dedup();
-    // Keep the minimal ones.
-    let all = sets.clone();
-    sets.retain(|s| {
-        !all.iter()
-            .any(|t| t.len() < s.len() && t.iter().all(|c| s.binary_search(c).is_ok()))
-    });
-    sets
+    // Keep the minimal ones. A set inside `s` starts at one of its cells: look only among
+    // the sets starting there.
+    let mut by_first: Vec<Vec<usize>> = vec![Vec::new(); board.len()];
+    for (i, t) in sets.iter().enumerate() {
+        by_first[t[0]].push(i);
+    }
+    let minimal: Vec<bool> = sets
+        .iter()
+        .map(|s| {
+            !s.iter().any(|&c| {
+                by_first[c].iter().any(|&j| {
+                    let t = &sets[j];
+                    t.len() < s.len() && t.iter().all(|x| s.binary_search(x).is_ok())
+                })
+            })
+        })
+        .collect();
+    sets.into_iter()
+        .zip(minimal)
+        .filter_map(|(s, keep)| keep.then_some(s))
+        .collect()
 }
 
 /// The board with every cell of `cells` flipped: mines become safe cells and safe cells
@@ -908,6 +942,25 @@ mod tests {
                 .iter()
                 .all(|s| s.len() <= 10 && blind(&board, s))
         );
+    }
+
+    /// On a dense board the larger sets are many and the search for them runs out of steps:
+    /// the sets of two cells are found all the same, whatever size is asked for.
+    #[test]
+    fn small_sets_are_found_whatever_size_is_asked_for() {
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+        let board = Board::random(12, 12, 108, FirstClick::Safe, 0, &mut rng).unwrap();
+        let pairs = blind_sets(&board, FirstClick::Safe, 0, 2);
+        assert!(pairs.len() > 20, "{}", pairs.len());
+        for max in [4, 6, 8] {
+            let sets = blind_sets(&board, FirstClick::Safe, 0, max);
+            let listed: Vec<&Vec<usize>> = sets.iter().filter(|s| s.len() == 2).collect();
+            assert_eq!(listed.len(), pairs.len(), "sets of up to {max} cells");
+            // None holds one of the pairs.
+            assert!(sets.iter().all(|s| s.len() == 2
+                || !pairs.iter().any(|p| p.iter().all(|c| s.contains(c)))));
+        }
     }
 
     /// However large the size asked for, a set grows at most `MAX_BLIND_CELLS` levels deep:

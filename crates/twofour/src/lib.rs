@@ -49,7 +49,9 @@ pub use random::random_game;
 pub use rules::{Pile, Player, Winner};
 /// The search crate this one builds on, re-exported so that the types of its API
 /// (`Outcome`, `Stats`, and the `Game` trait whose `play` and `undo` step a [`Position`])
-/// need no dependency of their own.
+/// need no dependency of their own. `Game::play` trusts its move, as searches need it to
+/// (a move from `Game::moves` of the same position); a move from elsewhere can leave the
+/// position broken without a word: use [`Position::play_move`], which checks it.
 pub use search_core;
 pub use solver::{
     DEFAULT_MEMO_BYTES, Level, MAX_SUGGESTED_MEMO_BYTES, TwoFourSolver, UnknownLevel,
