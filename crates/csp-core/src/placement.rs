@@ -929,6 +929,9 @@ struct Counter<'a> {
     /// them all; `None` while no member has been placed that way. Indexed by the group's
     /// lowest variable.
     floor: Vec<Option<(usize, u32)>>,
+    /// Whether some group has two members or more: without, no floor is ever set, and the
+    /// hot loops skip looking for one.
+    grouped: bool,
     /// Credits, labelled: per variable, family and start, the solutions in which the variable
     /// takes that value, except that within a group only their sum over the group is right
     /// until [`Counter::finish`] shares it out.
@@ -1000,6 +1003,9 @@ impl Counter<'_> {
     /// the group's unassigned members take values above it.
     #[inline]
     fn allowed(&self, v: usize, fi: usize) -> u128 {
+        if !self.grouped {
+            return u128::MAX;
+        }
         let rep = self.group[v].trailing_zeros() as usize;
         match self.floor[rep] {
             None => u128::MAX,
@@ -1333,13 +1339,14 @@ fn analyze(
         .collect();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&v| (std::cmp::Reverse(max_size[v]), v));
-    let group = (0..n)
+    let group: Vec<u64> = (0..n)
         .map(|v| {
             (0..n)
                 .filter(|&u| u == v || (!p.labelled_search && p.vars[u] == p.vars[v]))
                 .fold(0u64, |g, u| g | 1 << u)
         })
         .collect();
+    let grouped = group.iter().any(|g| g.count_ones() > 1);
     let min_size: Vec<u32> = p
         .vars
         .iter()
@@ -1364,6 +1371,7 @@ fn analyze(
         order,
         group,
         floor: vec![None; n],
+        grouped,
         counts: p
             .vars
             .iter()
