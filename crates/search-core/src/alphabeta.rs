@@ -106,7 +106,10 @@ pub struct Limits {
     /// stop flag; [`BestFirst`](crate::best_first::BestFirst) checks after each expansion,
     /// which adds up to one node's children).
     pub nodes: Option<u64>,
-    /// Stop after about this much time.
+    /// Stop after about this much time. The clock is read at the checks of
+    /// [`Limits::nodes`] (every 256 nodes), so a game whose nodes are slow overruns by up to
+    /// 256 of them; with [`Tuning::predict_time`] on, an iteration that looks unlikely
+    /// to finish in time is not started, so a search usually stops well before.
     pub time: Option<Duration>,
     /// Stop once another thread sets this flag (seen at the next check, as for
     /// [`Limits::nodes`]).
@@ -124,6 +127,11 @@ impl Limits {
     /// ([`Game::is_selective`](crate::Game::is_selective)) under every line; the search then
     /// ends with [`SearchResult::stopped`] set, where it would
     /// otherwise deepen forever.
+    ///
+    /// A search that deepens this far needs a stack to match: in a spawned thread with the
+    /// default 2 MiB, even a release build of a simple game can overflow before it (see
+    /// [`Searcher`]); set [`Limits::depth`] or a larger stack for games whose lines are
+    /// long.
     pub const MAX_DEPTH: u32 = 10_000;
 
     /// Search to exactly `depth` plies.
@@ -135,7 +143,7 @@ impl Limits {
         }
     }
 
-    /// Search for at most `time`.
+    /// Search for about `time` (see the field of that name for how closely it is kept).
     #[must_use]
     pub fn time(time: Duration) -> Limits {
         Limits {
@@ -179,10 +187,11 @@ pub struct SearchResult<M> {
     /// Depth of the last finished iteration (0 if none finished).
     pub depth: u32,
     /// The expected line of play, starting with `best_move`, at most as long as the last
-    /// finished iteration was deep (unless extensions searched further), or for a proven win
-    /// or loss as long as its distance. Where it reaches a position the transposition table
-    /// answered, it goes on with the moves of the table's exact entries, and so may end early
-    /// where the table holds none (or was overwritten).
+    /// finished iteration was deep (unless extensions searched further), and for a proven win
+    /// or loss at most as long as its distance. Where it reaches a position the transposition
+    /// table answered, it goes on with the moves of the table's exact entries, and so may end
+    /// early where the table holds none (or was overwritten): with a table kept from earlier
+    /// searches, a proven line can be much shorter than its distance.
     /// ([`Solver::principal_line`](crate::Solver::principal_line) gives a whole line of an
     /// exactly solved game.)
     pub pv: Vec<M>,

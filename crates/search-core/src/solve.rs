@@ -8,8 +8,12 @@
 //! position, and a window of (draw, win) only asks "can the side to move win?". The memo
 //! stores the bounds such narrow searches prove, not just exact values.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
 use crate::game::generate_moves;
-use crate::{Game, Keyed, MemoTable, Outcome, Stats};
+use crate::{Game, Keyed, Limits, MemoTable, Outcome, Stats};
 
 /// Which optimisations the [`Solver`] uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +117,19 @@ pub struct Solver<G: Keyed> {
     /// One reusable move buffer per ply, so the search does not allocate per node.
     move_stack: Vec<Vec<G::Move>>,
     keys: Vec<G::Key>,
+    /// The limits of the running [`Solver::solve_within`], if any.
+    halt: Option<Halt>,
+    /// Whether they stopped it: every node then returns at once, storing nothing.
+    halted: bool,
+}
+
+/// When a [`Solver::solve_within`] stops.
+#[derive(Debug)]
+struct Halt {
+    /// The node count (of [`Solver::stats`]) at which to stop.
+    nodes: Option<u64>,
+    deadline: Option<Instant>,
+    flag: Option<Arc<AtomicBool>>,
 }
 
 impl<G: Keyed> Solver<G> {
@@ -148,6 +165,8 @@ impl<G: Keyed> Solver<G> {
             stats: Stats::default(),
             move_stack: Vec::new(),
             keys: Vec::new(),
+            halt: None,
+            halted: false,
         }
     }
 
@@ -192,25 +211,93 @@ impl<G: Keyed> Solver<G> {
         self.search(game, Outcome::Loss, Outcome::Win, 0)
     }
 
-    /// Every legal move with its exact result for the side to move (not merged: each move is
-    /// listed). Empty when the game is over.
+    /// [`Solver::solve`] under [`Limits::nodes`] (counted from this call), [`Limits::time`]
+    /// and [`Limits::stop`], checked every 256 nodes as by the [`Searcher`](crate::Searcher):
+    /// `None` when one of them ends the search first. An exact solve has no iterations, so
+    /// [`Limits::depth`] and [`Limits::soft_time`] are ignored.
+    ///
+    /// What the memo learned from the subtrees finished before the stop stays (it is exact),
+    /// so solving again, with a larger budget, goes on from there; a stopped search stores
+    /// nothing of the positions it left unfinished. `game` is left as it was.
+    ///
+    /// ```
+    /// use search_core::{Game, Keyed, Limits, Outcome, Solver, SolverConfig};
+    ///
+    /// /// Take 1, 2 or 3 from a pile; whoever takes the last stone wins.
+    /// struct Nim(u32);
+    /// impl Game for Nim {
+    ///     type Move = u32;
+    ///     fn generate_moves(&self, m: &mut Vec<u32>) { m.extend((1..=3).filter(|&k| k <= self.0)) }
+    ///     fn play(&mut self, k: &u32) { self.0 -= k }
+    ///     fn undo(&mut self, k: &u32) { self.0 += k }
+    ///     fn outcome(&self) -> Option<Outcome> { (self.0 == 0).then_some(Outcome::Loss) }
+    /// }
+    /// impl Keyed for Nim {
+    ///     type Key = u32;
+    ///     fn key(&self) -> u32 { self.0 }
+    /// }
+    ///
+    /// // Without a memo the plain search of a pile of 40 visits millions of positions.
+    /// let mut solver = Solver::new(SolverConfig::PLAIN);
+    /// assert_eq!(solver.solve_within(&mut Nim(40), &Limits::nodes(10_000)), None);
+    /// assert!(solver.stats().nodes < 10_000 + 256);
+    /// // With a memo the budget is plenty.
+    /// let mut solver = Solver::new(SolverConfig::full(1 << 16));
+    /// assert_eq!(solver.solve_within(&mut Nim(40), &Limits::nodes(10_000)), Some(Outcome::Loss));
+    /// ```
+    pub fn solve_within(&mut self, game: &mut G, limits: &Limits) -> Option<Outcome> {
+        let start = Instant::now();
+        self.halt = Some(Halt {
+            nodes: limits.nodes.map(|n| self.stats.nodes.saturating_add(n)),
+            deadline: limits.time.and_then(|t| start.checked_add(t)),
+            flag: limits.stop.clone(),
+        });
+        self.halted = false;
+        let value = self.search(game, Outcome::Loss, Outcome::Win, 0);
+        let halted = std::mem::take(&mut self.halted);
+        self.halt = None;
+        (!halted).then_some(value)
+    }
+
+    /// Whether the limits of [`Solver::solve_within`] have stopped the search (checked
+    /// every 256 nodes).
+    fn out_of_budget(&mut self) -> bool {
+        if !self.halted
+            && self.stats.nodes.is_multiple_of(256)
+            && let Some(h) = &self.halt
+        {
+            self.halted = h.nodes.is_some_and(|n| self.stats.nodes >= n)
+                || h.deadline.is_some_and(|d| Instant::now() >= d)
+                || h.flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        }
+        self.halted
+    }
+
+    /// Every legal move with its exact result for the side to move (each move is listed).
+    /// Empty when the game is over.
     ///
     /// Each move is solved on its own, so this costs up to one [`Solver::solve`] per move: the
     /// memo of an earlier `solve` of the same position mostly holds bounds (what alpha-beta
     /// needed to decide the value), not every child's exact value, and helps only in part.
+    /// With [`SolverConfig::merge_moves`] on, the moves of one [`Game::move_class`] are solved
+    /// once and share the value (as in [`move_values_by`]); with it off, classes are ignored
+    /// here as in [`Solver::solve`].
     pub fn move_values(&mut self, game: &mut G) -> Vec<(G::Move, Outcome)> {
-        move_values_by(game, |g| self.solve(g))
+        let merge = self.config.merge_moves;
+        values_of(game, merge, |g| self.solve(g))
     }
 
     /// The moves that achieve the position's value, in generation order.
     pub fn best_moves(&mut self, game: &mut G) -> Vec<G::Move> {
-        best_moves_by(game, |g| self.solve(g))
+        let merge = self.config.merge_moves;
+        best_of(values_of(game, merge, |g| self.solve(g)))
     }
 
     /// A line of optimal play from `game` to the end: each side plays the first of its
     /// [`best_moves`](Solver::best_moves). `game` is left as it was.
     pub fn principal_line(&mut self, game: &mut G) -> Vec<G::Move> {
-        principal_line_by(game, |g| self.solve(g))
+        let merge = self.config.merge_moves;
+        line_of(game, merge, |g| self.solve(g))
     }
 
     fn memo_key(&mut self, game: &G) -> G::Key {
@@ -231,6 +318,10 @@ impl<G: Keyed> Solver<G> {
         ply: usize,
     ) -> Outcome {
         self.stats.nodes += 1;
+        if self.halt.is_some() && self.out_of_budget() {
+            // Any value: the callers see `halted` and store nothing.
+            return Outcome::Draw;
+        }
         if let Some(o) = game.outcome() {
             self.stats.terminals += 1;
             return o;
@@ -275,6 +366,10 @@ impl<G: Keyed> Solver<G> {
             game.play(mv);
             let v = self.search(game, beta.flip(), alpha.flip(), ply + 1).flip();
             game.undo(mv);
+            if self.halted {
+                self.move_stack[ply] = moves;
+                return best;
+            }
             if v > best {
                 best = v;
                 if best > alpha {
@@ -320,6 +415,16 @@ impl<G: Keyed> Solver<G> {
 /// per class (TwoFour's N^2 pile moves fall in at most 8 classes).
 pub fn move_values_by<G: Game>(
     game: &mut G,
+    value: impl FnMut(&mut G) -> Outcome,
+) -> Vec<(G::Move, Outcome)> {
+    values_of(game, true, value)
+}
+
+/// [`move_values_by`], asking `value` once per class when `merge` is on and once per move
+/// otherwise.
+fn values_of<G: Game>(
+    game: &mut G,
+    merge: bool,
     mut value: impl FnMut(&mut G) -> Outcome,
 ) -> Vec<(G::Move, Outcome)> {
     if game.outcome().is_some() {
@@ -331,7 +436,7 @@ pub fn move_values_by<G: Game>(
     moves
         .into_iter()
         .map(|mv| {
-            let class = game.move_class(&mv);
+            let class = if merge { game.move_class(&mv) } else { None };
             if let Some(&(_, v)) = known.iter().find(|&&(c, _)| Some(c) == class) {
                 return (mv, v);
             }
@@ -349,7 +454,11 @@ pub fn move_values_by<G: Game>(
 /// The moves of `game` that achieve its best result under `value` (see [`move_values_by`]),
 /// in generation order.
 pub fn best_moves_by<G: Game>(game: &mut G, value: impl FnMut(&mut G) -> Outcome) -> Vec<G::Move> {
-    let values = move_values_by(game, value);
+    best_of(move_values_by(game, value))
+}
+
+/// The moves of `values` with the best value, in their order.
+fn best_of<M>(values: Vec<(M, Outcome)>) -> Vec<M> {
     let best = values.iter().map(|(_, v)| *v).max();
     values
         .into_iter()
@@ -363,10 +472,22 @@ pub fn best_moves_by<G: Game>(game: &mut G, value: impl FnMut(&mut G) -> Outcome
 /// `value` must describe a game without endless play.
 pub fn principal_line_by<G: Game>(
     game: &mut G,
+    value: impl FnMut(&mut G) -> Outcome,
+) -> Vec<G::Move> {
+    line_of(game, true, value)
+}
+
+/// [`principal_line_by`], with moves merged by class only when `merge` is on.
+fn line_of<G: Game>(
+    game: &mut G,
+    merge: bool,
     mut value: impl FnMut(&mut G) -> Outcome,
 ) -> Vec<G::Move> {
     let mut line = Vec::new();
-    while let Some(mv) = best_moves_by(game, &mut value).into_iter().next() {
+    while let Some(mv) = best_of(values_of(game, merge, &mut value))
+        .into_iter()
+        .next()
+    {
         game.play(&mv);
         line.push(mv);
     }
@@ -411,10 +532,10 @@ mod tests {
         }
     }
 
-    /// [`Piles`] whose moves from either of two equal piles are one class.
+    /// [`Piles`] with the move classes of `class`.
     #[derive(Clone)]
-    struct MergedPiles(Piles);
-    impl Game for MergedPiles {
+    struct Classed(Piles, fn(&Piles, &(bool, u32)) -> Option<u64>);
+    impl Game for Classed {
         type Move = (bool, u32);
         fn generate_moves(&self, m: &mut Vec<(bool, u32)>) {
             self.0.generate_moves(m);
@@ -428,10 +549,28 @@ mod tests {
         fn outcome(&self) -> Option<Outcome> {
             self.0.outcome()
         }
-        fn move_class(&self, &(second, k): &(bool, u32)) -> Option<u64> {
-            let apart = second && self.0.0 != self.0.1;
-            Some(u64::from(k) + if apart { 10 } else { 0 })
+        fn move_class(&self, mv: &(bool, u32)) -> Option<u64> {
+            (self.1)(&self.0, mv)
         }
+    }
+    impl Keyed for Classed {
+        type Key = (u32, u32);
+        fn key(&self) -> (u32, u32) {
+            self.0.key()
+        }
+    }
+
+    /// Moves from either of two equal piles are one class.
+    fn merged(piles: Piles) -> Classed {
+        Classed(piles, |p, &(second, k)| {
+            let apart = second && p.0 != p.1;
+            Some(u64::from(k) + if apart { 10 } else { 0 })
+        })
+    }
+
+    /// Every move claims one class: wrong, to tell whether classes are used.
+    fn one_class(piles: Piles) -> Classed {
+        Classed(piles, |_, _| Some(0))
     }
 
     /// Move values ask for one position of each move class, and agree with the solver's own.
@@ -440,7 +579,7 @@ mod tests {
         let mut solver = Solver::new(config(false));
         for (a, b, classes) in [(3, 3, 2), (3, 2, 4), (1, 1, 1), (2, 0, 2)] {
             let mut calls = 0;
-            let mut g = MergedPiles(Piles(a, b));
+            let mut g = merged(Piles(a, b));
             let values = move_values_by(&mut g, |g| {
                 calls += 1;
                 solver.solve(&mut g.0)
@@ -448,6 +587,28 @@ mod tests {
             assert_eq!(calls, classes, "({a}, {b})");
             assert_eq!(values, solver.move_values(&mut Piles(a, b)), "({a}, {b})");
         }
+    }
+
+    /// With move merging off, the move-level answers ignore classes as the search does; with
+    /// it on, a class shares the value of its first move.
+    #[test]
+    fn move_level_answers_merge_only_when_the_solver_does() {
+        // (1, 2): taking one from the second pile wins, the other moves lose.
+        let mut plain = Solver::new(SolverConfig::PLAIN);
+        let truth = plain.move_values(&mut Piles(1, 2));
+        let mut plain = Solver::new(SolverConfig::PLAIN);
+        assert_eq!(plain.move_values(&mut one_class(Piles(1, 2))), truth);
+        let wins: Vec<_> = truth.iter().filter(|(_, v)| *v == Outcome::Win).collect();
+        assert_eq!(wins, [&((true, 1), Outcome::Win)]);
+        assert_eq!(plain.best_moves(&mut one_class(Piles(1, 2))), [(true, 1)]);
+        assert_eq!(
+            plain.principal_line(&mut one_class(Piles(1, 2))),
+            [(true, 1), (false, 1), (true, 1)]
+        );
+        let mut merging = Solver::new(SolverConfig::full(1 << 12));
+        let shared = merging.move_values(&mut one_class(Piles(1, 2)));
+        // (The shared value is wrong too: the search below merges the same way.)
+        assert!(shared.iter().all(|&(_, v)| v == shared[0].1), "{shared:?}");
     }
 
     fn config(symmetry: bool) -> SolverConfig {

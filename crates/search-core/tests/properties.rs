@@ -21,6 +21,12 @@ fn arb_game(tree: bool) -> impl Strategy<Value = Synthetic> {
         .prop_map(move |(seed, height, moves)| Synthetic::new(seed, width, height, moves))
 }
 
+/// Games deep enough that solving them takes some thousands of nodes.
+fn arb_deep_game() -> impl Strategy<Value = Synthetic> {
+    (any::<u64>(), 10u32..=16, 3u64..=5)
+        .prop_map(|(seed, height, moves)| Synthetic::bushy(seed, 200, height, moves))
+}
+
 const CONFIGS: [SolverConfig; 5] = [
     SolverConfig::PLAIN,
     SolverConfig {
@@ -235,6 +241,46 @@ proptest! {
                 };
                 prop_assert!(value(&chosen) > value(&previous), "{chosen} vs {previous}");
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A solve stopped by its node budget answers nothing, stays within the budget (checked
+    /// every 256 nodes), unwinds every move and leaves the memo sound: solving on with larger
+    /// budgets ends in the value of an unlimited solve; a raised flag stops it at the first
+    /// check.
+    #[test]
+    fn a_stopped_solve_leaves_a_sound_memo(g in arb_deep_game(), nodes in 1u64..600) {
+        // (Too many nodes for plain minimax: the memo solver, checked against it above.)
+        let mut reference = Solver::new(SolverConfig::full(1 << 20));
+        let expected = reference.solve(&mut g.clone());
+        for config in CONFIGS {
+            let mut solver = Solver::new(config);
+            let mut game = g.clone();
+            let mut budget = nodes;
+            let value = loop {
+                let before = solver.stats().nodes;
+                let v = solver.solve_within(&mut game, &Limits::nodes(budget));
+                prop_assert_eq!(game.path(), g.path());
+                let used = solver.stats().nodes - before;
+                prop_assert!(used < budget + 256, "{} nodes for {}", used, budget);
+                if let Some(v) = v {
+                    break v;
+                }
+                prop_assert!(used >= budget, "stopped after {} nodes of {}", used, budget);
+                budget *= 2;
+            };
+            prop_assert_eq!(value, expected, "{:?}", config);
+            prop_assert_eq!(solver.solve(&mut game), expected);
+            let flag = Arc::new(AtomicBool::new(true));
+            let mut fresh = Solver::new(config);
+            let v = fresh.solve_within(&mut game, &Limits { stop: Some(flag), ..Limits::default() });
+            prop_assert_eq!(game.path(), g.path());
+            prop_assert!(fresh.stats().nodes <= 256);
+            prop_assert!(v.is_none_or(|v| v == expected));
         }
     }
 }
