@@ -1,7 +1,7 @@
 //! A minimal exact unsigned big integer, just enough for counting solutions.
 //!
 //! Solution counts of Minesweeper-sized problems overflow every primitive integer (an expert
-//! board alone has `C(480, 99) ≈ 10^104` mine layouts), so counts are kept exact in a
+//! board alone has `C(480, 99) ≈ 5.6 · 10^104` mine layouts), so counts are kept exact in a
 //! [`BigUint`] and only turned into `f64` at the very end ([`BigUint::ratio`]).
 //!
 //! The representation is a little-endian vector of `u64` limbs without high zero limbs, so the

@@ -44,7 +44,7 @@
 //! a total).
 //!
 //! Counts are exact [`BigUint`]s: they overflow every primitive type (an expert Minesweeper
-//! board has `C(480, 99) ≈ 1.3 · 10^104` mine layouts, far beyond `u128::MAX ≈ 3.4 · 10^38`).
+//! board has `C(480, 99) ≈ 5.6 · 10^104` mine layouts, far beyond `u128::MAX ≈ 3.4 · 10^38`).
 //! Probabilities are exact ratios converted to `f64` only at the end.
 //!
 //! # Example

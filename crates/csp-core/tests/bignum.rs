@@ -176,7 +176,7 @@ fn expert_board_count() {
         .sum();
     let s = c.to_string();
     assert_eq!(s.len(), log10.floor() as usize + 1);
-    assert_eq!(s.len(), 105); // ~1.3e104
+    assert_eq!(s.len(), 105); // ~5.6e104
     let leading = 10f64.powf(log10.fract()); // in [1, 10)
     let ours: f64 = s[..12].parse::<f64>().unwrap() / 1e11;
     assert!(

@@ -758,22 +758,33 @@ fn budget_is_enforced() {
     ));
 }
 
-/// The empty standard 10x10 board: 30,093,975,536 labelled fleets of 5, 4, 3, 3, 2.
-/// About 20 s in release mode: `cargo test -p csp-core --release -- --ignored`.
+/// The empty standard 10x10 board: 30,093,975,536 labelled fleets of 5, 4, 3, 3, 2, by
+/// the default search (the two 3-ships placed once per pair) and by the labelled one (once
+/// per order), which must agree on every count. About 20 s in release mode:
+/// `cargo test -p csp-core --release --test placement -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn standard_board_fixture() {
-    let p = fleet(&[5, 4, 3, 3, 2], 10, 10, false);
-    let t = std::time::Instant::now();
-    let a = analyze_placements(&p, &BIG).unwrap();
-    eprintln!(
-        "{} fleets in {:?} ({} nodes)",
-        a.solutions,
-        t.elapsed(),
-        a.nodes
-    );
-    assert_eq!(a.solutions, 30_093_975_536);
-    assert_eq!(a.element_counts.iter().sum::<u128>(), 17 * a.solutions);
+    let mut p = fleet(&[5, 4, 3, 3, 2], 10, 10, false);
+    let mut runs = Vec::new();
+    for labelled in [false, true] {
+        p.set_labelled_search(labelled);
+        let t = std::time::Instant::now();
+        let a = analyze_placements(&p, &BIG).unwrap();
+        let search = if labelled { "labelled" } else { "default" };
+        eprintln!(
+            "{search} search: {} fleets in {:?} ({} nodes)",
+            a.solutions,
+            t.elapsed(),
+            a.nodes
+        );
+        assert_eq!(a.solutions, 30_093_975_536);
+        assert_eq!(a.element_counts.iter().sum::<u128>(), 17 * a.solutions);
+        runs.push(a);
+    }
+    assert_eq!(runs[0].element_counts, runs[1].element_counts);
+    assert_eq!(runs[0].value_counts, runs[1].value_counts);
+    assert!(runs[0].nodes < runs[1].nodes);
 }
 
 /// Starts of each family of `var` in the reduced problem.
