@@ -3,7 +3,8 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod battleship_cmd;
 mod gomoku_cmd;
@@ -294,6 +295,17 @@ const STACK_BYTES: usize = 64 << 20;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Twofour(args) = &cli.command
+        && let Some(msg) = twofour_cmd::usage_error(args)
+    {
+        // As clap reports its own usage errors (exit code 2).
+        let mut cmd = Cli::command();
+        cmd.build(); // names the subcommands' usage lines after the program
+        let sub = cmd.find_subcommand_mut("twofour").map(std::mem::take);
+        sub.unwrap_or(cmd)
+            .error(ErrorKind::MissingRequiredArgument, msg)
+            .exit();
+    }
     match std::thread::Builder::new()
         .name("gameai".into())
         .stack_size(STACK_BYTES)

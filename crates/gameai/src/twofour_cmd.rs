@@ -37,8 +37,15 @@ pub struct Args {
           conflicts_with_all = ["file", "explain", "level", "memo_bytes", "stats"])]
     generate: Option<Vec<u64>>,
     /// Seed of --generate [default: 1]
-    #[arg(long, requires = "generate", conflicts_with_all = ["file", "explain"])]
+    // Checked by `usage_error`: with `file` defaulted, clap would blame the file instead.
+    #[arg(long)]
     seed: Option<u64>,
+}
+
+/// A combination of options that clap's attributes cannot say is wrong.
+pub fn usage_error(args: &Args) -> Option<&'static str> {
+    (args.seed.is_some() && args.generate.is_none())
+        .then_some("--seed is the seed of --generate, which is not given")
 }
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {

@@ -497,7 +497,14 @@ fn solver_options_are_checked() {
         ),
         // Games that leave nothing undecided teach nothing.
         ("minesweeper calibrate --level 3x3x0", "no samples"),
-        ("twofour --seed 5 games.txt", "cannot be used with"),
+        (
+            "twofour --seed 5 games.txt",
+            "--seed is the seed of --generate, which is not given",
+        ),
+        (
+            "twofour --seed 5",
+            "--seed is the seed of --generate, which is not given",
+        ),
         (
             "twofour --generate 3 2 --level plain",
             "cannot be used with",
