@@ -557,9 +557,16 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     )?;
     if a.json {
+        let finished = |figure: String| {
+            if s.shots.is_empty() {
+                "null".to_owned()
+            } else {
+                figure
+            }
+        };
         writeln!(
             out,
-            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},{},\"ms_per_shot_mean\":{:.4},\"ms_per_shot_max\":{:.4},\"estimated_shot_fraction\":{:.4},\"errors\":{}}}",
+            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},{},\"ms_per_shot_mean\":{},\"ms_per_shot_max\":{},\"estimated_shot_fraction\":{},\"errors\":{}}}",
             records.len(),
             a.seed,
             // The fleets' source: a placer, or `null` for the fleets of a file.
@@ -585,9 +592,13 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
                 .join(","),
             rules.salvo,
             s.json_shot_figures(),
-            s.ms_per_shot(),
-            s.time_max.as_secs_f64() * 1000.0,
-            s.estimated as f64 / s.decisions.max(1) as f64,
+            // Like the shot figures, `null` when no game finished.
+            finished(format!("{:.4}", s.ms_per_shot())),
+            finished(format!("{:.4}", s.time_max.as_secs_f64() * 1000.0)),
+            finished(format!(
+                "{:.4}",
+                s.estimated as f64 / s.decisions.max(1) as f64
+            )),
             s.errors
         )?;
     }
@@ -672,7 +683,14 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut rules = a.rules.rules()?;
     // The position's board, as its view has it.
     (rules.width, rules.height) = (pos.width, pos.height);
-    let view = pos.view(&rules)?;
+    let view = pos.view(&rules).map_err(|e| match e {
+        // The fleet (the default one, unless given) for the board of the position's rows.
+        battleship::Error::FleetDoesNotFit(_) => CliError(format!(
+            "{e} (the board is the position's, {}x{}; give a fleet for it with --fleet)",
+            pos.width, pos.height
+        )),
+        e => e.into(),
+    })?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
     let config = infer::PosteriorConfig {
         exact_nodes: a.exact_nodes,
@@ -720,19 +738,33 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
     // The terminal heatmap first: a file that cannot be written does not hide it.
     match post.solutions {
-        Some(n) => writeln!(out, "exact: {n} consistent fleets")?,
+        Some(n) => writeln!(
+            out,
+            "exact: {n} consistent fleet{}",
+            if n == 1 { "" } else { "s" }
+        )?,
         None => {
             let largest = post
                 .hit_std_errors
                 .iter()
                 .flatten()
                 .fold(0.0f64, |m, &e| m.max(e));
-            writeln!(
-                out,
-                "estimated by the Markov chain (exact counting over budget; standard errors \
-                 up to {:.2} points, by batch means)",
-                100.0 * largest
-            )?;
+            let why = if a.exact_nodes == 0 {
+                "exact counting skipped by --exact-nodes 0"
+            } else {
+                "exact counting over budget"
+            };
+            let errors = if largest.is_finite() {
+                format!(
+                    "standard errors up to {:.2} points, by batch means: the chain's noise, \
+                     blind to fleets it cannot reach; other --seed values, or a larger \
+                     --exact-nodes, tell",
+                    100.0 * largest
+                )
+            } else {
+                "no standard errors: fewer than 2 sweeps averaged".to_string()
+            };
+            writeln!(out, "estimated by the Markov chain ({why}; {errors})")?;
         }
     }
     let colored = a.color.enabled();
@@ -780,6 +812,9 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
                 100.0 * post.hit[b],
                 if d.estimated {
                     "; chosen on the shooter's own sampled estimate, as in play"
+                } else if post.solutions.is_none() {
+                    "; chosen on the shooter's own exact count (its budget, not --exact-nodes), \
+                     where this map is estimated"
                 } else if post.solutions.is_some() && post.hit[c] < post.hit[b] {
                     // On exact probabilities the shooter leaves the likeliest cell only for its
                     // search of the endgame.

@@ -147,7 +147,24 @@ fn show_prints_a_heatmap_and_writes_svg() {
     );
     // The default budget counts this position exactly; without it the chain estimates.
     assert!(s.starts_with("exact: "), "{s}");
-    assert!(show("--exact-nodes 0").starts_with("estimated by the Markov chain"));
+    let chain = show("--exact-nodes 0");
+    assert!(
+        chain.starts_with(
+            "estimated by the Markov chain (exact counting skipped by --exact-nodes 0; \
+             standard errors up to "
+        ),
+        "{chain}"
+    );
+    // Here the shooter's own budget is exceeded too, and it samples as in play.
+    assert!(chain.contains("shooter's own sampled estimate"), "{chain}");
+    let over = show("--exact-nodes 1");
+    assert!(over.contains("(exact counting over budget; "), "{over}");
+    // One sweep averaged has no spread to measure.
+    let one = show("--exact-nodes 0 --sweeps 1");
+    assert!(
+        one.contains("no standard errors: fewer than 2 sweeps averaged"),
+        "{one}"
+    );
     // Written to a pipe: plain text, one row a line (a sunk cell, then percentages).
     assert!(!s.contains('\x1b'), "{s}");
     let row0 = s.lines().nth(1).unwrap();
@@ -239,6 +256,26 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
         s.contains("no shot left") && !s.contains("best shot"),
         "{s}"
     );
+    // The default fleet on a small position's board: the error says where the board came
+    // from and what to do.
+    let out = common::gameai(
+        &words("battleship show - --svg -"),
+        b".....\n.....\n.....\n",
+    );
+    assert_failed(
+        &out,
+        "the fleet cannot fit: 17 ship cells on 15 cells (the board is the position's, 5x3; \
+         give a fleet for it with --fleet)",
+    );
+    // One fleet left, in words that agree with the number.
+    let out = show("oxo\noxo\nooo\n", "--feedback bare");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("exact: 1 consistent fleet\n"));
+    // The map estimated, the shot counted exactly on the shooter's own budget: said so.
+    let out = show("...\n.x.\n...\n", "--exact-nodes 0");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("chosen on the shooter's own exact count"), "{s}");
     // `--svg -`, or standard output by its name: the SVG alone on standard output.
     for svg in ["-", "/dev/stdout"] {
         if svg != "-" && !cfg!(target_os = "linux") {
