@@ -730,6 +730,18 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     })?;
     let (w, h) = (pos.width, pos.height);
+    let mut post = post;
+    if post.solutions.is_none() {
+        // An estimate within rounding of certain is shown as certain: the heatmap tells
+        // "99" (likely, not certain) from "100" only where the probabilities are exact.
+        for p in &mut post.hit {
+            if *p > 1.0 - 1e-9 {
+                *p = 1.0;
+            } else if *p < 1e-9 {
+                *p = 0.0;
+            }
+        }
+    }
     let svg = heatmap_svg(&view, &post.hit, w, h);
     if crate::is_standard_output(&a.svg) {
         // The SVG goes to standard output, and nothing else does.

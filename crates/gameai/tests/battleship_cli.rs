@@ -267,6 +267,18 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
         "the fleet cannot fit: 17 ship cells on 15 cells (the board is the position's, 5x3; \
          give a fleet for it with --fleet)",
     );
+    // Eight dominoes tile 4x4: every cell is certain, and the chain's estimates, within
+    // rounding of 1, are shown as such, not as "99" (likely).
+    let mut args = words("battleship show - --fleet 2,2,2,2,2,2,2,2 --exact-nodes 0 --svg");
+    args.push(svg.to_str().unwrap());
+    let out = common::gameai(&args, b"....\n....\n....\n....\n");
+    let s = text(&out.stdout);
+    let rows: Vec<&str> = s.lines().skip(1).take(4).collect();
+    assert!(
+        rows.iter()
+            .all(|r| r.split_whitespace().all(|c| c == "100")),
+        "{s}"
+    );
     // One fleet left, in words that agree with the number.
     let out = show("oxo\noxo\nooo\n", "--feedback bare");
     assert!(out.status.success(), "{}", text(&out.stderr));
