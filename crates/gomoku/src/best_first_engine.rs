@@ -24,8 +24,9 @@
 //! Where it departs from the original: wins are detected by the rules (five, or exactly five)
 //! instead of by a score threshold, so it never mistakes a big score for a win; overlines
 //! score nothing under exactly five; a five is made, and the opponent's single four blocked,
-//! whatever the search found (given a millisecond or two, it cannot look at every reply); the
-//! tree is kept from one move to the next when the game followed it; and the arena is bounded
+//! whatever the search found (given a millisecond or two, it cannot look at every reply;
+//! against an open four the game is lost and the search's move is played, which need not
+//! block either of its cells); the tree is kept from one move to the next when the game followed it; and the arena is bounded
 //! in bytes.
 //!
 //! ```

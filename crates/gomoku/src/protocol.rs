@@ -874,6 +874,11 @@ impl<E: Engine> Brain<E> {
         {
             return Err(format!("stone {m} is off the {size}x{size} board"));
         }
+        // So is a cell listed twice, which would otherwise show as a count that cannot be.
+        let mut seen = std::collections::HashSet::new();
+        if let Some(&(m, _)) = stones.iter().find(|s| !seen.insert(s.0)) {
+            return Err(format!("cell {m} is listed twice"));
+        }
         // We are to move: equal counts mean we are Black, one opponent stone more White.
         let (black, white) = if own.len() == theirs.len() {
             (own, theirs)
@@ -924,6 +929,9 @@ impl<E: Engine> Brain<E> {
         }
     }
 }
+
+/// How many of an external brain's lines wait to be read, at most.
+const LINES_QUEUED: usize = 1024;
 
 /// An [`Engine`] that runs an external Gomocup brain and asks it for moves.
 ///
@@ -996,7 +1004,9 @@ impl ExternalEngine {
                 return Err(GomokuError::External(format!("no pipes to {program}")));
             }
         };
-        let (tx, rx) = mpsc::channel();
+        // Bounded: a brain that writes faster than it is read waits for the reader, and its
+        // lines do not pile up in memory.
+        let (tx, rx) = mpsc::sync_channel(LINES_QUEUED);
         thread::spawn(move || {
             // Raw chunks, not lines: a brain may end its lines with CR alone, and the splitter
             // bounds a line that never ends.
@@ -1109,8 +1119,13 @@ impl ExternalEngine {
     }
 
     fn next_line(&mut self, deadline: Instant) -> Result<String, GomokuError> {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(wait) {
+        let now = Instant::now();
+        // Past the deadline even when lines are waiting: a brain that writes without end
+        // would otherwise never time out.
+        if now >= deadline {
+            return Err(GomokuError::External(format!("{} timed out", self.name)));
+        }
+        match self.lines.recv_timeout(deadline - now) {
             Ok(l) => Ok(l),
             Err(RecvTimeoutError::Timeout) => {
                 Err(GomokuError::External(format!("{} timed out", self.name)))
@@ -1272,8 +1287,12 @@ impl Engine for ExternalEngine {
 impl ExternalEngine {
     /// Sends what the brain needs to know of `board` and reads its move.
     fn ask(&mut self, board: &Board, time: Duration) -> Result<Move, GomokuError> {
-        // Nothing was asked since the last answer: whatever came since is not an answer.
-        while let Ok(line) = self.lines.try_recv() {
+        // Nothing was asked since the last answer: whatever came since is not an answer. (At
+        // most a queue's worth: a brain that writes without end would keep this loop going.)
+        for _ in 0..LINES_QUEUED {
+            let Ok(line) = self.lines.try_recv() else {
+                break;
+            };
             self.replies.answer(&line);
         }
         // START first, then the settings, as tournament managers send them (a brain may set
@@ -1792,6 +1811,9 @@ mod tests {
                 "stone 1,1 has field 9 (expected 1 for own or 2 for the opponent's)",
             ),
             (&["99,3,1"], "stone 99,3 is off the 15x15 board"),
+            // A cell twice, of one owner or of both: not a count that cannot be our turn.
+            (&["7,7,1", "7,7,1"], "cell 7,7 is listed twice"),
+            (&["7,7,1", "7,7,2"], "cell 7,7 is listed twice"),
             // A continuous game's marker: a cell no one may play, which this brain would not
             // know to avoid.
             (
@@ -2267,6 +2289,28 @@ done
         assert_eq!(e.name(), "ender");
         drop(e);
         assert!(mark.0.exists(), "the brain saw END before it was stopped");
+    }
+
+    /// A brain that writes without end (`yes`, faster than its lines are read) times out on
+    /// time, with its lines' queue bounded, instead of being read forever.
+    #[cfg(unix)]
+    #[test]
+    fn a_brain_that_never_stops_writing_times_out() {
+        let Ok(mut e) = ExternalEngine::spawn("yes", &["MESSAGE x".to_string()]) else {
+            return; // no `yes` here
+        };
+        e.grace = Duration::from_millis(200);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let board = Board::new(15, Rule::Freestyle).unwrap();
+            let _ = tx.send(e.choose_move(&board, Duration::from_millis(20)));
+        });
+        // START waits a few seconds at most; reading lines past every deadline never ends.
+        let answer = rx.recv_timeout(Duration::from_secs(30));
+        let err = answer
+            .expect("still reading the brain's lines")
+            .unwrap_err();
+        assert!(err.to_string().contains("timed out"), "{err}");
     }
 
     /// A brain that exits, answers garbage or plays an illegal move makes the request fail,

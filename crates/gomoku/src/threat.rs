@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 use search_core::FxHasher;
 
-use crate::Pattern;
 use crate::position::{Position, Threat};
+use crate::{Pattern, Rule};
 
 /// Budget and depth of one threat search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +103,8 @@ pub struct ThreatSolver {
     vcf_depth: u32,
     mark: Vec<u32>,
     stamp: u32,
+    /// The board size and rule of the positions the memos hold.
+    game: Option<(usize, Rule)>,
 }
 
 /// Most failures the VCF memo keeps before it starts again.
@@ -117,10 +119,10 @@ impl ThreatSolver {
         ThreatSolver::default()
     }
 
-    /// Forgets the memos. They are valid across searches of one game, and must be forgotten
-    /// for another board size or rule: their keys (the positions' hash keys) say neither.
-    /// They are bounded (2^20 and 2^18 entries, about 45 MB of hash table at most), and
-    /// start again when full.
+    /// Forgets the memos. They are valid across searches of positions of one board size and
+    /// rule, whose hash keys are their keys; a search of a position of another size or rule
+    /// forgets them by itself, as those keys do not say either. They are bounded (2^20 and
+    /// 2^18 entries, about 45 MB of hash table at most), and start again when full.
     pub fn clear(&mut self) {
         self.vcf_fail.clear();
         self.vct_fail.clear();
@@ -138,7 +140,12 @@ impl ThreatSolver {
         self.aborted
     }
 
-    fn begin(&mut self, limits: &ThreatLimits) {
+    fn begin(&mut self, pos: &Position, limits: &ThreatLimits) {
+        let game = Some((pos.geometry().size, pos.rule()));
+        if self.game != game {
+            self.clear();
+            self.game = game;
+        }
         let now = Instant::now();
         self.start = Some(now);
         // A time too far off to represent is no limit.
@@ -190,7 +197,7 @@ impl ThreatSolver {
         depth: u32,
         threes: bool,
     ) -> Option<Vec<usize>> {
-        self.begin(limits);
+        self.begin(pos, limits);
         if pos.winner().is_some() {
             return None;
         }
@@ -233,7 +240,7 @@ impl ThreatSolver {
         limits: &ThreatLimits,
         threes: bool,
     ) -> Option<Vec<usize>> {
-        self.begin(limits);
+        self.begin(pos, limits);
         if pos.winner().is_some() {
             return None;
         }

@@ -669,3 +669,32 @@ fn a_shallow_failure_does_not_hide_a_deeper_win() {
     }
     assert!(checked >= 5, "{checked}");
 }
+
+/// The memos hold positions by hash key, which says neither the board size nor the rule: a
+/// solver asked about another size or rule forgets them by itself, so the same stones on a
+/// larger board are not answered with a failure found on a smaller one.
+#[test]
+fn a_solver_forgets_its_memos_for_another_board_or_rule() {
+    let moves = parse_moves("6,4 0,0 7,4 0,8 8,4 2,8");
+    let limits = ThreatLimits::default();
+    let vcf = |solver: &mut ThreatSolver, size: usize, rule: Rule| {
+        let b = board_of(size, rule, &moves);
+        solver.vcf(&mut Position::from_board(&b), &limits)
+    };
+    let fresh = vcf(&mut ThreatSolver::new(), 15, Rule::Freestyle);
+    assert_eq!(
+        fresh.as_ref().map(Vec::len),
+        Some(3),
+        "an open three makes an open four"
+    );
+    // On 9x9 the three stands at the edge, and its four can be blocked.
+    let mut solver = ThreatSolver::new();
+    assert_eq!(vcf(&mut solver, 9, Rule::Freestyle), None);
+    assert_eq!(vcf(&mut solver, 15, Rule::Freestyle), fresh);
+    // Between rules too.
+    assert_eq!(
+        vcf(&mut solver, 15, Rule::ExactlyFive).is_some(),
+        fresh.is_some()
+    );
+    assert_eq!(vcf(&mut solver, 15, Rule::Freestyle), fresh);
+}
