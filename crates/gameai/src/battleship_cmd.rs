@@ -44,7 +44,9 @@ struct RuleArgs {
     /// The fleet as ship lengths, comma-separated (ships named S0, S1, ...), instead of the
     /// standard Carrier 5, Battleship 4, Destroyer 3, Submarine 3, Patrol Boat 2; e.g.
     /// `4,3,3,2,2,2,1,1,1,1`.
-    #[arg(long)]
+    // (A list with a negative length is read as the value, and refused for that length, not
+    // taken for an unknown option.)
+    #[arg(long, allow_hyphen_values = true)]
     fleet: Option<String>,
 }
 
@@ -124,7 +126,7 @@ struct EvalArgs {
     sweeps: Option<u64>,
     /// Hybrid shooter: weight of the answer's entropy (bits) against the hit probability
     /// (default 0.05).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     info_weight: Option<f64>,
     /// Endgame shooter: how many of the likeliest cells its exact search compares
     /// (default 8).

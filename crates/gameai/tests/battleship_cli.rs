@@ -452,6 +452,15 @@ fn info_weight_sets_the_hybrid_weight_and_is_refused_elsewhere() {
             "battleship eval --games 1 --shooter hybrid --info-weight=-1",
             "must be a finite number >= 0",
         ),
+        // Negative numbers are values, refused for what they are, not unknown options.
+        (
+            "battleship eval --games 1 --shooter hybrid --info-weight -1",
+            "must be a finite number >= 0",
+        ),
+        (
+            "battleship eval --games 1 --fleet -1,2",
+            "--fleet `-1,2`: expected ship lengths",
+        ),
     ]);
 }
 
