@@ -26,8 +26,8 @@
 //! score nothing under exactly five; a five is made, and the opponent's single four blocked,
 //! whatever the search found (given a millisecond or two, it cannot look at every reply;
 //! against an open four the game is lost and the search's move is played, which need not
-//! block either of its cells); the tree is kept from one move to the next when the game followed it; and the arena is bounded
-//! in bytes.
+//! block either of its cells); the tree is kept from one move to the next when the game
+//! followed it; and the arena is bounded in bytes.
 //!
 //! ```
 //! use gomoku::{BestFirstEngine, Board, Engine, Move, Rule};

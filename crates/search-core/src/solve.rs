@@ -532,7 +532,7 @@ mod tests {
         }
     }
 
-    /// [`Piles`] with the move classes of `class`.
+    /// [`Piles`] with the move classes its function gives.
     #[derive(Clone)]
     struct Classed(Piles, fn(&Piles, &(bool, u32)) -> Option<u64>);
     impl Game for Classed {
