@@ -246,7 +246,7 @@ pub fn parse_line(line: &str) -> Command {
         "TURN" => match parse_move(rest) {
             Some(m) => Command::Turn(m),
             None if whole_numbers(rest, 2) => bad(OFF_EVERY_BOARD),
-            None => bad("TURN needs x,y"),
+            None => bad("TURN needs x,y, two numbers from 0"),
         },
         "BOARD" if rest.is_empty() => Command::Board,
         "SWAP2BOARD" if rest.is_empty() => Command::Swap2Board,
@@ -257,7 +257,7 @@ pub fn parse_line(line: &str) -> Command {
         "TAKEBACK" => match parse_move(rest) {
             Some(m) => Command::Takeback(m),
             None if whole_numbers(rest, 2) => bad(OFF_EVERY_BOARD),
-            None => bad("TAKEBACK needs x,y"),
+            None => bad("TAKEBACK needs x,y, two numbers from 0"),
         },
         "INFO" => {
             parse_info(rest).unwrap_or_else(|why| Command::BadInfo(format!("{why}: {line:?}")))
@@ -1665,7 +1665,14 @@ mod tests {
             malformed("TAKEBACK 1, 256"),
             "a coordinate above 255 is off every board: \"TAKEBACK 1, 256\""
         );
-        assert_eq!(malformed("TURN 300,x"), "TURN needs x,y: \"TURN 300,x\"");
+        assert_eq!(
+            malformed("TURN 300,x"),
+            "TURN needs x,y, two numbers from 0: \"TURN 300,x\""
+        );
+        assert_eq!(
+            malformed("TURN -1,2"),
+            "TURN needs x,y, two numbers from 0: \"TURN -1,2\""
+        );
         assert_eq!(
             malformed("START 99999999999999999999"),
             "START board size too large: \"START 99999999999999999999\""
