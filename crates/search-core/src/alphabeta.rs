@@ -206,6 +206,22 @@ pub struct SearchResult<M> {
     pub elapsed: Duration,
 }
 
+/// One move's value, as [`Searcher::move_scores`] gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveScore<M> {
+    /// The move.
+    pub mv: M,
+    /// Its score for the side to move before it (proven results count the move itself: a
+    /// move that wins at once is a win in 1).
+    pub score: Score,
+    /// Whether the score is the move's exact value.
+    pub exact: bool,
+    /// Plies searched, the move included (1 more than the search of its position).
+    pub depth: u32,
+    /// Whether a limit stopped the search of its position.
+    pub stopped: bool,
+}
+
 impl<M> SearchResult<M> {
     /// The game's outcome for the side to move when the result is
     /// [`exact`](SearchResult::exact): win, loss or draw (a score of 0 is a draw only then,
@@ -468,6 +484,68 @@ impl<G: Keyed + Evaluate> Searcher<G> {
     #[must_use]
     pub fn memo_bytes(&self) -> usize {
         self.memo.as_ref().map_or(0, MemoTable::memory_bytes)
+    }
+
+    /// Every legal move of `game`, in generation order, with its score for the side to move:
+    /// the position after each move is searched with `limits` ([`Searcher::search`]), one
+    /// after another with the same table, and its score turned round. Empty when the game is
+    /// over. `game` is left as it was.
+    ///
+    /// The limits apply to each move's search, so with a time limit the whole takes up to
+    /// that time once per move, and with a depth limit each move is searched one ply deeper
+    /// than [`Searcher::search`] would search `game` (the move itself). Where
+    /// [`Searcher::search`] answers with one move, this answers for every move: how much
+    /// worse the others are, or every move's distance to the end in a solved game.
+    ///
+    /// ```
+    /// use search_core::{Evaluate, Game, Keyed, Limits, Outcome, Score, SearchConfig, Searcher};
+    ///
+    /// /// Take 1, 2 or 3 from a pile; whoever takes the last stone wins.
+    /// struct Nim(u32);
+    /// impl Game for Nim {
+    ///     type Move = u32;
+    ///     fn generate_moves(&self, m: &mut Vec<u32>) { m.extend((1..=3).filter(|&k| k <= self.0)) }
+    ///     fn play(&mut self, k: &u32) { self.0 -= k }
+    ///     fn undo(&mut self, k: &u32) { self.0 += k }
+    ///     fn outcome(&self) -> Option<Outcome> { (self.0 == 0).then_some(Outcome::Loss) }
+    /// }
+    /// impl Keyed for Nim {
+    ///     type Key = u32;
+    ///     fn key(&self) -> u32 { self.0 }
+    /// }
+    /// impl Evaluate for Nim {
+    ///     fn evaluate(&self) -> i32 { 0 }
+    /// }
+    ///
+    /// let mut searcher = Searcher::new(SearchConfig::default());
+    /// let scores = searcher.move_scores(&mut Nim(6), &Limits::default());
+    /// let shown: Vec<String> = scores.iter().map(|s| format!("{}: {}", s.mv, s.score)).collect();
+    /// // Taking 2 leaves a multiple of 4: a win; the other moves lose to the same answer.
+    /// assert_eq!(shown, ["1: loss in 4", "2: win in 3", "3: loss in 2"]);
+    /// assert!(scores.iter().all(|s| s.exact));
+    /// ```
+    pub fn move_scores(&mut self, game: &mut G, limits: &Limits) -> Vec<MoveScore<G::Move>> {
+        if game.outcome().is_some() {
+            return Vec::new();
+        }
+        let mut moves = Vec::new();
+        game.generate_moves(&mut moves);
+        moves
+            .into_iter()
+            .map(|mv| {
+                game.play(&mv);
+                let r = self.search(game, limits);
+                game.undo(&mv);
+                MoveScore {
+                    mv,
+                    // The child's score is from its own side and its own root.
+                    score: (-r.score).from_memo(1),
+                    exact: r.exact,
+                    depth: r.depth + 1,
+                    stopped: r.stopped,
+                }
+            })
+            .collect()
     }
 
     /// Iterative deepening from depth 1 until a limit is reached or the value is exact.

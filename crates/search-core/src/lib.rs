@@ -6,11 +6,13 @@
 //! - [`alpha_beta`] and the [`Searcher`]: alpha-beta with a bounded transposition table,
 //!   best-move-first ordering and iterative deepening under node, time and cancellation limits,
 //!   with the enhancements of [`Tuning`] (principal variation search, killers, history,
-//!   aspiration windows, late move reductions, forcing extensions, time prediction);
+//!   aspiration windows, late move reductions, forcing extensions, time prediction), and
+//!   every root move's score ([`Searcher::move_scores`]) for analysis;
 //! - [`Solver`]: exact win/draw/loss solving with alpha-beta on three values, a bounded memo
 //!   ([`MemoTable`]) keyed by a game-supplied canonical key ([`Keyed`]), symmetry (one solved
 //!   position also answers its images), and merging of equivalent moves
-//!   ([`Game::move_class`]);
+//!   ([`Game::move_class`]), optionally under node, time and stop limits
+//!   ([`Solver::solve_within`]);
 //! - [`best_first`]: best-first search over a tree grown in a flat, memory-bounded arena, with
 //!   selectable leaf-selection policies and tree reuse between moves;
 //! - [`Stats`] counters on everything, so each optimisation's effect can be measured.
@@ -81,7 +83,7 @@ mod solve;
 mod stats;
 pub mod synthetic;
 
-pub use alphabeta::{Limits, SearchConfig, SearchResult, Searcher, Tuning, alpha_beta};
+pub use alphabeta::{Limits, MoveScore, SearchConfig, SearchResult, Searcher, Tuning, alpha_beta};
 pub use game::{Evaluate, Game, Keyed, Outcome, generate_moves};
 pub use memo::{Bound, FxHasher, MemoTable};
 pub use score::Score;

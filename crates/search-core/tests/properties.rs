@@ -136,6 +136,36 @@ proptest! {
         prop_assert_eq!(s.search(&mut game, &Limits::default()).score, exact);
     }
 
+    /// Every root move's score equals minus negamax's value of its position, shifted by the
+    /// move: at a fixed depth on trees (each move searched that deep below it), and exactly
+    /// with transpositions; the best of them is the root's value.
+    #[test]
+    fn move_scores_match_negamax(g in arb_game(true), d in arb_game(false), depth in 1u32..=5) {
+        let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false });
+        for (game, limits, plies) in [(g, Limits::depth(depth), depth), (d, Limits::default(), 64)] {
+            let mut game = game;
+            let scores = s.move_scores(&mut game.clone(), &limits);
+            let mut moves = Vec::new();
+            if game.outcome().is_none() {
+                game.generate_moves(&mut moves);
+            }
+            prop_assert_eq!(scores.len(), moves.len());
+            for (m, got) in moves.iter().zip(&scores) {
+                prop_assert_eq!(&got.mv, m);
+                game.play(m);
+                let child = -minimax::negamax(&mut game, plies, &mut Stats::default());
+                game.undo(m);
+                prop_assert_eq!(got.score, child.from_memo(1), "move {}", m);
+            }
+            if plies == 64 && !scores.is_empty() {
+                prop_assert!(scores.iter().all(|x| x.exact));
+                let best = scores.iter().map(|x| x.score).max().unwrap();
+                let root = minimax::negamax(&mut game, plies, &mut Stats::default());
+                prop_assert_eq!(best, root);
+            }
+        }
+    }
+
     /// A search stopped part way leaves nothing false in the table: the same searcher, run
     /// to the end afterwards, still returns negamax's exact value.
     #[test]
