@@ -160,6 +160,58 @@ impl Limits {
             ..Limits::default()
         }
     }
+
+    /// These limits with a depth limit as well: limits combine, the first reached stops.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use search_core::Limits;
+    /// let l = Limits::nodes(100_000).with_time(Duration::from_millis(50)).with_depth(12);
+    /// assert_eq!((l.nodes, l.time, l.depth), (Some(100_000), Some(Duration::from_millis(50)), Some(12)));
+    /// ```
+    #[must_use]
+    pub fn with_depth(self, depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..self
+        }
+    }
+
+    /// These limits with a time limit as well ([`Limits::time`]).
+    #[must_use]
+    pub fn with_time(self, time: Duration) -> Limits {
+        Limits {
+            time: Some(time),
+            ..self
+        }
+    }
+
+    /// These limits with a node limit as well ([`Limits::nodes`]).
+    #[must_use]
+    pub fn with_nodes(self, nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..self
+        }
+    }
+
+    /// These limits with a stop flag as well ([`Limits::stop`]).
+    #[must_use]
+    pub fn with_stop(self, stop: Arc<AtomicBool>) -> Limits {
+        Limits {
+            stop: Some(stop),
+            ..self
+        }
+    }
+
+    /// These limits with a soft time limit as well ([`Limits::soft_time`]).
+    #[must_use]
+    pub fn with_soft_time(self, soft_time: Duration) -> Limits {
+        Limits {
+            soft_time: Some(soft_time),
+            ..self
+        }
+    }
 }
 
 /// The answer of a [`Searcher`].
