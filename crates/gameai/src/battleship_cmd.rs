@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use battleship::{
-    Adjacency, Feedback, Fleet, GameRecord, Geometry, Placer, Rules, ShooterKind, game_seed, infer,
-    play, read_fleets, seeded_fleet, shooter_seed,
+    Adjacency, Feedback, Fleet, GameRecord, Geometry, Placer, Rules, ShooterKind, infer, play,
+    read_fleets, seeded_fleet, shooter_seed,
     shooters::{EndgameShooter, HybridShooter, LookaheadShooter},
     text,
 };
@@ -118,10 +118,11 @@ struct EvalArgs {
     /// input.
     #[arg(long, conflicts_with_all = ["games", "placer"])]
     fleets: Option<PathBuf>,
-    /// Posterior shooters: search nodes of the exact count before sampling.
+    /// Posterior shooters: search nodes of the exact count before sampling (default 40000).
     #[arg(long)]
     exact_nodes: Option<u64>,
-    /// Posterior shooters: Markov chain sweeps recorded when sampling (at least 1).
+    /// Posterior shooters: Markov chain sweeps recorded when sampling (at least 1; default
+    /// 400).
     #[arg(long, value_parser = crate::parallel::at_least_one::<u64>)]
     sweeps: Option<u64>,
     /// Hybrid shooter: weight of the answer's entropy (bits) against the hit probability
@@ -923,7 +924,7 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
                 .map(|i| {
                     let fleet = seeded_fleet(&geo, Placer::Uniform, 1, i)?;
                     let mut s = kind.build();
-                    Ok(play(&geo, fleet, s.as_mut(), game_seed(2, i)))
+                    Ok(play(&geo, fleet, s.as_mut(), shooter_seed(1, i)))
                 })
                 .collect();
             let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
@@ -951,6 +952,13 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The defaults the help of `--exact-nodes` and `--sweeps` states are the library's.
+    #[test]
+    fn the_posterior_defaults_in_the_help_are_the_librarys() {
+        let d = infer::PosteriorConfig::default();
+        assert_eq!((d.exact_nodes, d.sweeps), (40_000, 400));
+    }
 
     /// A cell that may hold a ship never reads 0, and one that may be water never 100;
     /// only certainties do.

@@ -118,6 +118,22 @@ fn showcase_reports_every_game() {
         s.contains("| alphabeta vs bestfirst, 1 game, 10,000 and 70,000 nodes a move "),
         "{s}"
     );
+    // A Battleship row is what `battleship eval` prints for the same games.
+    let row = "Battleship: standard rules, shooter density: mean ";
+    let mean = s
+        .lines()
+        .find_map(|l| l.strip_prefix(row))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no density row: {s}"));
+    let eval = gameai(
+        &words("battleship eval --games 100 --seed 1 --shooter density"),
+        b"",
+    );
+    assert!(
+        text(&eval.stdout).contains(&format!("mean {mean} shots")),
+        "{mean}: {}",
+        text(&eval.stdout)
+    );
     // Every row of the table has its four columns aligned.
     let table: Vec<&str> = s.lines().filter(|l| l.starts_with('|')).collect();
     assert_eq!(table.len(), 2 + 2 + 3 + 6 + 1, "{s}");
