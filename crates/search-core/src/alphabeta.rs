@@ -550,7 +550,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
     /// worse the others are, or every move's distance to the end in a solved game.
     ///
     /// ```
-    /// use search_core::{Evaluate, Game, Keyed, Limits, Outcome, Score, SearchConfig, Searcher};
+    /// use search_core::{Evaluate, Game, Keyed, Limits, Outcome, SearchConfig, Searcher};
     ///
     /// /// Take 1, 2 or 3 from a pile; whoever takes the last stone wins.
     /// struct Nim(u32);
