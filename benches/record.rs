@@ -130,7 +130,7 @@ fn battleship_games() {
     for g in 0..GAMES {
         let fleet = seeded_fleet(&geo, Placer::Uniform, SEED, g).expect("fleet");
         println!("{}", fleet.to_json(&geo));
-        let mut game = Game::new(geo.clone(), fleet);
+        let mut game = Game::new(geo.clone(), fleet).expect("a fleet of these rules");
         let mut shooter = ShooterKind::HuntTargetParity.build();
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(game_seed(SEED + 1, g));
         let mut shots = Vec::new();

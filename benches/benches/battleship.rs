@@ -49,7 +49,7 @@ fn record() -> Vec<View> {
     let mut skipped = 0;
     for game_lines in lines.chunks(2) {
         let fleet = read_fleet(&geo, game_lines[0]).expect("a recorded fleet");
-        let mut game = Game::new(geo.clone(), fleet);
+        let mut game = Game::new(geo.clone(), fleet).expect("a fleet of these rules");
         for cell in game_lines[1].split_whitespace() {
             let v = game.view();
             if v.shots() >= FIRST && (v.shots() - FIRST).is_multiple_of(EVERY) {

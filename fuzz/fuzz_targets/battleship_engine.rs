@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let seed = u64::from(*s0) << 8 | u64::from(*s1);
     let fleet = seeded_fleet(&geo, Placer::Uniform, seed, 0).expect("a fleet");
     let ships = fleet.all_cells();
-    let mut game = Game::new(geo, fleet);
+    let mut game = Game::new(geo, fleet).expect("a fleet of these rules");
     let mut shot = 0u128;
     for &c in shots {
         let c = usize::from(c);

@@ -21,7 +21,7 @@ fn main() -> Result<(), battleship::Error> {
     let config = PosteriorConfig::default();
     for g in 0..games {
         let fleet = seeded_fleet(&geo, Placer::Uniform, 9, g)?;
-        let mut game = Game::new(geo.clone(), fleet);
+        let mut game = Game::new(geo.clone(), fleet)?;
         let mut shooter = ShooterKind::HuntTargetParity.build();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(game_seed(10, g));
         while !game.is_over() {

@@ -108,7 +108,7 @@ fn game(
     if let Some(e) = record.error {
         return Err(e);
     }
-    let mut game = Game::new(Arc::clone(geo), fleet);
+    let mut game = Game::new(Arc::clone(geo), fleet)?;
     // The last ship's length, and whether its position was bounded.
     let mut last: Option<(usize, bool)> = None;
     for cell in recorder.cells {

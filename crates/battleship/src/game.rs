@@ -384,18 +384,39 @@ pub struct Game {
 }
 
 impl Game {
-    /// A new game against `fleet`, which must be one of `geo`'s ([`Fleet::check`]; [`play`]
-    /// checks it): a fleet for other rules plays a wrong game.
+    /// A new game against `fleet`, which must be one of `geo`'s: a fleet for other rules
+    /// (ships missing, extra, of other lengths, placed for another width) would play a wrong
+    /// game, so it is refused.
     ///
-    /// [`play`]: crate::play
-    pub fn new(geo: Arc<Geometry>, fleet: Fleet) -> Game {
+    /// ```
+    /// use std::sync::Arc;
+    /// use battleship::{Dir, Fleet, Game, Geometry, Rules, ShipPlacement, Shot};
+    ///
+    /// let geo = Geometry::new(&Rules::with_lengths(5, 5, &[2]))?;
+    /// let at = |x, y| ShipPlacement { x, y, dir: Dir::Horizontal };
+    /// let mut game = Game::new(Arc::clone(&geo), Fleet::new(&geo, vec![at(1, 1)])?)?;
+    /// assert_eq!(game.shoot(6)?, Shot::Hit { ship: None });
+    /// assert!(matches!(game.shoot(7)?, Shot::Sunk { ship: 0, .. }));
+    /// assert!(game.is_over());
+    ///
+    /// // A fleet of another board's rules is refused.
+    /// let other = Geometry::new(&Rules::with_lengths(5, 5, &[3]))?;
+    /// let theirs = Fleet::new(&other, vec![at(0, 0)])?;
+    /// assert!(Game::new(geo, theirs).is_err());
+    /// # Ok::<(), battleship::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidFleet`] when `fleet` is not one of `geo`'s ([`Fleet::check`]).
+    pub fn new(geo: Arc<Geometry>, fleet: Fleet) -> Result<Game, Error> {
+        fleet.check(&geo)?;
         let n = geo.rules().fleet.len();
         let intact = (0..n).map(|i| fleet.cells(i)).collect();
-        Game {
+        Ok(Game {
             fleet,
             intact,
             view: View::new(geo),
-        }
+        })
     }
 
     /// The hidden fleet.
@@ -707,7 +728,7 @@ mod tests {
             vec![place(0, 0, Dir::Horizontal), place(4, 2, Dir::Vertical)],
         )
         .unwrap();
-        let mut game = Game::new(geo.clone(), fleet);
+        let mut game = Game::new(geo.clone(), fleet).unwrap();
         assert_eq!(game.shoot(at(5, 5)).unwrap(), Shot::Miss);
         assert_eq!(game.shoot(at(4, 3)).unwrap(), HIT);
         let ships = mask(&[(0, 0), (1, 0), (2, 0), (4, 2), (4, 3)]);
@@ -717,6 +738,31 @@ mod tests {
             cells_xy(&geo, ships),
             [(0, 0), (1, 0), (2, 0), (4, 2), (4, 3)]
         );
+    }
+
+    /// A fleet of other rules would play a wrong game (a missing ship sunk from the start, a
+    /// ship of another width's board on other cells): the game refuses it.
+    #[test]
+    fn a_game_refuses_a_fleet_of_other_rules() {
+        use crate::fleet::{Dir, ShipPlacement};
+        let geo = view().geometry().clone();
+        let place = |x, y| ShipPlacement {
+            x,
+            y,
+            dir: Dir::Horizontal,
+        };
+        let wider = Geometry::new(&Rules::with_lengths(7, 6, &[3, 2])).unwrap();
+        let theirs = Fleet::new(&wider, vec![place(0, 1), place(4, 3)]).unwrap();
+        let err = Game::new(geo.clone(), theirs).unwrap_err();
+        assert!(err.to_string().contains("another width"), "{err}");
+        let fewer = Geometry::new(&Rules::with_lengths(6, 6, &[3])).unwrap();
+        let theirs = Fleet::new(&fewer, vec![place(0, 0)]).unwrap();
+        assert!(matches!(
+            Game::new(geo.clone(), theirs),
+            Err(Error::InvalidFleet(_))
+        ));
+        let ours = Fleet::new(&geo, vec![place(0, 1), place(4, 3)]).unwrap();
+        assert!(Game::new(geo, ours).is_ok());
     }
 
     /// Records hits at `hits`, then ship `ship` sunk at `at`.

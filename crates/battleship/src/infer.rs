@@ -477,7 +477,7 @@ mod tests {
     fn a_posterior_of_another_position_is_refused() {
         let small = Geometry::new(&Rules::with_lengths(6, 6, &[3, 2])).unwrap();
         let fleet = seeded_fleet(&small, Placer::Uniform, 1, 0).unwrap();
-        let mut game = Game::new(Arc::clone(&small), fleet);
+        let mut game = Game::new(Arc::clone(&small), fleet).unwrap();
         let first = cells_of(game.fleet().cells(0)).next().unwrap();
         game.shoot(first).unwrap();
         let post = exact_posterior(game.view(), &Budget::default()).unwrap();
@@ -522,7 +522,7 @@ mod tests {
         let fleet = seeded_fleet(&geo, Placer::Uniform, 1, 49).unwrap();
         let hits: u128 = 0x100_4790_2409_0040_0000_0000;
         let misses: u128 = 0x4002_0844_4080_1222_0400_0000;
-        let mut game = Game::new(geo, fleet);
+        let mut game = Game::new(geo, fleet).unwrap();
         for c in cells_of(hits | misses) {
             let shot = game.shoot(c).unwrap();
             assert_eq!(shot == crate::game::Shot::Miss, misses >> c & 1 == 1);
@@ -570,7 +570,7 @@ mod tests {
         let geo = Geometry::new(&rules).unwrap();
         let fleet = seeded_fleet(&geo, Placer::Uniform, 3, 0).unwrap();
         let ships = fleet.all_cells();
-        let mut game = Game::new(geo, fleet);
+        let mut game = Game::new(geo, fleet).unwrap();
         for c in cells_of(ships).take(31) {
             game.shoot(c).unwrap();
         }

@@ -1114,7 +1114,7 @@ mod tests {
             let fleets = all_fleets(&geo, 10_000, u64::MAX).unwrap();
             for (i, f) in fleets.iter().enumerate().step_by(7) {
                 let fleet = Fleet::from_cells(&geo, f).unwrap();
-                let mut g = Game::new(Arc::clone(&geo), fleet);
+                let mut g = Game::new(Arc::clone(&geo), fleet).unwrap();
                 let mut hits = 0u128;
                 // A fixed scan order, shifted per fleet.
                 for k in 0..16 {

@@ -166,12 +166,14 @@ pub fn play(
         decide_time_max: Duration::ZERO,
         error: None,
     };
-    if let Err(e) = fleet.check(geo) {
+    let mut game = match Game::new(Arc::clone(geo), fleet) {
+        Ok(game) => game,
         // A fleet for other rules: ships missing, extra, of other lengths or off the board.
-        rec.error = Some(e);
-        return rec;
-    }
-    let mut game = Game::new(Arc::clone(geo), fleet);
+        Err(e) => {
+            rec.error = Some(e);
+            return rec;
+        }
+    };
     let salvo = geo.rules().salvo.max(1);
     let cells = geo.rules().cells() as u32;
     while !game.is_over() && rec.shots < cells {

@@ -21,7 +21,7 @@ fn answer_classes(
 ) -> Vec<(Shot, bool, usize)> {
     let mut classes: Vec<(Shot, bool, usize)> = Vec::new();
     for f in consistent {
-        let mut g = Game::new(geo.clone(), (*f).clone());
+        let mut g = Game::new(geo.clone(), (*f).clone()).unwrap();
         for &(h, _) in history {
             g.shoot(h).unwrap();
         }
@@ -228,7 +228,7 @@ fn consistent_fleets_are_the_brute_force_set() {
             let fleets = all_fleets(&geo);
             for seed in 0..3u64 {
                 let target = fleets[(seed as usize * 37) % fleets.len()].clone();
-                let mut game = Game::new(geo.clone(), target);
+                let mut game = Game::new(geo.clone(), target).unwrap();
                 let mut shooter = ShooterKind::HuntTarget.build();
                 let mut rng =
                     <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(seed);

@@ -34,7 +34,7 @@ fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool, shots: Shots) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let target = battleship::Fleet::random(&geo, &mut rng).unwrap();
     let ship_cells = target.all_cells();
-    let mut game = Game::new(geo.clone(), target);
+    let mut game = Game::new(geo.clone(), target).unwrap();
     let mut shooter = ShooterKind::HuntTarget.build();
     let mut history = Vec::new();
     for _ in 0..steps {
@@ -345,7 +345,7 @@ fn answers_off_the_board_are_misses() {
         let r = rules(4, 3, &[3, 2], Adjacency::Allowed, feedback);
         let geo = Geometry::new(&r).unwrap();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let game = Game::new(geo.clone(), Fleet::random(&geo, &mut rng).unwrap());
+        let game = Game::new(geo.clone(), Fleet::random(&geo, &mut rng).unwrap()).unwrap();
         let mut views = vec![game.view().clone()];
         if feedback.reports_sunk() {
             // A text position with the 2-cell ship sunk in the corner: no answer sinks it
@@ -387,7 +387,7 @@ fn a_sunk_ship_holds_the_cell_that_sank_it() {
             ],
         )
         .unwrap();
-        let mut game = Game::new(geo.clone(), fleet);
+        let mut game = Game::new(geo.clone(), fleet).unwrap();
         let mut history = Vec::new();
         for c in [0, 1, 3, 2] {
             history.push((c, game.shoot(c).unwrap()));

@@ -562,7 +562,7 @@ fn the_engine_answers_as_the_feedback_rule_says() {
             ],
         )
         .unwrap();
-        let mut game = Game::new(g.clone(), fleet);
+        let mut game = Game::new(g.clone(), fleet).unwrap();
         assert_eq!(game.shoot(9).unwrap(), Shot::Miss);
         assert!(game.shoot(9).is_err());
         assert!(game.shoot(100).is_err());
@@ -732,7 +732,7 @@ proptest! {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let fleet = Fleet::random(&g, &mut rng).unwrap();
         let ships = fleet.all_cells();
-        let mut game = Game::new(g.clone(), fleet);
+        let mut game = Game::new(g.clone(), fleet).unwrap();
         let mut shot = 0u128;
         for c in shots {
             let over = game.is_over();

@@ -64,6 +64,6 @@ pub fn all_fleets(geo: &Arc<Geometry>) -> Vec<Fleet> {
 }
 
 pub fn replay(geo: &Arc<Geometry>, fleet: &Fleet, shots: &[(usize, Shot)]) -> bool {
-    let mut g = Game::new(geo.clone(), fleet.clone());
+    let mut g = Game::new(geo.clone(), fleet.clone()).unwrap();
     shots.iter().all(|&(c, s)| g.shoot(c).ok() == Some(s))
 }
