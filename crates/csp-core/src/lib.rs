@@ -148,8 +148,11 @@ pub enum CspError {
 /// reaches adds its weight to each box's count of trues (for the marginals of [`analyze`]),
 /// so on a large component with many solutions (a long chain of constraints, thousands of
 /// variables) a node costs time in proportion to the component's boxes, and the default
-/// budget can take far longer than a second to run out. A caller that needs an answer quickly on such
-/// problems sets a smaller `max_nodes` (and falls back on [`estimate`] past it).
+/// budget can take minutes to run out: on a long chain of constraints such as `exactly 1
+/// of {2i, 2i + 1, 2i + 2}`, [`analyze`] spends many times as long a node as [`count`],
+/// which keeps no marginals. A caller that needs an answer quickly on such problems sets a
+/// smaller `max_nodes` (and falls back on [`estimate`] past it), or calls [`count`] when
+/// the number of solutions is all it needs.
 ///
 /// Two parts of the work are outside the budget, as they are not search: combining the
 /// components through a global total, whose cost grows with the square of the number of
@@ -167,7 +170,8 @@ pub struct Budget {
 impl Default for Budget {
     /// 10 million nodes per component: about a second of enumeration on components of up to
     /// a few hundred variables whose counts fit in a few machine words; a node costs more as
-    /// the counts grow (each multiplies them) and as the component does (see [`Budget`]).
+    /// the counts grow (each multiplies them) and as the component does, up to minutes for
+    /// [`analyze`] on components of thousands of variables (see [`Budget`]).
     fn default() -> Self {
         Budget {
             max_nodes: 10_000_000,

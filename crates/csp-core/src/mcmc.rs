@@ -47,8 +47,9 @@ use crate::{BoolCsp, Budget, CspError, propagate, sample};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct McmcConfig {
     /// Variables redrawn together in one step (neighbours first, a quarter drawn at random).
-    /// At least 2 for the chain to move under "exactly k" constraints: a lone variable is
-    /// pinned by them (0 counts as 1).
+    /// 0 and 1 count as 2: a lone variable is pinned by "exactly k" constraints (and by a
+    /// total), so a chain of single redraws would never move and report its first solution
+    /// as certain.
     pub block: usize,
     /// Steps whose states are averaged. With 0, the estimate is the state after the burn-in
     /// (one solution, every probability 0 or 1). A step redraws one block, so the more
@@ -62,7 +63,9 @@ pub struct McmcConfig {
     pub burn_in: u64,
     /// Search nodes allowed to find the first solution. When the plain search runs out, a
     /// search that propagates after every decision gets `search_nodes / 100` decisions (at
-    /// least one) before the chain gives up with [`CspError::BudgetExceeded`].
+    /// least one; fewer on problems whose constraints hold more than `4000` variables in
+    /// all, so that its full propagations cost at most `40 * search_nodes` constraint
+    /// memberships) before the chain gives up with [`CspError::BudgetExceeded`].
     pub search_nodes: u64,
 }
 
@@ -262,7 +265,12 @@ impl<'a> Chain<'a> {
             // Where the plain search thrashes, deciding with full propagation in between
             // usually goes straight through.
             Err(over @ CspError::BudgetExceeded { .. }) => {
-                match solution_by_propagation(csp, forced, &of_var, (nodes / 100).max(1)) {
+                match solution_by_propagation(
+                    csp,
+                    forced,
+                    &of_var,
+                    propagation_decisions(csp, nodes),
+                ) {
                     // Both ran out: report the budget the caller gave.
                     Err(CspError::BudgetExceeded { .. }) => return Err(over),
                     r => r?,
@@ -285,7 +293,7 @@ impl<'a> Chain<'a> {
         if self.movable.is_empty() {
             return Ok(());
         }
-        let size = size.clamp(1, self.movable.len());
+        let size = size.max(2).min(self.movable.len());
         let mut block: Vec<usize> = Vec::with_capacity(size);
         let far = size / 4;
         let add = |v: usize, block: &mut Vec<usize>, in_block: &mut [usize]| {
@@ -511,6 +519,24 @@ fn first_solution(
         }
     }
     Ok(state)
+}
+
+/// How many decisions [`solution_by_propagation`] may make with a budget of `nodes`:
+/// `nodes / 100`, and fewer on large problems. Each decision runs a full propagation, which
+/// visits every constraint membership, so the search's work is kept within `40 * nodes`
+/// memberships: on problems of up to 480 cells of Minesweeper (at most 3840 memberships) the
+/// cap is never below `nodes / 100`, while a 120x120 position that no search finds a layout
+/// for gives up in a few hundred decisions instead of spending tens of seconds on 10,000.
+fn propagation_decisions(csp: &BoolCsp, nodes: u64) -> u64 {
+    let memberships: u64 = csp
+        .constraints()
+        .iter()
+        .map(|c| c.vars.len() as u64)
+        .sum::<u64>()
+        .max(1);
+    (nodes / 100)
+        .min(nodes.saturating_mul(40) / memberships)
+        .max(1)
 }
 
 /// One solution, for problems where [`first_solution`] runs out of nodes: the constrained
@@ -790,6 +816,52 @@ mod tests {
             }
         }
         assert!(solvable > 50 && unsolvable > 50, "{solvable} {unsolvable}");
+    }
+
+    /// A block of 0 or 1 counts as 2: single redraws would never move under "exactly"
+    /// constraints, and the first solution would read as certain.
+    #[test]
+    fn a_block_below_two_still_moves() {
+        let mut csp = BoolCsp::new(6);
+        csp.exactly(&[0, 1, 2], 1).unwrap();
+        csp.exactly(&[3, 4, 5], 2).unwrap();
+        csp.set_total(3);
+        for block in [0, 1] {
+            let cfg = McmcConfig {
+                block,
+                ..McmcConfig::default()
+            };
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+            let e = estimate(&csp, &cfg, &mut rng).unwrap();
+            for v in 0..6 {
+                let exact = if v < 3 { 1.0 / 3.0 } else { 2.0 / 3.0 };
+                assert!(
+                    (e.probabilities[v] - exact).abs() < 0.1,
+                    "block {block}: {:?}",
+                    e.probabilities
+                );
+            }
+        }
+    }
+
+    /// The propagating search's decisions shrink with the problem's size, so that its
+    /// full propagations cost about the same work however large the problem; small
+    /// problems keep `nodes / 100`.
+    #[test]
+    fn the_propagating_search_is_bounded_by_work() {
+        let chain = |n: usize| {
+            let mut csp = BoolCsp::new(n);
+            for i in 0..n - 1 {
+                csp.exactly(&[i, i + 1], 1).unwrap();
+            }
+            csp
+        };
+        // 479 constraints of 2: 958 memberships.
+        assert_eq!(propagation_decisions(&chain(480), 1_000_000), 10_000);
+        // 20,000 memberships: 40M / 20,000.
+        assert_eq!(propagation_decisions(&chain(10_001), 1_000_000), 2_000);
+        assert_eq!(propagation_decisions(&chain(10_001), 5), 1);
+        assert_eq!(propagation_decisions(&BoolCsp::new(3), 1_000_000), 10_000);
     }
 
     #[test]

@@ -10,8 +10,9 @@
 //! and "which starts of this family avoid the occupied set `M`" is
 //! `starts & !(OR over o in shape of M >> o)`: a handful of shifts instead of a loop over
 //! values. That is what lets exact counting of the empty 10x10 Battleship board (about
-//! 3 · 10^10 fleets) finish in about twenty seconds on one core: the last variable of every
-//! branch is counted with one population count instead of being enumerated.
+//! 3 · 10^10 fleets) finish in about 6.5 s on one core (docs/PERFORMANCE.md): the last
+//! variable of every branch is counted with one population count instead of being
+//! enumerated.
 //!
 //! Constraints:
 //! - every pair of variables takes disjoint values, and a value's [`Family::with_halo`] halo
@@ -1431,14 +1432,18 @@ pub fn count_placements(csp: &PlacementCsp, budget: &Budget) -> Result<u128, Csp
 
 /// The reference enumeration: every combination of values, variable after variable, checked
 /// pairwise, then the required elements checked at the leaves. Exponential; for tests and
-/// benchmarks.
+/// benchmarks. It takes the problems [`analyze_placements`] takes, and refuses the others
+/// as it does (an asymmetric halo relation), so that the two answer the same questions.
 ///
 /// # Errors
-/// [`CspError::BudgetExceeded`] after `budget.max_nodes` nodes, [`CspError::CountOverflow`].
+/// [`CspError::BudgetExceeded`] after `budget.max_nodes` nodes, [`CspError::CountOverflow`],
+/// [`CspError::InvalidPlacement`] when the halo relation is not symmetric
+/// ([`PlacementCsp::check_halos`]).
 pub fn analyze_placements_naive(
     csp: &PlacementCsp,
     budget: &Budget,
 ) -> Result<PlacementAnalysis, CspError> {
+    csp.check_hand_made_halos()?;
     fn rec(
         csp: &PlacementCsp,
         v: usize,

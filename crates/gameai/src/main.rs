@@ -122,13 +122,27 @@ pub fn plural(n: impl std::fmt::Display, noun: &str) -> String {
 /// A probability as a whole percentage that never rounds a possibility away: only a certain
 /// event reads 100 and only an impossible one 0 (a mine in Minesweeper, a hit in Battleship).
 pub fn percent(p: f64) -> String {
-    if p <= 0.0 {
-        "0".to_owned()
+    percent_to(p, 0)
+}
+
+/// A probability as a percentage with two decimals, which, as [`percent`], never rounds a
+/// possibility away: a guess that may be safe never reads 100.00.
+pub fn percent_2dp(p: f64) -> String {
+    percent_to(p, 2)
+}
+
+/// `p` in percent with `decimals` decimals, kept one last digit away from 0 and 100 unless
+/// it is impossible or certain.
+fn percent_to(p: f64, decimals: usize) -> String {
+    let step = 10f64.powi(-(decimals as i32));
+    let shown = if p <= 0.0 {
+        0.0
     } else if p >= 1.0 {
-        "100".to_owned()
+        100.0
     } else {
-        format!("{:.0}", (100.0 * p).clamp(1.0, 99.0))
-    }
+        (100.0 * p).clamp(step, 100.0 - step)
+    };
+    format!("{shown:.decimals$}")
 }
 
 /// Writes `contents` to the output file `path`, or to `out` (standard output) for `-`.

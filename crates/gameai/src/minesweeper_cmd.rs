@@ -784,9 +784,18 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
     };
     match decision {
         minesweeper::Decision::Safe(cells) => {
+            // A flag on a safe cell is a mistake the player will want pointed out.
             let list: Vec<String> = cells
                 .iter()
-                .map(|&c| format!("{},{}", c % pos.width(), c / pos.width()))
+                .map(|&c| {
+                    let flagged = pos.cells()[c] == minesweeper::CellView::Flagged;
+                    format!(
+                        "{},{}{}",
+                        c % pos.width(),
+                        c / pos.width(),
+                        if flagged { " (flagged)" } else { "" }
+                    )
+                })
                 .collect();
             writeln!(out, "move: reveal the safe cells {}", list.join(" "))?;
         }
@@ -796,11 +805,11 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
             exact,
         } => writeln!(
             out,
-            "move: guess {},{} ({}mine probability {:.2}%)",
+            "move: guess {},{} ({}mine probability {}%)",
             cell % pos.width(),
             cell / pos.width(),
             if exact { "" } else { "estimated " },
-            100.0 * mine_probability
+            crate::percent_2dp(mine_probability)
         )?,
     }
     Ok(())
@@ -861,6 +870,17 @@ mod tests {
     use clap::Parser;
 
     use super::*;
+
+    /// A guess's probability never reads certain when it is not: one safe cell among 65,025
+    /// is 99.99%, not 100.00% (and a near-safe cell 0.01%, not 0.00%).
+    #[test]
+    fn a_probability_is_never_rounded_to_certain() {
+        assert_eq!(crate::percent_2dp(65_024.0 / 65_025.0), "99.99");
+        assert_eq!(crate::percent_2dp(1.0 / 65_025.0), "0.01");
+        assert_eq!(crate::percent_2dp(1.0), "100.00");
+        assert_eq!(crate::percent_2dp(0.0), "0.00");
+        assert_eq!(crate::percent_2dp(0.15484), "15.48");
+    }
 
     /// `gameai minesweeper` alone, to parse its options in tests.
     #[derive(Debug, Parser)]

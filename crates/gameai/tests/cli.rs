@@ -293,6 +293,12 @@ fn minesweeper_solve_prints_probabilities_and_a_move() {
         ok && o.contains("move: reveal the safe cells 2,0"),
         "{o}{e}"
     );
+    // A flag on a safe cell is pointed out in the move.
+    let (ok, o, e) = solve("3x1x1\n1HF\n", &[]);
+    assert!(
+        ok && o.contains("move: reveal the safe cells 2,0 (flagged)"),
+        "{o}{e}"
+    );
     let (_, _, e) = solve("3x1x1\n1HX\n", &[]);
     assert!(e.contains("standard input: line 2, column 3"), "{e}");
     // A finished position has no move, and that is not an error.

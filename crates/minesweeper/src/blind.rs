@@ -216,7 +216,9 @@ impl<'a> Search<'a> {
 /// whose mines and safe cells can all be exchanged without changing any other safe cell's
 /// number, and which the first-click `rule` (first click on `start`) allows both ways. Until
 /// it clicks a cell of such a set, a player sees exactly the same on both boards (the mine
-/// counter too), and that click is a mine on one of them.
+/// counter too), and that click is a mine on one of them. A set never holds `start`: under
+/// [`FirstClick::None`] too, the first click tells its cell apart (one board loses at once),
+/// so no player is blind to it.
 ///
 /// The sets listed are the minimal ones (no smaller blind set inside), found by a search
 /// that grows each set from its smallest cell; each set is sorted, and the list is sorted.

@@ -38,6 +38,10 @@ pub enum LevelError {
     /// A first-click cell that is neither `corner`, `centre` nor `X,Y`.
     #[error("start `{0}`: expected corner, centre or X,Y")]
     Start(String),
+    /// A `WxHxM` level or an `X,Y` start with a number past the largest `usize`, which no
+    /// board comes near.
+    #[error("`{0}`: a number is too large for any board (at most 255x255 cells)")]
+    NumberTooLarge(String),
     /// A first-click cell outside the board.
     #[error("start {x},{y} is outside the {width}x{height} board")]
     StartOutside {
@@ -125,10 +129,16 @@ impl Level {
         } else if named("centre") || named("center") {
             (w / 2, h / 2)
         } else {
-            spec_t
-                .split_once(',')
-                .and_then(|(x, y)| Some((number(x)?, number(y)?)))
-                .ok_or_else(|| LevelError::Start(spec.to_string()))?
+            let Some((x, y)) = spec_t.split_once(',') else {
+                return Err(LevelError::Start(spec.to_string()));
+            };
+            match (number(x), number(y)) {
+                (Some(x), Some(y)) => (x, y),
+                _ if all_digits(x.trim()) && all_digits(y.trim()) => {
+                    return Err(LevelError::NumberTooLarge(spec.to_string()));
+                }
+                _ => return Err(LevelError::Start(spec.to_string())),
+            }
         };
         if x >= w || y >= h {
             return Err(LevelError::StartOutside {
@@ -155,6 +165,11 @@ impl Level {
     ) -> Result<Board, BoardError> {
         Board::random(self.width, self.height, self.mines, rule, start, rng)
     }
+}
+
+/// Whether `s` is a non-empty run of ASCII digits.
+fn all_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Parses `WxHxM` (three decimal numbers separated by `x` or `X`), without validation.
@@ -187,7 +202,15 @@ impl FromStr for Level {
                 return Ok(level);
             }
         }
-        let (w, h, m) = parse_dims(t).ok_or_else(|| LevelError::Unknown(s.to_string()))?;
+        let Some((w, h, m)) = parse_dims(t) else {
+            // Digits too many to be a number: `WxHxM` all the same, and past any board.
+            let parts: Vec<&str> = t.split(['x', 'X']).collect();
+            return Err(if parts.len() == 3 && parts.iter().all(|p| all_digits(p)) {
+                LevelError::NumberTooLarge(s.to_string())
+            } else {
+                LevelError::Unknown(s.to_string())
+            });
+        };
         Level::new(w, h, m).map_err(|source| LevelError::Invalid {
             text: s.to_string(),
             source,
@@ -290,6 +313,40 @@ mod tests {
         assert!(matches!(
             empty.start_cell("corner"),
             Err(LevelError::StartOutside { .. })
+        ));
+    }
+
+    /// A number too large for `usize` is named as such, not as an unknown level or start.
+    #[test]
+    fn numbers_past_usize_are_too_large() {
+        let big = "99999999999999999999";
+        for level in [format!("{big}x1x1"), format!("9x9x{big}")] {
+            assert_eq!(
+                level.parse::<Level>(),
+                Err(LevelError::NumberTooLarge(level.clone()))
+            );
+        }
+        assert!(matches!(
+            format!("{big}x1").parse::<Level>(),
+            Err(LevelError::Unknown(_))
+        ));
+        assert!(matches!(
+            format!("9 x9x{big}").parse::<Level>(),
+            Err(LevelError::Unknown(_))
+        ));
+        let start = format!("{big}, 0");
+        assert_eq!(
+            Level::BEGINNER.start_cell(&start),
+            Err(LevelError::NumberTooLarge(start.clone()))
+        );
+        assert!(
+            LevelError::NumberTooLarge(start)
+                .to_string()
+                .contains("too large for any board")
+        );
+        assert!(matches!(
+            Level::BEGINNER.start_cell(&format!("{big},a")),
+            Err(LevelError::Start(_))
         ));
     }
 

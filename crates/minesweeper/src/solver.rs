@@ -298,6 +298,9 @@ pub enum Contradiction {
         /// The most. Not every count between the two need be possible: `mines` may lie
         /// between them.
         most: usize,
+        /// How many of them are the position's known mines (`M` cells), so that the message
+        /// does not put them on the numbers' account.
+        known: usize,
     },
 }
 
@@ -307,21 +310,35 @@ impl std::fmt::Display for Contradiction {
             Contradiction::Numbers => {
                 f.write_str("no mine layout meets its revealed numbers, whatever the mine count")
             }
-            Contradiction::MineCount { mines, least, most } if least == most => write!(
-                f,
-                "its revealed numbers need exactly {}, where its mine count says {mines}",
-                crate::plural(least, "mine")
-            ),
-            Contradiction::MineCount { mines, least, most } if (least..=most).contains(&mines) => {
-                write!(
-                    f,
-                    "its revealed numbers allow {least} to {most} mines, but not {mines}, its mine count"
-                )
+            Contradiction::MineCount {
+                mines,
+                least,
+                most,
+                known,
+            } => {
+                let who = match known {
+                    0 => "its revealed numbers".to_string(),
+                    1 => "its known mine and revealed numbers".to_string(),
+                    k => format!("its {k} known mines and revealed numbers"),
+                };
+                if least == most {
+                    write!(
+                        f,
+                        "{who} need exactly {}, where its mine count says {mines}",
+                        crate::plural(least, "mine")
+                    )
+                } else if (least..=most).contains(&mines) {
+                    write!(
+                        f,
+                        "{who} allow {least} to {most} mines, but not {mines}, its mine count"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "{who} need {least} to {most} mines, where its mine count says {mines}"
+                    )
+                }
             }
-            Contradiction::MineCount { mines, least, most } => write!(
-                f,
-                "its revealed numbers need {least} to {most} mines, where its mine count says {mines}"
-            ),
         }
     }
 }
@@ -336,10 +353,11 @@ impl std::fmt::Display for Contradiction {
 /// // The 2 needs two mines among the three cells right of it, and one is left beside `M`.
 /// let pos = text::read("4x3x2\n01HH\n02HH\n01HM\n")?;
 /// let found = contradiction(&pos, &budget);
-/// assert_eq!(found, Some(Contradiction::MineCount { mines: 2, least: 3, most: 5 }));
+/// let (mines, least, most, known) = (2, 3, 5, 1);
+/// assert_eq!(found, Some(Contradiction::MineCount { mines, least, most, known }));
 /// assert_eq!(
 ///     found.unwrap().to_string(),
-///     "its revealed numbers need 3 to 5 mines, where its mine count says 2"
+///     "its known mine and revealed numbers need 3 to 5 mines, where its mine count says 2"
 /// );
 /// // The 0 clears the only cell that could hold the 1's mine: no mine count helps.
 /// let pos = text::read("2x2x1\n01\n0H\n")?;
@@ -365,6 +383,7 @@ pub fn contradiction(pos: &Position, budget: &Budget) -> Option<Contradiction> {
             mines: pos.mines(),
             least,
             most,
+            known: pos.count(CellView::Mine),
         }),
         Err(CspError::Inconsistent) => Some(Contradiction::Numbers),
         Err(_) => None,
@@ -463,7 +482,9 @@ impl Solver {
     /// into range: `tolerance` into `0..=1` (NaN: 0, the safest cells only), a negative,
     /// infinite or NaN `risk_weight` to 0 (an infinite weight made scores NaN, and the choice
     /// depend on the order of the candidates), `max_candidates` and `second_candidates` to at
-    /// least 1.
+    /// least 1. `depth` and `opening_depth` are taken as given (0 counts as 1): each level
+    /// multiplies the work of a guess about tenfold, so past 3 (the most `gameai` allows) a
+    /// move can take minutes.
     #[must_use]
     pub fn new(mut config: SolverConfig) -> Self {
         config.tolerance = if config.tolerance.is_nan() {
@@ -1148,7 +1169,13 @@ mod tests {
                 let expected = if counts.contains(&mines) {
                     None
                 } else if let (Some(&least), Some(&most)) = (counts.first(), counts.last()) {
-                    Some(Contradiction::MineCount { mines, least, most })
+                    let known = cells.iter().filter(|&&c| c == CellView::Mine).count();
+                    Some(Contradiction::MineCount {
+                        mines,
+                        least,
+                        most,
+                        known,
+                    })
                 } else {
                     Some(Contradiction::Numbers)
                 };
@@ -1167,18 +1194,35 @@ mod tests {
     /// The wording of each kind of contradiction.
     #[test]
     fn contradictions_say_what_is_wrong() {
-        let say = |mines, least, most| Contradiction::MineCount { mines, least, most }.to_string();
+        let say = |mines, least, most, known| {
+            Contradiction::MineCount {
+                mines,
+                least,
+                most,
+                known,
+            }
+            .to_string()
+        };
         assert_eq!(
-            say(3, 1, 1),
+            say(3, 1, 1, 0),
             "its revealed numbers need exactly 1 mine, where its mine count says 3"
         );
         assert_eq!(
-            say(1, 2, 4),
+            say(1, 2, 4, 0),
             "its revealed numbers need 2 to 4 mines, where its mine count says 1"
         );
         assert_eq!(
-            say(2, 1, 3),
+            say(2, 1, 3, 0),
             "its revealed numbers allow 1 to 3 mines, but not 2, its mine count"
+        );
+        // Known mines are named beside the numbers, not counted as the numbers' own.
+        assert_eq!(
+            say(1, 2, 2, 1),
+            "its known mine and revealed numbers need exactly 2 mines, where its mine count says 1"
+        );
+        assert_eq!(
+            say(9, 3, 5, 2),
+            "its 2 known mines and revealed numbers need 3 to 5 mines, where its mine count says 9"
         );
         assert!(
             Contradiction::Numbers
