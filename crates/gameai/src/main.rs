@@ -27,6 +27,13 @@ enum Command {
     /// Run every game's part of the demonstration and print a summary table.
     Showcase(showcase::Args),
     /// Solve TwoFour games given in the olympiad format (from FILE or standard input).
+    ///
+    /// Prints one line per game: 1 (the first player wins), 2 (the second player wins) or 0
+    /// (a draw), each as soon as its game is solved. The input is read as a stream of
+    /// numbers, `N G` and then G games of N ball counts, whatever the line breaks: a game may
+    /// span lines and a line may hold several games, so a miscounted line usually shows up as
+    /// a game whose balls do not add up, or as numbers missing or left over at the end (but
+    /// goes unnoticed where the numbers happen to form valid games).
     Twofour(twofour_cmd::Args),
     /// Evaluate the Minesweeper solver, or analyse a position.
     Minesweeper(minesweeper_cmd::Args),
@@ -72,7 +79,7 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
     let limit = MAX_INPUT_BYTES + 1;
     let too_large = || {
         CliError(format!(
-            "{} holds more than {MAX_INPUT_BYTES} bytes, the most an input may",
+            "{} holds more than {MAX_INPUT_BYTES} bytes (1 GiB), the most an input may hold",
             input_name(path)
         ))
     };

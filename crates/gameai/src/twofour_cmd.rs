@@ -26,7 +26,9 @@ pub struct Args {
     level: Level,
     /// Memo size in bytes [default: 983040 (under the olympiad's 1 MB) up to 78 piles, then
     /// 2 N^3 bytes, at most 1 GiB, so that large games do not slow down to a crawl; none when
-    /// every game is already over]; 0 runs without a memo, as the plain and merged levels do
+    /// every game is already over]; 0 runs without a memo, as the plain and merged levels
+    /// always do (they ignore this option, and are slow past 8 and 12 piles: see
+    /// docs/PERFORMANCE.md)
     #[arg(long)]
     memo_bytes: Option<usize>,
     /// Print search statistics and timing to standard error.
@@ -47,6 +49,12 @@ pub fn usage_error(args: &Args) -> Option<&'static str> {
     (args.seed.is_some() && args.generate.is_none())
         .then_some("--seed is the seed of --generate, which is not given")
 }
+
+/// How long results may wait in the output buffer.
+const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// From this many piles, every result is written as soon as it is found.
+const FLUSH_EACH_FROM_PILES: usize = 100;
 
 pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(ng) = &args.generate {
@@ -84,12 +92,21 @@ pub fn run(args: &Args, out: &mut impl Write) -> Result<(), CliError> {
             "(2a / 2b: two balls owned by the first / second player)"
         )?;
     }
+    // Results are buffered, but not for long: a long run shows its progress, and an
+    // interrupted one keeps the results it found. Games of many piles may each take seconds
+    // (the next one may be the slow one), so each of their results goes out at once.
+    let every_game = piles >= FLUSH_EACH_FROM_PILES;
+    let mut flushed = Instant::now();
     for (i, game) in reader.enumerate() {
         let game = game.map_err(named)?;
         if args.explain {
             explain(i + 1, &game, &mut solver, out)?;
         } else {
             writeln!(out, "{}", solver.solve(&game).code())?;
+        }
+        if every_game || flushed.elapsed() >= FLUSH_EVERY {
+            out.flush()?;
+            flushed = Instant::now();
         }
     }
     if args.stats {

@@ -590,6 +590,41 @@ fn training_that_diverges_writes_no_model() {
     );
 }
 
+/// A result is written as soon as it is found, not when the run ends: here the second game
+/// of 1000 piles would take minutes, and the first game's result must arrive before it.
+#[test]
+fn twofour_results_arrive_before_a_slow_game_ends() {
+    use std::io::{BufRead, Write};
+    let over = vec!["2"; 1000].join(" ");
+    let slow: Vec<&str> = (0..1000).map(|i| ["4", "0"][i % 2]).collect();
+    let input = format!("1000 2\n{over}\n{}\n", slow.join(" "));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .current_dir(common::run_dir())
+        .args(["twofour", "--memo-bytes", "1000000"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let first = rx.recv_timeout(std::time::Duration::from_secs(30));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(first.as_deref(), Ok("0\n"));
+}
+
 #[test]
 fn a_reader_that_stops_early_ends_the_run_quietly() {
     use std::io::Read;

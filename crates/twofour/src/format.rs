@@ -124,13 +124,13 @@ pub enum ParseErrorKind {
     /// A token that is not a non-negative integer.
     #[error("`{token}` is not a non-negative integer")]
     BadToken {
-        /// The token as found (cut to 40 characters).
+        /// The token as found (cut to 40 characters, with its length).
         token: String,
     },
     /// A non-negative integer too large for any field of the format (above `u64::MAX`).
     #[error("`{token}` is too large a number")]
     TooLarge {
-        /// The token as found (cut to 40 characters).
+        /// The token as found (cut to 40 characters, with its length).
         token: String,
     },
     /// N outside the supported range.
@@ -197,10 +197,15 @@ struct Tokens<'a> {
     lines: Lines<'a>,
     current: Option<(usize, std::str::SplitAsciiWhitespace<'a>)>,
     last_line: usize,
+    /// The line of the last token returned (1 before any), where an input that ends early
+    /// is reported: blank lines after it are not where a number went missing.
+    token_line: usize,
 }
 
-/// A token as an error shows it: its first 40 characters, control and other unprintable
-/// characters escaped (so that a stray byte-order mark or terminal escape is seen, not obeyed).
+/// A token as an error shows it: its first 40 characters, then `...` and the token's length
+/// if it is longer (so that a cut number is not read as the number in the file), control and
+/// other unprintable characters escaped (so that a stray byte-order mark or terminal escape
+/// is seen, not obeyed).
 fn shown(token: &str) -> String {
     let mut s = String::new();
     for c in token.chars().take(40) {
@@ -210,6 +215,10 @@ fn shown(token: &str) -> String {
         } else {
             s.extend(c.escape_debug());
         }
+    }
+    let len = token.chars().count();
+    if len > 40 {
+        s.push_str(&format!("... ({len} characters in all)"));
     }
     s
 }
@@ -229,6 +238,7 @@ impl<'a> Tokens<'a> {
                 .enumerate(),
             current: None,
             last_line: 1,
+            token_line: 1,
         }
     }
 
@@ -238,6 +248,7 @@ impl<'a> Tokens<'a> {
             if let Some((line, words)) = &mut self.current
                 && let Some(w) = words.next()
             {
+                self.token_line = *line;
                 return Some((*line, w));
             }
             let (i, l) = self.lines.next()?;
@@ -429,7 +440,7 @@ impl Games<'_> {
             let Some((line, b)) = t.next_number()? else {
                 let found = (game - 1) as u128 * piles as u128 + balls.len() as u128;
                 return Err(ParseError {
-                    line: t.last_line,
+                    line: t.token_line,
                     kind: ParseErrorKind::Missing {
                         expected: g as u128 * piles as u128,
                         found,
@@ -589,6 +600,19 @@ mod tests {
         assert_eq!(
             err("3 2\n2 2 2\n2 2\n"),
             "line 3: the input ends after 5 of the 6 numbers it announces (2 games of 3 piles)"
+        );
+        // The short game's line, not that of the blank lines after it.
+        assert_eq!(
+            err("3 2\n2 2 2\n2 2\n\n\n"),
+            "line 3: the input ends after 5 of the 6 numbers it announces (2 games of 3 piles)"
+        );
+        // A cut token says so, with its length: the 40 digits shown are another number.
+        assert_eq!(
+            err(&format!("3 1\n2 2 {}", "9".repeat(100))),
+            format!(
+                "line 2: `{}... (100 characters in all)` is too large a number",
+                "9".repeat(40)
+            )
         );
         assert_eq!(
             err("3 1\n2 2 2\n\n9\n"),

@@ -151,7 +151,8 @@ impl Position {
     }
 
     /// [`Position::new`] from wider integers, so that out-of-range input is reported, not
-    /// truncated.
+    /// truncated: `balls` holds each pile's ball count, as a game line of the olympiad
+    /// format does (not the per-kind counts of [`Counts`]).
     ///
     /// # Errors
     /// As [`Position::new`].
