@@ -120,9 +120,7 @@ impl Level {
         // Digits only, as in `WxHxM`: `usize::from_str` would also take a leading `+`.
         let number = |s: &str| {
             let s = s.trim();
-            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| s.parse::<usize>().ok())
-                .flatten()
+            all_digits(s).then(|| s.parse::<usize>().ok()).flatten()
         };
         let (x, y) = if named("corner") {
             (0, 0)
@@ -177,10 +175,7 @@ pub(crate) fn parse_dims(s: &str) -> Option<(usize, usize, usize)> {
     let mut parts = s.split(['x', 'X']);
     let mut next = || -> Option<usize> {
         let p = parts.next()?;
-        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        p.parse().ok()
+        all_digits(p).then(|| p.parse().ok()).flatten()
     };
     let dims = (next()?, next()?, next()?);
     parts.next().is_none().then_some(dims)
