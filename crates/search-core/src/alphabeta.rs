@@ -119,6 +119,38 @@ pub struct Limits {
     pub soft_time: Option<Duration>,
 }
 
+/// The hard limits of one search, read from [`Limits`]: a node count, a deadline and a stop
+/// flag, checked together (every 256 nodes, by each search) by [`Searcher`],
+/// [`crate::BestFirst`] and [`crate::Solver::solve_within`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Halt {
+    nodes: Option<u64>,
+    deadline: Option<Instant>,
+    flag: Option<Arc<AtomicBool>>,
+}
+
+impl Halt {
+    /// The limits of a search started at `start` whose node count stands at `spent`. A time
+    /// too far off to represent is no limit.
+    pub(crate) fn new(limits: &Limits, start: Instant, spent: u64) -> Halt {
+        Halt {
+            nodes: limits.nodes.map(|n| spent.saturating_add(n)),
+            deadline: limits.time.and_then(|t| start.checked_add(t)),
+            flag: limits.stop.clone(),
+        }
+    }
+
+    /// Whether a limit is reached with the node count at `nodes`.
+    pub(crate) fn reached(&self, nodes: u64) -> bool {
+        self.nodes.is_some_and(|n| nodes >= n)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self
+                .flag
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+}
+
 impl Limits {
     /// The deepest iteration a search runs when [`Limits::depth`] is not set: more plies than
     /// any game of this workspace lasts (TwoFour's longest, 8190). A game searched to this
@@ -432,9 +464,7 @@ pub struct Searcher<G: Keyed + Evaluate> {
     history: Vec<u32>,
     // Per-search state.
     start: Instant,
-    deadline: Option<Instant>,
-    node_limit: Option<u64>,
-    stop_flag: Option<Arc<AtomicBool>>,
+    halt: Halt,
     stopped: bool,
     hit_horizon: bool,
     /// Deepest ply forcing extensions may reach in the running iteration.
@@ -501,9 +531,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             killers: Vec::new(),
             history: Vec::new(),
             start: Instant::now(),
-            deadline: None,
-            node_limit: None,
-            stop_flag: None,
+            halt: Halt::default(),
             stopped: false,
             hit_horizon: false,
             extension_limit: 0,
@@ -604,10 +632,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
     /// `game` is left as it was, also when a limit stops the search.
     pub fn search(&mut self, game: &mut G, limits: &Limits) -> SearchResult<G::Move> {
         self.start = Instant::now();
-        // A time too far off to represent is no limit.
-        self.deadline = limits.time.and_then(|t| self.start.checked_add(t));
-        self.node_limit = limits.nodes;
-        self.stop_flag = limits.stop.clone();
+        self.halt = Halt::new(limits, self.start, 0);
         self.stopped = false;
         self.stats = Stats::default();
         // Killers belong to one search; history decays so that old cutoffs fade.
@@ -827,13 +852,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             return true;
         }
         if self.stats.nodes.is_multiple_of(256) {
-            let over_nodes = self.node_limit.is_some_and(|n| self.stats.nodes >= n);
-            let over_time = self.deadline.is_some_and(|d| Instant::now() >= d);
-            let flagged = self
-                .stop_flag
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed));
-            self.stopped = over_nodes || over_time || flagged;
+            self.stopped = self.halt.reached(self.stats.nodes);
         }
         self.stopped
     }

@@ -73,9 +73,9 @@
 //! assert!(search.arena_bytes() <= 1 << 20);
 //! ```
 
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use crate::alphabeta::Halt;
 use crate::{Evaluate, Limits, Outcome, Score, Stats};
 
 /// Which child a [`BestFirst`] search descends into on its way to the next leaf.
@@ -407,8 +407,7 @@ impl<G: Evaluate> BestFirst<G> {
     /// moves played since. After [`BestFirst::clear`] it is a fresh search.
     pub fn grow(&mut self, game: &mut G, limits: &Limits) -> BestFirstResult<G::Move> {
         let start = Instant::now();
-        // A time too far off to represent is no limit.
-        let deadline = limits.time.and_then(|t| start.checked_add(t));
+        let halt = Halt::new(limits, start, 0);
         let mut result = BestFirstResult {
             best_move: None,
             score: Score::DRAW,
@@ -439,17 +438,9 @@ impl<G: Evaluate> BestFirst<G> {
             }
             // Always expand the root once, so that there is a move to give.
             let root_open = self.headers[0].open_leaf();
-            if !root_open {
-                let over_nodes = limits.nodes.is_some_and(|n| result.stats.nodes >= n);
-                let over_time = deadline.is_some_and(|d| Instant::now() >= d);
-                let flagged = limits
-                    .stop
-                    .as_ref()
-                    .is_some_and(|f| f.load(Ordering::Relaxed));
-                if over_nodes || over_time || flagged {
-                    result.stopped = true;
-                    break;
-                }
+            if !root_open && halt.reached(result.stats.nodes) {
+                result.stopped = true;
+                break;
             }
             match self.step(game, &mut result) {
                 Step::Expanded => {}

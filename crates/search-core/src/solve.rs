@@ -8,10 +8,9 @@
 //! position, and a window of (draw, win) only asks "can the side to move win?". The memo
 //! stores the bounds such narrow searches prove, not just exact values.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use crate::alphabeta::Halt;
 use crate::game::generate_moves;
 use crate::{Game, Keyed, Limits, MemoTable, Outcome, Stats};
 
@@ -121,15 +120,6 @@ pub struct Solver<G: Keyed> {
     halt: Option<Halt>,
     /// Whether they stopped it: every node then returns at once, storing nothing.
     halted: bool,
-}
-
-/// When a [`Solver::solve_within`] stops.
-#[derive(Debug)]
-struct Halt {
-    /// The node count (of [`Solver::stats`]) at which to stop.
-    nodes: Option<u64>,
-    deadline: Option<Instant>,
-    flag: Option<Arc<AtomicBool>>,
 }
 
 impl<G: Keyed> Solver<G> {
@@ -247,11 +237,7 @@ impl<G: Keyed> Solver<G> {
     /// ```
     pub fn solve_within(&mut self, game: &mut G, limits: &Limits) -> Option<Outcome> {
         let start = Instant::now();
-        self.halt = Some(Halt {
-            nodes: limits.nodes.map(|n| self.stats.nodes.saturating_add(n)),
-            deadline: limits.time.and_then(|t| start.checked_add(t)),
-            flag: limits.stop.clone(),
-        });
+        self.halt = Some(Halt::new(limits, start, self.stats.nodes));
         self.halted = false;
         let value = self.search(game, Outcome::Loss, Outcome::Win, 0);
         let halted = std::mem::take(&mut self.halted);
@@ -266,9 +252,7 @@ impl<G: Keyed> Solver<G> {
             && self.stats.nodes.is_multiple_of(256)
             && let Some(h) = &self.halt
         {
-            self.halted = h.nodes.is_some_and(|n| self.stats.nodes >= n)
-                || h.deadline.is_some_and(|d| Instant::now() >= d)
-                || h.flag.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+            self.halted = h.reached(self.stats.nodes);
         }
         self.halted
     }
