@@ -408,7 +408,10 @@ impl PlacementCsp {
         Ok(())
     }
 
-    /// Adds a variable whose domain is the union of `families`; returns its index.
+    /// Adds a variable whose domain is the union of `families`; returns its index. A
+    /// variable without values (no families, or families of a piece that fits nowhere) is
+    /// accepted, and leaves the problem without solutions: counting reports
+    /// [`CspError::Inconsistent`].
     ///
     /// # Errors
     /// [`CspError::InvalidPlacement`] if a value covers (or its halo reaches) an element
@@ -2231,6 +2234,29 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A variable without values is accepted and leaves no solution: the exact count says
+    /// the problem is inconsistent, the reference enumeration counts 0, the sampler fails.
+    #[test]
+    fn a_variable_without_values_leaves_no_solution() {
+        use rand::SeedableRng;
+        let grid = Grid::new(3, 2).unwrap();
+        let long = grid.translates(&[(0, 0), (1, 0), (2, 0), (3, 0)]).unwrap();
+        for domain in [vec![], vec![long]] {
+            let mut p = PlacementCsp::new(6).unwrap();
+            p.add_var(vec![grid.translates(&[(0, 0)]).unwrap()])
+                .unwrap();
+            p.add_var(domain).unwrap();
+            let budget = Budget::default();
+            assert!(matches!(
+                count_placements(&p, &budget),
+                Err(CspError::Inconsistent)
+            ));
+            assert_eq!(analyze_placements_naive(&p, &budget).unwrap().solutions, 0);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            assert!(sample_placements(&p, &budget, &mut rng).is_err());
         }
     }
 

@@ -138,6 +138,12 @@ impl Level {
                 _ => return Err(LevelError::Start(spec.to_string())),
             }
         };
+        // A level built by hand may be no board at all (0 wide, or larger than any board):
+        // say so before judging the cell against its sides.
+        check_size(w, h).map_err(|source| LevelError::Invalid {
+            text: self.to_string(),
+            source,
+        })?;
         if x >= w || y >= h {
             return Err(LevelError::StartOutside {
                 x,
@@ -146,11 +152,6 @@ impl Level {
                 height: h,
             });
         }
-        // A level built by hand may be larger than any board.
-        check_size(w, h).map_err(|source| LevelError::Invalid {
-            text: self.to_string(),
-            source,
-        })?;
         Ok(y * w + x)
     }
 
@@ -305,9 +306,13 @@ mod tests {
             height: 3,
             mines: 0,
         };
+        // No board at all: said as such, not as a cell outside it.
         assert!(matches!(
             empty.start_cell("corner"),
-            Err(LevelError::StartOutside { .. })
+            Err(LevelError::Invalid {
+                source: BoardError::EmptySize { .. },
+                ..
+            })
         ));
     }
 
