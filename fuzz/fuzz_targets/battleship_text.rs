@@ -49,6 +49,7 @@ fuzz_target!(|data: &[u8]| {
                 },
                 burn_in: 5,
                 sweeps: 20,
+                ..PosteriorConfig::default()
             };
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
             if let Ok(post) = battleship::infer::posterior(&view, &config, &mut rng) {

@@ -379,6 +379,7 @@ mod tests {
                 exact_nodes: 0,
                 burn_in: 5,
                 sweeps: 20,
+                ..PosteriorConfig::default()
             };
             let mut shooter = kind.build_with(config);
             let fleet = seeded_fleet(&geo, Placer::Uniform, 3, 0).unwrap();

@@ -58,6 +58,7 @@ fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool, shots: Shots) {
                 exact_nodes: 0,
                 burn_in: 100,
                 sweeps: 6000,
+                ..PosteriorConfig::default()
             };
             let s = sampled_posterior(&view, &config, &mut rng).unwrap();
             assert!(!s.is_exact());
@@ -80,6 +81,7 @@ fn check_game(r: &Rules, seed: u64, steps: usize, sampled: bool, shots: Shots) {
                 exact_nodes: 0,
                 burn_in: 1,
                 sweeps: 1,
+                ..PosteriorConfig::default()
             };
             assert!(!posterior(&view, &quick, &mut rng).unwrap().is_exact());
             // Rao-Blackwellised chain estimates: within 5 standard errors of one sample

@@ -134,9 +134,10 @@ impl Grid {
         if shape.is_empty() {
             return out;
         }
-        let cells: Vec<(i64, i64)> = shape.iter().map(|&(x, y)| (x as i64, y as i64)).collect();
+        // i128: every usize offset and its negation fit, so no coordinate wraps.
+        let cells: Vec<(i128, i128)> = shape.iter().map(|&(x, y)| (x as i128, y as i128)).collect();
         for turn in 0..8 {
-            let mut o: Vec<(i64, i64)> = cells
+            let mut o: Vec<(i128, i128)> = cells
                 .iter()
                 .map(|&(x, y)| {
                     let (x, y) = if turn >= 4 { (-x, y) } else { (x, y) };
@@ -148,9 +149,9 @@ impl Grid {
                     }
                 })
                 .collect();
-            let (min_x, min_y) = o
-                .iter()
-                .fold((i64::MAX, i64::MAX), |(a, b), &(x, y)| (a.min(x), b.min(y)));
+            let (min_x, min_y) = o.iter().fold((i128::MAX, i128::MAX), |(a, b), &(x, y)| {
+                (a.min(x), b.min(y))
+            });
             let mut o: Vec<(usize, usize)> = o
                 .drain(..)
                 .map(|(x, y)| ((x - min_x) as usize, (y - min_y) as usize))
@@ -295,6 +296,10 @@ mod tests {
         assert_eq!(count(&[(1, 0), (0, 1), (1, 1), (2, 1), (1, 2)]), 1);
         assert_eq!(count(&[(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)]), 2);
         assert_eq!(count(&[]), 0);
+        // Offsets at the ends of usize do not wrap: two cells usize::MAX apart stay so.
+        let far = Grid::orientations(&[(usize::MAX, 0), (0, 0)]);
+        assert_eq!(far.len(), 2);
+        assert!(far.contains(&vec![(0, 0), (usize::MAX, 0)]), "{far:?}");
         // Far from the origin and with a repeated cell: moved to the edges, listed once.
         let l = Grid::orientations(&[(5, 5), (5, 6), (5, 7), (6, 7), (6, 7)]);
         assert_eq!(l[0], vec![(0, 0), (0, 1), (0, 2), (1, 2)]);

@@ -91,7 +91,7 @@ pub use naive::analyze_naive;
 pub use placement::{
     Family, PlacementAnalysis, PlacementChain, PlacementCsp, PlacementEstimate, Value,
     analyze_placements, analyze_placements_naive, count_placements, estimate_placements,
-    propagate_placements, sample_placements,
+    estimate_placements_with_blocks, propagate_placements, sample_placements,
 };
 pub use propagate::propagate;
 /// The random-number crate of this crate's API (the samplers take a `rand` generator),
@@ -144,7 +144,11 @@ pub enum CspError {
 /// Limits on the exact enumeration.
 ///
 /// The budget counts search nodes, not time, so that a result does not depend on the
-/// machine. What a node costs depends on the component: every solution the enumeration
+/// machine. Within a component the search meets every solution, box by box (it caches no
+/// sub-counts: splitting the problem into components and variables into boxes is what keeps
+/// it small), so the nodes grow with the number of solutions: a chain
+/// of overlapping constraints has exponentially many in its length, and a long enough one
+/// runs past any budget. What a node costs depends on the component: every solution the enumeration
 /// reaches adds its weight to each box's count of trues (for the marginals of [`analyze`]),
 /// so on a large component with many solutions (a long chain of constraints, thousands of
 /// variables) a node costs time in proportion to the component's boxes, and the default
@@ -216,7 +220,9 @@ pub struct BoolCsp {
 }
 
 impl BoolCsp {
-    /// A problem with `num_vars` variables and no constraints.
+    /// A problem with `num_vars` variables and no constraints. The analyses keep a few words
+    /// per variable, so billions of variables need as many words of memory (and a count
+    /// fails as an allocation failure does where the machine has not got them).
     pub fn new(num_vars: usize) -> BoolCsp {
         BoolCsp {
             num_vars,

@@ -10,7 +10,8 @@
 //! and "which starts of this family avoid the occupied set `M`" is
 //! `starts & !(OR over o in shape of M >> o)`: a handful of shifts instead of a loop over
 //! values. That is what lets exact counting of the empty 10x10 Battleship board (about
-//! 3 · 10^10 fleets) finish in about 6.5 s on one core (docs/PERFORMANCE.md): the last
+//! 3 · 10^10 fleets) finish in about 6.5 s on one core (docs/PERFORMANCE.md; some 112
+//! million nodes, so with a budget past the default's 10 million): the last
 //! variable of every branch is counted with one population count instead of being
 //! enumerated.
 //!
@@ -2037,6 +2038,30 @@ impl PlacementEstimate {
 }
 
 impl PlacementChain {
+    /// A sweep, then (with `block > 2`) a block move on `block` variables drawn uniformly
+    /// (the first `block` of a partial shuffle of `order`, which holds every variable once),
+    /// skipped when its analysis runs out of `budget`.
+    fn sweep_and_block(
+        &mut self,
+        order: &mut [usize],
+        block: usize,
+        budget: &Budget,
+        rng: &mut impl Rng,
+    ) -> Result<(), CspError> {
+        self.sweep(rng);
+        if block > 2 {
+            for i in 0..block {
+                let j = rng.random_range(i..order.len());
+                order.swap(i, j);
+            }
+            match self.step_block(&order[..block], budget, rng) {
+                Ok(()) | Err(CspError::BudgetExceeded { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// Adds, for every variable, its conditional distribution given the others to `acc`.
     #[allow(clippy::needless_range_loop)] // `v` indexes the state and the variables too
     fn accumulate(&self, acc: &mut [Vec<Vec<f64>>]) {
@@ -2080,7 +2105,6 @@ impl PlacementChain {
 ///
 /// # Errors
 /// As [`PlacementChain::new`].
-#[allow(clippy::needless_range_loop)] // `s` is a start offset as well as an index
 pub fn estimate_placements(
     csp: &PlacementCsp,
     budget: &Budget,
@@ -2088,9 +2112,38 @@ pub fn estimate_placements(
     samples: u64,
     rng: &mut impl Rng,
 ) -> Result<PlacementEstimate, CspError> {
+    estimate_placements_with_blocks(csp, budget, burn_in, samples, 0, rng)
+}
+
+/// [`estimate_placements`] with a block move after every sweep: `block` variables drawn
+/// uniformly at random (all of them if there are fewer) re-placed jointly by
+/// [`PlacementChain::step_block`], which reaches solutions that pair moves cannot (three
+/// pieces that must trade the required elements they cover, say). `block` of 2 or less
+/// adds nothing to the sweeps' pair moves, and gives [`estimate_placements`]'s estimate.
+///
+/// A block move whose exact analysis needs more than `budget.max_nodes` nodes is skipped,
+/// which keeps the chain uniform: whether it is skipped depends only on the variables
+/// outside the block, which the move does not change. Each block move costs an exact count
+/// over its variables, far more than a sweep's single and pair moves; on a 10x10 board with
+/// five pieces, blocks of three cost about as much as the sweeps themselves.
+///
+/// # Errors
+/// As [`PlacementChain::new`].
+#[allow(clippy::needless_range_loop)] // `s` is a start offset as well as an index
+pub fn estimate_placements_with_blocks(
+    csp: &PlacementCsp,
+    budget: &Budget,
+    burn_in: u64,
+    samples: u64,
+    block: usize,
+    rng: &mut impl Rng,
+) -> Result<PlacementEstimate, CspError> {
     let mut chain = PlacementChain::new(csp, budget, rng)?;
+    let n = chain.state.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    let block = block.min(n);
     for _ in 0..burn_in {
-        chain.sweep(rng);
+        chain.sweep_and_block(&mut order[..], block, budget, rng)?;
     }
     let mut acc: Vec<Vec<Vec<f64>>> = chain
         .p
@@ -2100,7 +2153,7 @@ pub fn estimate_placements(
         .collect();
     let mut batch = BatchMeans::new(csp.universe, samples);
     for sweep in 0..samples {
-        chain.sweep(rng);
+        chain.sweep_and_block(&mut order[..], block, budget, rng)?;
         chain.accumulate(&mut acc);
         if batch.closes(sweep) {
             batch.close(&element_sums(&chain.p.vars, &acc, csp.universe));
@@ -2234,6 +2287,48 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Three straight trominoes covering 3x3: pair moves never turn them (each piece's
+    /// direction stays as the chain started it), block moves of three do, and the estimate
+    /// finds each direction half the time, as the exact count does. Below three, blocks add
+    /// nothing: the estimate is `estimate_placements`'s, draw for draw.
+    #[test]
+    fn block_moves_reach_what_pairs_cannot() {
+        use rand::SeedableRng;
+        let grid = Grid::new(3, 3).unwrap();
+        let mut p = PlacementCsp::new(9).unwrap();
+        for _ in 0..3 {
+            p.add_var(vec![
+                grid.translates(&[(0, 0), (1, 0), (2, 0)]).unwrap(),
+                grid.translates(&[(0, 0), (0, 1), (0, 2)]).unwrap(),
+            ])
+            .unwrap();
+        }
+        p.require(grid.all()).unwrap();
+        let budget = Budget::default();
+        let across = |e: &PlacementEstimate| e.value_probs[0][0].iter().sum::<f64>();
+        for seed in 0..4 {
+            let run = |block| {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                estimate_placements_with_blocks(&p, &budget, 20, 400, block, &mut rng).unwrap()
+            };
+            let pairs = run(2);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            assert_eq!(
+                pairs,
+                estimate_placements(&p, &budget, 20, 400, &mut rng).unwrap()
+            );
+            assert!(across(&pairs) < 1e-9 || across(&pairs) > 1.0 - 1e-9);
+            // 400 sweeps of one independent draw each: within 5 standard errors of 1/2.
+            let blocks = run(3);
+            assert!(
+                (across(&blocks) - 0.5).abs() < 5.0 * 0.025,
+                "{}",
+                across(&blocks)
+            );
+            assert_eq!(run(usize::MAX), blocks);
         }
     }
 

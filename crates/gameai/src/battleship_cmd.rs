@@ -125,6 +125,12 @@ struct EvalArgs {
     /// 400).
     #[arg(long, value_parser = crate::parallel::at_least_one::<u64>)]
     sweeps: Option<u64>,
+    /// Posterior shooters: ships the Markov chain re-places together after each sweep when
+    /// sampling (default 0: none, only the sweeps' moves of one or two ships). 3 reaches
+    /// fleets that those moves cannot, such as a run of hits that one long ship or two
+    /// shorter ones can fill, at the cost of an exact count a sweep: many times slower.
+    #[arg(long)]
+    block: Option<usize>,
     /// Hybrid shooter: weight of the answer's entropy (bits) against the hit probability
     /// (default 0.05).
     #[arg(long, allow_negative_numbers = true)]
@@ -179,6 +185,12 @@ struct ShowArgs {
     #[arg(long, default_value_t = infer::PosteriorConfig::default().sweeps,
           value_parser = crate::parallel::at_least_one::<u64>)]
     sweeps: u64,
+    /// Ships the Markov chain re-places together after each sweep, when sampling: 3 (the
+    /// default) reaches fleets that moving one or two ships at a time cannot, such as a run
+    /// of hits that one long ship or two shorter ones can fill; 0 to 2 moves only one or
+    /// two, as the shooters do in play (faster, and it may stay among some of the fleets).
+    #[arg(long, default_value_t = SHOW_BLOCK)]
+    block: usize,
     /// Colour the terminal heatmap: auto (when writing to a terminal and `NO_COLOR` is not
     /// set), always or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -187,6 +199,9 @@ struct ShowArgs {
 
 /// The exact-count budget of `show`.
 const SHOW_EXACT_NODES: u64 = 50_000_000;
+
+/// The chain's block moves of `show`: a heatmap is worth the time that play cannot spare.
+const SHOW_BLOCK: usize = 3;
 
 /// When `show` colours its heatmap with terminal escape codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -354,9 +369,11 @@ impl Tuned {
                 "{options} to the {shooter} shooter only, not to {kind}"
             ))
         };
-        if (a.exact_nodes.is_some() || a.sweeps.is_some()) && !kind.uses_posterior() {
+        if (a.exact_nodes.is_some() || a.sweeps.is_some() || a.block.is_some())
+            && !kind.uses_posterior()
+        {
             return Err(CliError(format!(
-                "--exact-nodes and --sweeps apply to the shooters on the posterior \
+                "--exact-nodes, --sweeps and --block apply to the shooters on the posterior \
                  (posterior, info-gain, hybrid, lookahead, endgame), not to {kind}"
             )));
         }
@@ -509,6 +526,9 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     if let Some(n) = a.exact_nodes {
         config.exact_nodes = n;
     }
+    if let Some(n) = a.block {
+        config.block = n;
+    }
     if let Some(n) = a.sweeps {
         config.sweeps = n;
         config.burn_in = config.burn_in.min(n);
@@ -569,7 +589,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         };
         writeln!(
             out,
-            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},{},\"ms_per_shot_mean\":{},\"ms_per_shot_max\":{},\"estimated_shot_fraction\":{},\"errors\":{}}}",
+            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"block\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},{},\"ms_per_shot_mean\":{},\"ms_per_shot_max\":{},\"estimated_shot_fraction\":{},\"errors\":{}}}",
             records.len(),
             a.seed,
             // The fleets' source: a placer, or `null` for the fleets of a file.
@@ -583,6 +603,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             // The posterior's budgets, for the shooters that use it (`null` for the others).
             posterior_setting(kind, config.exact_nodes),
             posterior_setting(kind, config.sweeps),
+            posterior_setting(kind, config.block as u64),
             rules.rule_set_name(),
             rules.feedback,
             rules.width,
@@ -698,6 +719,7 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let config = infer::PosteriorConfig {
         exact_nodes: a.exact_nodes,
         sweeps: a.sweeps,
+        block: a.block,
         ..infer::PosteriorConfig::default()
     };
     let post = infer::posterior(&view, &config, &mut rng).map_err(|e| {
@@ -953,11 +975,12 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
 mod tests {
     use super::*;
 
-    /// The defaults the help of `--exact-nodes` and `--sweeps` states are the library's.
+    /// The defaults the help of `--exact-nodes`, `--sweeps` and `--block` states are the
+    /// library's.
     #[test]
     fn the_posterior_defaults_in_the_help_are_the_librarys() {
         let d = infer::PosteriorConfig::default();
-        assert_eq!((d.exact_nodes, d.sweeps), (40_000, 400));
+        assert_eq!((d.exact_nodes, d.sweeps, d.block), (40_000, 400, 0));
     }
 
     /// A cell that may hold a ship never reads 0, and one that may be water never 100;

@@ -28,7 +28,7 @@ fn eval_prints_json_and_does_not_depend_on_threads() {
     for key in [
         "\"games\":6,\"seed\":3,\"placer\":\"uniform\",",
         // A shooter that ignores the posterior has no posterior settings.
-        "\"shooter_settings\":\"hunt-target-parity\",\"exact_nodes\":null,\"sweeps\":null,",
+        "\"shooter_settings\":\"hunt-target-parity\",\"exact_nodes\":null,\"sweeps\":null,\"block\":null,",
         "\"mean_shots\":",
         "\"median_shots\":",
         "\"p90_shots\":",
@@ -87,7 +87,7 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
         json.contains("\"shooter_settings\":\"endgame (8 candidates, from 300 fleets,"),
         "{json}"
     );
-    assert!(json.contains("\"sweeps\":50,"), "{json}");
+    assert!(json.contains("\"sweeps\":50,\"block\":0,"), "{json}");
     // Touching ships are refused under no-touch, with the line.
     std::fs::write(
         &file,
@@ -233,6 +233,24 @@ fn show_prints_a_heatmap_and_writes_svg() {
         small.contains("best shot") && !small.contains("sampled"),
         "{small}"
     );
+    // Ships of 3, 3 and 2 fill 3x3 all across or all down. The chain moving two ships at a
+    // time (--block 0) keeps its first direction: a whole row or column always covered. With
+    // the default blocks of three it turns, and only the centre is certain, as exactly.
+    std::fs::write(&pos, "...\n...\n...\n").unwrap();
+    let rows = |extra: &str| -> Vec<String> {
+        let s = show(&format!("--fleet 3,3,2 --exact-nodes 0 {extra}"));
+        s.lines().skip(1).take(3).map(str::to_owned).collect()
+    };
+    // Some row or some column read 100 throughout.
+    let row_or_column = |rows: &[String]| {
+        let cell = |y: usize, x: usize| rows[y].split_whitespace().nth(x) == Some("100");
+        (0..3).any(|i| (0..3).all(|j| cell(i, j)) || (0..3).all(|j| cell(j, i)))
+    };
+    let stuck = rows("--block 0");
+    assert!(row_or_column(&stuck), "{stuck:?}");
+    let turned = rows("");
+    assert!(!row_or_column(&turned), "{turned:?}");
+    assert_eq!(turned.concat().matches("100").count(), 1, "{turned:?}");
     std::fs::write(&pos, "..q\n").unwrap();
     let out = gameai(&["battleship", "show", pos.to_str().unwrap()]);
     assert_failed(&out, "line 1: column 3: unknown character `q`");
@@ -350,7 +368,11 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     fails_with(&[
         (
             "battleship eval --games 2 --shooter random --sweeps 5",
-            "--exact-nodes and --sweeps apply to the shooters on the posterior",
+            "--exact-nodes, --sweeps and --block apply to the shooters on the posterior",
+        ),
+        (
+            "battleship eval --games 2 --shooter density --block 3",
+            "--exact-nodes, --sweeps and --block apply to the shooters on the posterior",
         ),
         (
             "battleship eval --games 2 --salvo 101",
@@ -381,6 +403,10 @@ fn posterior_options_reach_the_default_shooter() {
         shots("--exact-nodes 0"),
         shots("--exact-nodes 0 --sweeps 1")
     );
+    // Block moves of three change the chain, and so the games; of two, nothing.
+    let base = shots("--exact-nodes 0 --sweeps 4");
+    assert_eq!(base, shots("--exact-nodes 0 --sweeps 4 --block 2"));
+    assert_ne!(base, shots("--exact-nodes 0 --sweeps 4 --block 3"));
 }
 
 #[test]
