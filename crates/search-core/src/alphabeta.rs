@@ -97,7 +97,10 @@ fn ab_plain<G: Evaluate>(
 
 /// When a [`Searcher`] must stop. Every field is optional; the default searches until the
 /// result is exact (which only ends in reasonable time for small games), or to
-/// [`Limits::MAX_DEPTH`] plies.
+/// [`Limits::MAX_DEPTH`] plies. Small means short as well as few positions: each iteration
+/// searches again one ply deeper, so a game whose lines run to hundreds of plies costs
+/// hundreds of searches even with a table that holds every position, where the
+/// [`Solver`](crate::Solver) needs one pass.
 #[derive(Debug, Clone, Default)]
 pub struct Limits {
     /// Deepest iteration to run (without it, [`Limits::MAX_DEPTH`]).
@@ -121,7 +124,7 @@ pub struct Limits {
 
 /// The hard limits of one search, read from [`Limits`]: a node count, a deadline and a stop
 /// flag, checked together (every 256 nodes, by each search) by [`Searcher`],
-/// [`crate::BestFirst`] and [`crate::Solver::solve_within`].
+/// [`BestFirst`](crate::best_first::BestFirst) and [`crate::Solver::solve_within`].
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Halt {
     nodes: Option<u64>,
@@ -272,7 +275,8 @@ pub struct SearchResult<M> {
     pub depth: u32,
     /// The expected line of play, starting with `best_move`, at most as long as the last
     /// finished iteration was deep (unless extensions searched further), and for a proven win
-    /// or loss at most as long as its distance. Where it reaches a position the transposition
+    /// or loss at most as long as its distance; when no iteration finished, just the fallback
+    /// `best_move`. Where it reaches a position the transposition
     /// table answered, it goes on with the moves of the table's exact entries, and so may end
     /// early where the table holds none (or was overwritten): with a table kept from earlier
     /// searches, a proven line can be much shorter than its distance.
@@ -300,7 +304,9 @@ pub struct MoveScore<M> {
     pub score: Score,
     /// Whether the score is the move's exact value.
     pub exact: bool,
-    /// Plies searched, the move included (1 more than the search of its position).
+    /// Plies searched, the move included (1 more than the search of its position), or 0
+    /// when that search finished no iteration (a depth limit of 0, or a limit before the
+    /// first): then the score is [`Score::DRAW`] and says nothing.
     pub depth: u32,
     /// Whether a limit stopped the search of its position.
     pub stopped: bool,
@@ -621,7 +627,14 @@ impl<G: Keyed + Evaluate> Searcher<G> {
                     // The child's score is from its own side and its own root.
                     score: (-r.score).from_memo(1),
                     exact: r.exact,
-                    depth: r.depth + 1,
+                    // A search that finished no iteration (a depth limit of 0, or a limit
+                    // before the first) looked past the move at nothing, and its score
+                    // says nothing: no ply was searched. A move that ends the game is one.
+                    depth: if r.depth > 0 || r.exact {
+                        r.depth + 1
+                    } else {
+                        0
+                    },
                     stopped: r.stopped,
                 }
             })

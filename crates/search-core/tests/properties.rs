@@ -166,6 +166,26 @@ proptest! {
         }
     }
 
+    /// With a depth limit of 0 nothing below the moves is searched: each score is a draw
+    /// that says nothing, at depth 0, except where the move ends the game (exact, depth 1).
+    #[test]
+    fn move_scores_at_depth_zero_claim_nothing(g in arb_game(false)) {
+        let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false });
+        let mut game = g;
+        for got in s.move_scores(&mut game.clone(), &Limits::depth(0)) {
+            game.play(&got.mv);
+            let over = game.outcome().is_some();
+            game.undo(&got.mv);
+            if over {
+                prop_assert!(got.exact);
+                prop_assert_eq!(got.depth, 1);
+            } else {
+                prop_assert!(!got.exact);
+                prop_assert_eq!((got.score, got.depth), (Score::DRAW, 0));
+            }
+        }
+    }
+
     /// A search stopped part way leaves nothing false in the table: the same searcher, run
     /// to the end afterwards, still returns negamax's exact value.
     #[test]
