@@ -44,8 +44,8 @@ struct PlayArgs {
     /// Your colour: black (moves first) or white.
     #[arg(long, default_value = "black", visible_alias = "color")]
     colour: String,
-    /// Engine thinking time per move, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    /// Engine thinking time per move, in milliseconds (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = crate::parallel::at_least_one::<u64>)]
     time_ms: u64,
     /// Search nodes per move instead of time: the engine then plays the same moves on any
     /// machine (built-in engines only).
@@ -79,8 +79,8 @@ struct MatchArgs {
     /// Number of games (game 2k and 2k+1 share an opening, colours swapped).
     #[arg(long, default_value_t = 16, value_parser = crate::parallel::at_least_one::<usize>)]
     games: usize,
-    /// Thinking time per move, in milliseconds, for both engines.
-    #[arg(long, default_value_t = 200)]
+    /// Thinking time per move, in milliseconds, for both engines (at least 1).
+    #[arg(long, default_value_t = 200, value_parser = crate::parallel::at_least_one::<u64>)]
     time_ms: u64,
     /// Search nodes per move instead of time: every game then replays exactly, on any
     /// machine and at any --threads (built-in engines only). One number for both engines, or

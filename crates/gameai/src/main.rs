@@ -40,6 +40,11 @@ enum Command {
     /// Evaluate Battleship shooters, or show a position's hit probabilities.
     Battleship(battleship_cmd::Args),
     /// Play Gomoku against the engine, or run engine matches.
+    #[command(
+        after_help = "The engine as a Gomocup brain, for tournament managers such as \
+piskvork, is the program pbrain-gameai, built beside gameai (`cargo build --release -p \
+gameai`); `pbrain-gameai --help` says what it speaks."
+    )]
     Gomoku(gomoku_cmd::Args),
 }
 

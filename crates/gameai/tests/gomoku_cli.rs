@@ -262,6 +262,12 @@ fn a_match_of_no_games_or_no_memory_is_refused() {
             "gomoku match bestfirst bestfirst --memory-mb 0",
             "must be at least 1",
         ),
+        // Nor is no time: a move needs some.
+        ("gomoku play --time-ms 0", "must be at least 1"),
+        (
+            "gomoku match bestfirst bestfirst --time-ms 0",
+            "must be at least 1",
+        ),
     ]);
 }
 

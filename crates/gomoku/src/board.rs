@@ -143,12 +143,13 @@ impl Move {
     /// assert_eq!(Move::parse("A0", 32)?, Move::new(26, 0));
     /// assert_eq!(Move::new(26, 0).name(), "A0");
     /// assert!(Move::parse("p1", 15).is_err()); // column 15 is off a 15x15 board
+    /// assert!(matches!(Move::parse("300,1", 15), Err(gomoku::GomokuError::Parse(_))));
     /// # Ok::<(), gomoku::GomokuError>(())
     /// ```
     ///
     /// # Errors
-    /// [`GomokuError::Parse`] for text that is not a move, [`GomokuError::OffBoard`] for a
-    /// move off the board.
+    /// [`GomokuError::Parse`] for text that is not a move (a coordinate past 255, which no
+    /// board reaches, included), [`GomokuError::OffBoard`] for a move off the board.
     pub fn parse(text: &str, size: usize) -> Result<Move, GomokuError> {
         let bad = || GomokuError::Parse(text.to_string());
         let s = text.trim();

@@ -150,7 +150,15 @@ fn engine_kind(args: &[String]) -> Result<String, String> {
 
 /// What `--help` prints.
 const USAGE: &str = "pbrain-gameai: the gameai Gomoku engine as a Gomocup brain (commands on \
-standard input, answers on standard output)\n\nUsage: pbrain-gameai [--engine alphabeta|bestfirst]\n";
+standard input, answers on standard output)\n\nUsage: pbrain-gameai [--engine alphabeta|bestfirst]\n\n\
+Give it to a Gomocup tournament manager (piskvork and the like), which passes no options.\n\
+Commands: START, RECTSTART (square boards), BEGIN, TURN, BOARD ... DONE, INFO, TAKEBACK,\n\
+RESTART, ABOUT, END; boards 5 to 32 wide; freestyle or exactly five (INFO rule).\n\
+INFO timeout_turn, timeout_match and time_left set the time a move (at most a twelfth of the\n\
+time left), max_memory the memory (a table of up to 256 MiB without a limit).\n\
+Options:\n  --engine alphabeta   the main engine (default)\n  \
+--engine bestfirst   the classic best-first engine\n\n\
+Details: docs/GOMOKU-PLAY.md, \"The Gomocup brain: pbrain-gameai\".\n";
 
 /// The arguments as text; one that is not UTF-8 is refused (no option takes such a value).
 fn text_args(args: impl Iterator<Item = std::ffi::OsString>) -> Result<Vec<String>, String> {
