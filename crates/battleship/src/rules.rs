@@ -226,11 +226,14 @@ impl Rules {
             )));
         }
         if self.cells() > MAX_CELLS {
+            // `cells` saturates: a product past usize is named as such, not as usize::MAX.
+            let cells = match self.width.checked_mul(self.height) {
+                Some(n) => format!("{n} cells"),
+                None => "more cells than a usize counts".to_string(),
+            };
             return Err(Error::Rules(format!(
-                "board {}x{} has {} cells: at most {MAX_CELLS} are supported",
-                self.width,
-                self.height,
-                self.cells()
+                "board {}x{} has {cells}: at most {MAX_CELLS} are supported",
+                self.width, self.height,
             )));
         }
         if self.fleet.is_empty() || self.fleet.len() > MAX_SHIPS {

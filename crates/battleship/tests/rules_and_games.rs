@@ -284,7 +284,12 @@ fn fleets_are_validated() {
     assert_eq!(g.ship_cells(5, 0, 0, false), None, "no ship 5");
     // A board too large to count its cells is refused, not overflowed.
     let huge = Rules::with_lengths(usize::MAX, 2, &[1]);
-    assert!(msg(huge.validate().unwrap_err()).contains("at most 128 are supported"));
+    let e = msg(huge.validate().unwrap_err());
+    assert!(e.contains("at most 128 are supported"), "{e}");
+    // Its cells are not given as usize::MAX, which the count saturates at.
+    assert!(e.contains("has more cells than a usize counts"), "{e}");
+    let big = msg(Rules::with_lengths(1000, 2, &[1]).validate().unwrap_err());
+    assert!(big.contains("board 1000x2 has 2000 cells"), "{big}");
 }
 
 #[test]

@@ -105,7 +105,9 @@ struct EvalArgs {
     shooter: String,
     #[command(flatten)]
     rules: RuleArgs,
-    /// Shots per turn (salvo).
+    /// Shots per turn (salvo): each turn's shots are chosen before any is answered. The
+    /// figures count shots, not turns, and each shot chosen is one decision, those of the
+    /// last turn left unfired included.
     #[arg(long, default_value_t = 1)]
     salvo: usize,
     /// Board size `WxH` (at most 128 cells).
@@ -156,7 +158,8 @@ struct EvalArgs {
     #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
     threads: Option<usize>,
     /// Write one JSON line per game (game, shots, estimated, error) to this file, to compare
-    /// two shooters or settings game by game.
+    /// two shooters or settings game by game; `game` counts from 0 (game 0 is the one
+    /// messages call game 1).
     #[arg(long)]
     records: Option<PathBuf>,
 }
@@ -178,7 +181,8 @@ struct ShowArgs {
     seed: u64,
     /// Search nodes of the exact count before falling back to the Markov chain: far more
     /// than a shooter's budget, as one position may take a moment (some 20 million nodes a
-    /// second; a position with one hit is exact within the default).
+    /// second; with the standard fleet, a position with one hit is exact within the
+    /// default).
     #[arg(long, default_value_t = SHOW_EXACT_NODES)]
     exact_nodes: u64,
     /// Markov chain sweeps recorded when sampling (at least 1).
@@ -513,7 +517,12 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?;
         (
             Some(f),
-            format!("fleets of {}, {rules_label}", crate::input_name(path)),
+            // The shooters' seed still matters (their tie-breaks and chains).
+            format!(
+                "fleets of {}, {rules_label}, seed {}",
+                crate::input_name(path),
+                a.seed
+            ),
         )
     } else {
         (
@@ -555,13 +564,21 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
     let s = Summary::new(&records);
     let shooter_label = tuned.label();
+    // Like the shot figures, no times when no game finished (as `null` in the JSON).
+    let times = if !s.shots.is_empty() {
+        format!(
+            ", {:.3} ms/shot mean, {:.1} ms max",
+            s.ms_per_shot(),
+            s.time_max.as_secs_f64() * 1000.0
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{label}, shooter {shooter_label}: {}, {}, {:.3} ms/shot mean, {:.1} ms max{}{}",
+        "{label}, shooter {shooter_label}: {}, {}{times}{}{}",
         crate::plural(records.len(), "game"),
         s.text_shot_figures(),
-        s.ms_per_shot(),
-        s.time_max.as_secs_f64() * 1000.0,
         if s.estimated > 0 {
             format!(
                 ", {:.1}% of shots on sampled probabilities",
@@ -710,8 +727,14 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let view = pos.view(&rules).map_err(|e| match e {
         // The fleet (the default one, unless given) for the board of the position's rows.
         battleship::Error::FleetDoesNotFit(_) => CliError(format!(
-            "{e} (the board is the position's, {}x{}; give a fleet for it with --fleet)",
-            pos.width, pos.height
+            "{e} (the board is the position's, {}x{}{})",
+            pos.width,
+            pos.height,
+            if a.rules.fleet.is_some() {
+                ""
+            } else {
+                "; give a fleet for it with --fleet"
+            }
         )),
         e => e.into(),
     })?;

@@ -136,8 +136,8 @@ struct EvalArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
     threads: Option<usize>,
-    /// Write one JSON line per game (game, won, guesses, decisions, error) to this file, to compare
-    /// two configurations game by game.
+    /// Write one JSON line per game (game, won, guesses, decisions, error) to this file, to
+    /// compare two configurations game by game; `game` counts from 0.
     #[arg(long)]
     records: Option<PathBuf>,
     /// Also bound what any player can expect to win on these boards, from the coin flips

@@ -70,6 +70,9 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(last_json(&out).contains("\"games\":2"));
     assert!(last_json(&out).contains("\"shooter\":\"endgame\""));
+    // The summary names the seed, which the shooters' draws depend on.
+    let summary = text(&out.stdout);
+    assert!(summary.contains(", seed 1, shooter endgame"), "{summary}");
     // The settings that tell runs of one shooter apart.
     let settings = gameai(&[
         "battleship",
@@ -285,6 +288,13 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
         "the fleet cannot fit: 17 ship cells on 15 cells (the board is the position's, 5x3; \
          give a fleet for it with --fleet)",
     );
+    // With a fleet given, only where the board came from.
+    let out = common::gameai(
+        &words("battleship show - --svg - --fleet 4,4,4,4"),
+        b".....\n.....\n.....\n",
+    );
+    assert_failed(&out, "(the board is the position's, 5x3)");
+    assert!(!text(&out.stderr).contains("with --fleet"));
     // Eight dominoes tile 4x4: every cell is certain, and the chain's estimates, within
     // rounding of 1, are shown as such, not as "99" (likely).
     let mut args = words("battleship show - --fleet 2,2,2,2,2,2,2,2 --exact-nodes 0 --svg");
