@@ -17,6 +17,12 @@
 //! bound in bytes; when an expansion would cross it the search stops and says so
 //! ([`BestFirstResult::arena_full`]).
 //!
+//! The tree is a tree: a position reached by two move orders is two nodes, grown and proven
+//! apart (the search keeps no table and asks for no [`Keyed`](crate::Keyed) key). Where
+//! transpositions abound, as in small games played to the end, the arena fills with copies
+//! long before the root is proven; there the [`Searcher`](crate::Searcher) or the
+//! [`Solver`](crate::Solver), whose tables answer every copy at once, prove it.
+//!
 //! # Values
 //!
 //! Each node's score is its negamax value for its own side to move, with proven results counted

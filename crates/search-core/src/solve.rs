@@ -80,6 +80,14 @@ impl Default for Bounds {
 /// decides them into its position and key.) The memo persists across calls, so solving many
 /// positions of one game reuses earlier work; [`Solver::clear_memo`] forgets it.
 ///
+/// Its memo holds values, not moves, so it cannot try a remembered best move first as the
+/// [`Searcher`](crate::Searcher) does: how fast it proves a result rests on the game's own
+/// move order ([`SolverConfig::order_moves`], [`Game::order_moves`]). On a game whose moves
+/// come in a poor order, the `Searcher` with a table (and no limits, which searches until
+/// the value is exact) may prove the same value with fewer nodes; the `Solver` is the one
+/// that needs only [`Game`] and [`Keyed`], keeps its results across calls and answers in one
+/// pass whatever the length of the game.
+///
 /// The search recurses once a ply, so its stack grows with the longest line of play: a game
 /// thousands of plies long wants more stack than a spawned thread's default of 2 MiB (see
 /// [`std::thread::Builder::stack_size`]), in debug builds above all.
