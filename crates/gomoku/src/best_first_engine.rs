@@ -29,6 +29,11 @@
 //! block either of its cells); the tree is kept from one move to the next when the game
 //! followed it; and the arena is bounded in bytes.
 //!
+//! Beyond those two rules it guarantees nothing: it has no threat search, so a short forced
+//! win (a four and an open three, say) can go unplayed, and a threat of one can go
+//! unanswered, wherever its evaluation prefers another move within its budget. The main
+//! engine, [`AlphaBetaEngine`](crate::AlphaBetaEngine), searches threats first.
+//!
 //! ```
 //! use gomoku::{BestFirstEngine, Board, Engine, Move, Rule};
 //! use std::time::Duration;
