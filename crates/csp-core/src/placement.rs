@@ -960,6 +960,11 @@ struct Counter<'a> {
 /// in a `u128`.
 const COUNT_LIMIT: u128 = u128::MAX >> 7;
 
+/// No limit on the nodes of a count.
+const UNLIMITED: Budget = Budget {
+    max_nodes: u64::MAX,
+};
+
 impl Counter<'_> {
     fn over(&self, c: u128, x: u128) -> Result<u128, CspError> {
         c.checked_add(x)
@@ -1569,24 +1574,31 @@ pub fn sample_placements(
     budget: &Budget,
     rng: &mut impl Rng,
 ) -> Result<Vec<Value>, CspError> {
-    sample(csp, budget, rng, true)
+    sample(csp, budget, budget, rng, true)
 }
 
 /// [`sample_placements`], from labelled counts where they fit (`labels`) or from unlabelled
 /// ones throughout.
+///
+/// The first count, of the whole problem, gets `first`; the later ones, each with one more
+/// variable fixed, get `rest`. A caller that must decide whether to draw from the problem
+/// alone (the chain's block moves) gives `first` its budget and `rest` none, so that no draw
+/// fails part way on a count that depends on the values drawn before it.
 fn sample(
     csp: &PlacementCsp,
-    budget: &Budget,
+    first: &Budget,
+    rest: &Budget,
     rng: &mut impl Rng,
     labels: bool,
 ) -> Result<Vec<Value>, CspError> {
     let mut p = csp.clone();
-    if p.vars.is_empty() && analyze_placements(&p, budget)?.solutions == 0 {
+    if p.vars.is_empty() && analyze_placements(&p, first)?.solutions == 0 {
         // The loop below asks for a count only per variable: with none, ask once.
         return Err(CspError::Inconsistent);
     }
     let mut out = Vec::with_capacity(p.vars.len());
     for v in 0..p.vars.len() {
+        let budget = if v == 0 { first } else { rest };
         // Labelled counts past the limit may still be unlabelled ones within it: the draw
         // needs only the ratios of the variable's counts.
         let a = match labels.then(|| analyze_placements(&p, budget)) {
@@ -1860,6 +1872,18 @@ impl PlacementChain {
         budget: &Budget,
         rng: &mut impl Rng,
     ) -> Result<(), CspError> {
+        self.redraw(vars, budget, None, rng)
+    }
+
+    /// [`PlacementChain::step_block`], its first count (of the whole set) within `budget`
+    /// and the later ones within `rest` (`None`: `budget` too).
+    fn redraw(
+        &mut self,
+        vars: &[usize],
+        budget: &Budget,
+        rest: Option<&Budget>,
+        rng: &mut impl Rng,
+    ) -> Result<(), CspError> {
         let n = self.state.len();
         let mut chosen = 0u64;
         for &v in vars {
@@ -1887,7 +1911,7 @@ impl PlacementChain {
         }
         sub.forbid(block | self.p.forbidden)?;
         sub.require(self.p.required & !cells)?;
-        let values = sample_placements(&sub, budget, rng)?;
+        let values = sample(&sub, budget, rest.unwrap_or(budget), rng, true)?;
         for (&v, val) in vars.iter().zip(values) {
             self.state[v] = val;
         }
@@ -2054,7 +2078,9 @@ impl PlacementChain {
                 let j = rng.random_range(i..order.len());
                 order.swap(i, j);
             }
-            match self.step_block(&order[..block], budget, rng) {
+            // Only the first count may skip the move: it depends on the other variables
+            // alone, which the move keeps, so skipping keeps the chain uniform.
+            match self.redraw(&order[..block], budget, Some(&UNLIMITED), rng) {
                 Ok(()) | Err(CspError::BudgetExceeded { .. }) => {}
                 Err(e) => return Err(e),
             }
@@ -2121,11 +2147,12 @@ pub fn estimate_placements(
 /// pieces that must trade the required elements they cover, say). `block` of 2 or less
 /// adds nothing to the sweeps' pair moves, and gives [`estimate_placements`]'s estimate.
 ///
-/// A block move whose exact analysis needs more than `budget.max_nodes` nodes is skipped,
-/// which keeps the chain uniform: whether it is skipped depends only on the variables
-/// outside the block, which the move does not change. Each block move costs an exact count
-/// over its variables, far more than a sweep's single and pair moves; on a 10x10 board with
-/// five pieces, blocks of three cost about as much as the sweeps themselves.
+/// A block move whose exact analysis of the whole set needs more than `budget.max_nodes`
+/// nodes is skipped, which keeps the chain uniform: whether it is skipped depends only on
+/// the variables outside the block, which the move does not change (the narrower counts
+/// that follow, each with one more variable of the set fixed, are not limited, so a move
+/// once begun ends). Each block move costs exact counts over its variables, many times a
+/// sweep's single and pair moves.
 ///
 /// # Errors
 /// As [`PlacementChain::new`].
@@ -2269,7 +2296,7 @@ mod tests {
             .map(|fs| vec![vec![0; MAX_ELEMENTS]; fs.len()])
             .collect();
         for _ in 0..n {
-            let values = sample(&p, &budget, &mut rng, false).unwrap();
+            let values = sample(&p, &budget, &budget, &mut rng, false).unwrap();
             assert!(p.is_solution(&values));
             for (v, val) in values.iter().enumerate() {
                 seen[v][val.family][val.start as usize] += 1;
