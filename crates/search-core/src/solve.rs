@@ -25,7 +25,7 @@ pub struct SolverConfig {
     /// Store and look up positions under their smallest symmetric key
     /// ([`Keyed::symmetric_keys`]), so one solved position also answers its images.
     pub symmetry: bool,
-    /// Search moves in the order of [`Game::order_moves`](crate::Game::order_moves) (otherwise
+    /// Search moves in the order of [`Game::order_moves`] (otherwise
     /// in generation order).
     pub order_moves: bool,
 }
