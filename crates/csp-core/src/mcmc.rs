@@ -94,12 +94,53 @@ pub struct Estimate {
     /// allows for the correlation between successive states as long as a batch is much
     /// longer than the chain's memory; a chain stuck among some of the solutions (or slower
     /// than a batch) shows small errors around a wrong value, and a variable that never
-    /// changed shows 0. 0 for forced variables; infinite with fewer than 2 averaged steps.
+    /// changed shows 0 ([`Estimate::unmoved`] lists those). 0 for forced variables;
+    /// infinite with fewer than 2 averaged steps.
     pub std_errors: Vec<f64>,
     /// States averaged.
     pub steps: u64,
     /// Variables the chain moved (those propagation leaves undecided).
     pub chain_vars: usize,
+}
+
+impl Estimate {
+    /// The variables that propagation leaves undecided and that held one value in every
+    /// averaged state (probability exactly 0 or 1; none when no step was averaged). A
+    /// variable can be certain without propagation proving it, and then rightly never
+    /// moves; but where it is not, the chain never tried its other value, and its estimate
+    /// (with a standard error of 0) says nothing. A non-empty list is the cheap warning sign
+    /// of a chain stuck among some of the solutions: compare runs with other seeds or larger
+    /// blocks, or count exactly where the budget allows.
+    ///
+    /// ```
+    /// use csp_core::{estimate, BoolCsp, McmcConfig};
+    /// use rand::SeedableRng;
+    ///
+    /// // A row where every three neighbours hold exactly one true: 0,3,6,... or 1,4,7,...
+    /// // (or 2,5,8,...): going from one to another flips the whole row.
+    /// let n = 30;
+    /// let mut csp = BoolCsp::new(n);
+    /// for i in 0..n - 2 {
+    ///     csp.exactly(&[i, i + 1, i + 2], 1)?;
+    /// }
+    /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    /// let e = estimate(&csp, &McmcConfig::default(), &mut rng)?;
+    /// // Every variable is true in one solution of three, yet the chain never left its first.
+    /// assert_eq!(e.unmoved().len(), n);
+    /// # Ok::<(), csp_core::CspError>(())
+    /// ```
+    #[must_use]
+    pub fn unmoved(&self) -> Vec<usize> {
+        if self.steps == 0 {
+            return Vec::new();
+        }
+        (0..self.probabilities.len())
+            .filter(|&v| {
+                self.forced[v].is_none()
+                    && (self.probabilities[v] == 0.0 || self.probabilities[v] == 1.0)
+            })
+            .collect()
+    }
 }
 
 /// How many runs of consecutive steps [`estimate`] cuts its averaged steps into for
@@ -665,6 +706,30 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A chain that mixes moves every undecided variable; with no averaged step there is
+    /// nothing to judge, and forced variables are never listed.
+    #[test]
+    fn unmoved_lists_only_undecided_variables_that_never_changed() {
+        let mut csp = BoolCsp::new(6);
+        csp.exactly(&[0, 1, 2], 1).unwrap();
+        csp.exactly(&[4], 1).unwrap();
+        csp.set_total(3);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let e = estimate(&csp, &McmcConfig::default(), &mut rng).unwrap();
+        assert_eq!(e.forced[4], Some(true));
+        assert!(e.unmoved().is_empty(), "{:?}", e.probabilities);
+        let still = McmcConfig {
+            steps: 0,
+            ..McmcConfig::default()
+        };
+        assert!(
+            estimate(&csp, &still, &mut rng)
+                .unwrap()
+                .unmoved()
+                .is_empty()
+        );
+    }
 
     #[test]
     fn first_solution_satisfies_the_problem() {
