@@ -130,7 +130,8 @@ struct EvalArgs {
     /// Posterior shooters: ships the Markov chain re-places together after each sweep when
     /// sampling (default 0: none, only the sweeps' moves of one or two ships). 3 reaches
     /// fleets that those moves cannot, such as a run of hits that one long ship or two
-    /// shorter ones can fill, at the cost of an exact count a sweep: many times slower.
+    /// shorter ones can fill, at the cost of an exact count a sweep: many times slower, and
+    /// each ship more multiplies it again. At most the fleet's number of ships.
     #[arg(long)]
     block: Option<usize>,
     /// Hybrid shooter: weight of the answer's entropy (bits) against the hit probability
@@ -191,8 +192,9 @@ struct ShowArgs {
     sweeps: u64,
     /// Ships the Markov chain re-places together after each sweep, when sampling: 3 (the
     /// default) reaches fleets that moving one or two ships at a time cannot, such as a run
-    /// of hits that one long ship or two shorter ones can fill; 0 to 2 moves only one or
-    /// two, as the shooters do in play (faster, and it may stay among some of the fleets).
+    /// of hits that one long ship or two shorter ones can fill (with fewer ships, all of
+    /// them); 0 to 2 moves only one or two, as the shooters do in play (faster, and it may
+    /// stay among some of the fleets). At most the fleet's number of ships.
     #[arg(long, default_value_t = SHOW_BLOCK)]
     block: usize,
     /// Colour the terminal heatmap: auto (when writing to a terminal and `NO_COLOR` is not
@@ -206,6 +208,18 @@ const SHOW_EXACT_NODES: u64 = 50_000_000;
 
 /// The chain's block moves of `show`: a heatmap is worth the time that play cannot spare.
 const SHOW_BLOCK: usize = 3;
+
+/// `--block n` for a fleet of `ships`: no more than the ships there are, so that what the
+/// settings say is what the chain does.
+fn check_block(n: usize, ships: usize) -> Result<usize, CliError> {
+    if n > ships {
+        return Err(CliError(format!(
+            "--block {n}: the fleet has {} (each ship more in a block multiplies its cost)",
+            crate::plural(ships, "ship")
+        )));
+    }
+    Ok(n)
+}
 
 /// When `show` colours its heatmap with terminal escape codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -536,7 +550,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         config.exact_nodes = n;
     }
     if let Some(n) = a.block {
-        config.block = n;
+        config.block = check_block(n, rules.fleet.len())?;
     }
     if let Some(n) = a.sweeps {
         config.sweeps = n;
@@ -742,7 +756,12 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let config = infer::PosteriorConfig {
         exact_nodes: a.exact_nodes,
         sweeps: a.sweeps,
-        block: a.block,
+        // The default asks for three; a fleet of fewer ships moves them all at once.
+        block: if a.block == SHOW_BLOCK {
+            a.block.min(rules.fleet.len())
+        } else {
+            check_block(a.block, rules.fleet.len())?
+        },
         ..infer::PosteriorConfig::default()
     };
     let post = infer::posterior(&view, &config, &mut rng).map_err(|e| {

@@ -21,7 +21,10 @@ pub struct Args {
     /// Print each game's optimal line of play instead of the bare results.
     #[arg(long)]
     explain: bool,
-    /// Solver level: plain, merged, memo, duality or multiset (the fastest).
+    /// Solver level: plain, merged, memo, duality or multiset (the fastest). plain and
+    /// merged search without a memo: a game of 8 and 12 piles already takes them about a
+    /// third and four fifths of a second (docs/PERFORMANCE.md), and their time grows
+    /// exponentially with the piles, with nothing printed until a game is solved.
     #[arg(long, default_value = "multiset")]
     level: Level,
     /// Memo size in bytes [default: 983040 (under the olympiad's 1 MB) up to 78 piles, then

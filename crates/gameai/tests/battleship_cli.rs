@@ -372,6 +372,9 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     assert_failed(&out, "mark those cells as hits");
     let out = show("...\n.x.\n...\n", "--exact-nodes 0 --sweeps 0");
     assert_failed(&out, "must be at least 1");
+    // The fleet here is one patrol boat: a block of two is more ships than there are.
+    let out = show("...\n.x.\n...\n", "--block 2");
+    assert_failed(&out, "--block 2: the fleet has 1 ship (");
     let out = show("...\n.x.\n...\n", "--salvo 3");
     assert_failed(&out, "unexpected argument '--salvo'");
     // Options that apply to other shooters only.
@@ -383,6 +386,11 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
         (
             "battleship eval --games 2 --shooter density --block 3",
             "--exact-nodes, --sweeps and --block apply to the shooters on the posterior",
+        ),
+        // Blocks of more ships than the fleet has would be recorded as asked, not as made.
+        (
+            "battleship eval --games 2 --fleet 3,2 --board 5x5 --block 3",
+            "--block 3: the fleet has 2 ships",
         ),
         (
             "battleship eval --games 2 --salvo 101",

@@ -156,6 +156,8 @@ Commands: START, RECTSTART (square boards), BEGIN, TURN, BOARD ... DONE, INFO, T
 RESTART, ABOUT, END; boards 5 to 32 wide; freestyle or exactly five (INFO rule).\n\
 INFO timeout_turn, timeout_match and time_left set the time a move (at most a twelfth of the\n\
 time left), max_memory the memory (a table of up to 256 MiB without a limit).\n\
+END exits at once, leaving unanswered any command still queued or being thought about; to\n\
+try it by hand with piped input, end the input instead of sending END.\n\
 Options:\n  --engine alphabeta   the main engine (default)\n  \
 --engine bestfirst   the classic best-first engine\n\n\
 Details: docs/GOMOKU-PLAY.md, \"The Gomocup brain: pbrain-gameai\".\n";
