@@ -190,13 +190,13 @@ struct ShowArgs {
     #[arg(long, default_value_t = infer::PosteriorConfig::default().sweeps,
           value_parser = crate::parallel::at_least_one::<u64>)]
     sweeps: u64,
-    /// Ships the Markov chain re-places together after each sweep, when sampling: 3 (the
-    /// default) reaches fleets that moving one or two ships at a time cannot, such as a run
+    /// Ships the Markov chain re-places together after each sweep, when sampling [default:
+    /// 3]: 3 reaches fleets that moving one or two ships at a time cannot, such as a run
     /// of hits that one long ship or two shorter ones can fill (with fewer ships, all of
     /// them); 0 to 2 moves only one or two, as the shooters do in play (faster, and it may
     /// stay among some of the fleets). At most the fleet's number of ships.
-    #[arg(long, default_value_t = SHOW_BLOCK)]
-    block: usize,
+    #[arg(long)]
+    block: Option<usize>,
     /// Colour the terminal heatmap: auto (when writing to a terminal and `NO_COLOR` is not
     /// set), always or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -757,10 +757,9 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         exact_nodes: a.exact_nodes,
         sweeps: a.sweeps,
         // The default asks for three; a fleet of fewer ships moves them all at once.
-        block: if a.block == SHOW_BLOCK {
-            a.block.min(rules.fleet.len())
-        } else {
-            check_block(a.block, rules.fleet.len())?
+        block: match a.block {
+            Some(n) => check_block(n, rules.fleet.len())?,
+            None => SHOW_BLOCK.min(rules.fleet.len()),
         },
         ..infer::PosteriorConfig::default()
     };

@@ -375,6 +375,9 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     // The fleet here is one patrol boat: a block of two is more ships than there are.
     let out = show("...\n.x.\n...\n", "--block 2");
     assert_failed(&out, "--block 2: the fleet has 1 ship (");
+    // Asked for, three is refused as well; only the default adapts to the fleet.
+    let out = show("...\n.x.\n...\n", "--block 3");
+    assert_failed(&out, "--block 3: the fleet has 1 ship (");
     let out = show("...\n.x.\n...\n", "--salvo 3");
     assert_failed(&out, "unexpected argument '--salvo'");
     // Options that apply to other shooters only.
