@@ -2074,13 +2074,10 @@ impl PlacementChain {
     ) -> Result<(), CspError> {
         self.sweep(rng);
         if block > 2 {
-            for i in 0..block {
-                let j = rng.random_range(i..order.len());
-                order.swap(i, j);
-            }
+            let set = crate::sample::partial_shuffle(order, block, rng);
             // Only the first count may skip the move: it depends on the other variables
             // alone, which the move keeps, so skipping keeps the chain uniform.
-            match self.redraw(&order[..block], budget, Some(&UNLIMITED), rng) {
+            match self.redraw(set, budget, Some(&UNLIMITED), rng) {
                 Ok(()) | Err(CspError::BudgetExceeded { .. }) => {}
                 Err(e) => return Err(e),
             }

@@ -128,14 +128,26 @@ impl Sampler {
     }
 }
 
-/// Sets a uniformly random `k`-subset of `vars` to true (partial Fisher-Yates).
+/// Sets a uniformly random `k`-subset of `vars` to true.
 fn choose_true<R: Rng + ?Sized>(vars: &[usize], k: usize, out: &mut [bool], rng: &mut R) {
     let mut pool = vars.to_vec();
+    for &v in partial_shuffle(&mut pool, k, rng) {
+        out[v] = true;
+    }
+}
+
+/// Moves a uniformly random `k`-subset of `pool` (in random order) to its front and returns
+/// it: the first `k` steps of a Fisher-Yates shuffle. `k` must not exceed `pool.len()`.
+pub(crate) fn partial_shuffle<'a, T, R: Rng + ?Sized>(
+    pool: &'a mut [T],
+    k: usize,
+    rng: &mut R,
+) -> &'a [T] {
     for i in 0..k {
         let j = rng.random_range(i..pool.len());
         pool.swap(i, j);
-        out[pool[i]] = true;
     }
+    &pool[..k]
 }
 
 /// One exactly-uniform random solution of `csp`. To draw many, build a [`Sampler`] once.
