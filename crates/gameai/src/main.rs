@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod battleship_cmd;
 mod gomoku_cmd;
@@ -319,13 +319,30 @@ impl<W: Write> Write for Stdout<W> {
 /// main thread has on some platforms (1 MiB on Windows). Only the pages used are committed.
 const STACK_BYTES: usize = 64 << 20;
 
+/// The command line's grammar: the derived one, with every option that takes a value
+/// accepting a leading minus, so that `--games -5` is reported as a bad value of `--games`
+/// rather than as an unknown argument `-5`.
+fn command() -> clap::Command {
+    fn negatives(cmd: clap::Command) -> clap::Command {
+        cmd.mut_args(|a| {
+            let takes = a.get_action().takes_values();
+            a.allow_negative_numbers(takes)
+        })
+        .mut_subcommands(negatives)
+    }
+    negatives(Cli::command())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::from_arg_matches(&command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     if let Command::Twofour(args) = &cli.command
         && let Some(msg) = twofour_cmd::usage_error(args)
     {
         // As clap reports its own usage errors (exit code 2).
-        let mut cmd = Cli::command();
+        let mut cmd = command();
         cmd.build(); // names the subcommands' usage lines after the program
         let sub = cmd.find_subcommand_mut("twofour").map(std::mem::take);
         sub.unwrap_or(cmd)

@@ -36,8 +36,12 @@ enum Command {
     /// can play exactly the same games.
     Boards(BoardsArgs),
     /// Train the local-pattern model on exact probabilities from seeded games.
+    #[command(mut_arg("games", |a| a.default_value("300")),
+              mut_arg("seed", |a| a.default_value("1")))]
     Train(TrainArgs),
     /// Measure a pattern model (default: the built-in one) against exact probabilities.
+    #[command(mut_arg("games", |a| a.default_value("100")),
+              mut_arg("seed", |a| a.default_value("2")))]
     Calibrate(CalibrateArgs),
 }
 
@@ -76,11 +80,12 @@ struct SampleArgs {
     /// Levels to play (beginner, intermediate, expert or WxHxM), comma-separated.
     #[arg(long, default_value = "intermediate,expert", value_delimiter = ',')]
     level: Vec<Level>,
-    /// Games per level (at least 1) [default: 300 for train, 100 for calibrate].
+    /// Games per level (at least 1).
     #[arg(long, value_parser = crate::parallel::at_least_one::<u64>)]
     games: Option<u64>,
-    /// Seed of the boards (and of the choice of cells recorded) [default: 1 for train, 2 for
-    /// calibrate, so that a model is calibrated on other games than it was trained on].
+    /// Seed of the boards (and of the choice of cells recorded); the defaults differ between
+    /// `train` and `calibrate`, so that a model is calibrated on other games than it was
+    /// trained on.
     #[arg(long)]
     seed: Option<u64>,
     /// Undecided cells recorded per position (at least 1).

@@ -881,3 +881,44 @@ fn an_output_that_is_a_directory_is_refused_before_the_run() {
     let out = gameai(&args, b"");
     assert_failed(&out, "it is a directory");
 }
+
+#[test]
+fn a_negative_number_is_a_bad_value_of_its_option() {
+    fails_with(&[
+        (
+            "minesweeper eval --games -5",
+            "invalid value '-5' for '--games <GAMES>'",
+        ),
+        (
+            "battleship eval --seed -1",
+            "invalid value '-1' for '--seed <SEED>'",
+        ),
+        (
+            "gomoku play --time-ms -3",
+            "invalid value '-3' for '--time-ms <TIME_MS>'",
+        ),
+    ]);
+}
+
+#[test]
+fn train_and_calibrate_show_their_own_defaults() {
+    for (command, games, seed) in [("train", "300", "1"), ("calibrate", "100", "2")] {
+        let out = gameai(&["minesweeper", command, "--help"], b"");
+        assert!(out.status.success());
+        let help = text(&out.stdout);
+        let line = |option: &str| {
+            help.lines()
+                .find(|l| l.trim_start().starts_with(option))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert!(
+            line("--games").ends_with(&format!("[default: {games}]")),
+            "{help}"
+        );
+        assert!(
+            line("--seed").ends_with(&format!("[default: {seed}]")),
+            "{help}"
+        );
+    }
+}

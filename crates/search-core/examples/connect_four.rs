@@ -253,12 +253,16 @@ fn describe(o: Outcome) -> &'static str {
 }
 
 fn solve(boards: &[String]) -> Result<(), String> {
+    // Every board is checked before the table starts, so a bad one prints no header.
+    let games = boards
+        .iter()
+        .map(|b| parse_board(b))
+        .collect::<Result<Vec<_>, _>>()?;
     println!(
         "| board | k | result | best first moves (columns) | solver: nodes, memo hits, time | plain solver: nodes, time | plain minimax |"
     );
     println!("|---|---:|---|---|---|---|---|");
-    for b in boards {
-        let mut game = parse_board(b)?;
+    for (b, mut game) in boards.iter().zip(games) {
         let (w, h, k) = (game.shape.width, game.shape.height, game.shape.k);
         let cells = w * h;
         let mut full = Solver::new(SolverConfig::full(16 << 20));
