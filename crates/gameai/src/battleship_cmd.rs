@@ -136,23 +136,29 @@ struct EvalArgs {
     block: Option<usize>,
     /// Hybrid shooter: weight of the answer's entropy (bits) against the hit probability
     /// (default 0.05).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_parser = info_weight)]
     info_weight: Option<f64>,
     /// Endgame shooter: how many of the likeliest cells its exact search compares
-    /// (default 8).
-    #[arg(long)]
+    /// (default 8; at least 1).
+    #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
     candidates: Option<usize>,
     /// Endgame shooter: its exact search starts once at most this many fleets remain
     /// (default 6000; 0 never searches, playing as `posterior`).
-    #[arg(long)]
+    #[arg(long, value_parser = search_fleets)]
     search_fleets: Option<usize>,
     /// Endgame shooter: knowledge states its exact search may store for one decision; past
     /// them it chooses among the candidates valued so far (default 200000; memory grows
     /// with it, about 50 bytes a state).
-    #[arg(long)]
+    #[arg(long, value_parser = search_states)]
     search_states: Option<usize>,
-    /// End with one JSON line of results (the median and p90 by nearest rank: of an even
-    /// number of games, the median is the lower of the two middle ones).
+    /// End with one JSON line of results: the settings (games, seed, placer (null for the
+    /// fleets of a file), shooter, shooter_settings, exact_nodes, sweeps and block (null
+    /// for shooters off the posterior), rules, feedback, width, height, fleet, salvo), then
+    /// mean_shots, sem_shots (its standard error; null from one game), median_shots, p90_shots, max_shots,
+    /// min_shots, ms_per_shot_mean, ms_per_shot_max, estimated_shot_fraction (the share of
+    /// decisions on sampled probabilities), all null when no game finished, and errors
+    /// (games ended by a shooter error). The median and p90 are by nearest rank: of an even
+    /// number of games, the median is the lower of the two middle ones.
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
@@ -368,6 +374,33 @@ const MAX_SEARCH_FLEETS: usize = 1_000_000;
 /// 50 bytes of memory in every worker thread).
 const MAX_SEARCH_STATES: usize = 50_000_000;
 
+/// Parses `--info-weight`: a finite weight, 0 or more.
+fn info_weight(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(w) if w.is_finite() && w >= 0.0 => Ok(w),
+        Ok(_) => Err("must be a finite number >= 0".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Parses `--search-fleets`: 0 to [`MAX_SEARCH_FLEETS`].
+fn search_fleets(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n <= MAX_SEARCH_FLEETS => Ok(n),
+        Ok(_) => Err(format!("must be at most {MAX_SEARCH_FLEETS}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Parses `--search-states`: 1 to [`MAX_SEARCH_STATES`].
+fn search_states(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_SEARCH_STATES).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be from 1 to {MAX_SEARCH_STATES}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The shooter as its own options (`--info-weight`, `--candidates`, `--search-fleets`,
 /// `--search-states`) set it; each applies to one shooter only.
 #[derive(Debug, Clone, Copy)]
@@ -407,11 +440,6 @@ impl Tuned {
             if kind != ShooterKind::Hybrid {
                 return Err(only("--info-weight applies", ShooterKind::Hybrid));
             }
-            if !(w.is_finite() && w >= 0.0) {
-                return Err(CliError(format!(
-                    "--info-weight must be a finite number >= 0, not {w}"
-                )));
-            }
             return Ok(Tuned::Hybrid(w));
         }
         if !endgame_options {
@@ -419,21 +447,8 @@ impl Tuned {
         }
         let d = EndgameShooter::default();
         let candidates = a.candidates.unwrap_or(d.candidates);
-        if candidates == 0 {
-            return Err(CliError("--candidates must be at least 1".into()));
-        }
         let max_fleets = a.search_fleets.unwrap_or(d.max_fleets);
-        if max_fleets > MAX_SEARCH_FLEETS {
-            return Err(CliError(format!(
-                "--search-fleets must be at most {MAX_SEARCH_FLEETS}, not {max_fleets}"
-            )));
-        }
         let max_states = a.search_states.unwrap_or(d.max_states);
-        if max_states == 0 || max_states > MAX_SEARCH_STATES {
-            return Err(CliError(format!(
-                "--search-states must be from 1 to {MAX_SEARCH_STATES}, not {max_states}"
-            )));
-        }
         Ok(Tuned::Endgame(EndgameShooter {
             candidates,
             max_fleets,

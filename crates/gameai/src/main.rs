@@ -16,7 +16,16 @@ mod twofour_cmd;
 
 /// Game-playing AI: solve, play and evaluate the games of the gameai crates.
 #[derive(Debug, Parser)]
-#[command(name = "gameai", version, about)]
+#[command(
+    name = "gameai",
+    version,
+    about,
+    after_help = "Exit status: 0 on success; 2 when the argument parser refuses the command \
+line (an unknown option, a missing argument, a value of the wrong type or outside its range; \
+the message ends with a usage hint); 1 for any other error, reported on one line starting \
+`gameai:` (an input that cannot be read or parsed, an inconsistent position, options that do \
+not fit the board, the fleet or each other)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

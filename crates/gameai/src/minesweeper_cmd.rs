@@ -135,7 +135,11 @@ struct EvalArgs {
     /// safe.
     #[arg(long, conflicts_with_all = ["level", "games", "seed", "rule", "start"])]
     boards: Option<PathBuf>,
-    /// End with one JSON line of results.
+    /// End with one JSON line of results: played, won, win_rate, ci95 (Wilson's 95% interval,
+    /// [low, high]), avg_guesses, ms_per_move_mean, ms_per_move_max, solver_errors,
+    /// approximate_guesses (guesses on estimates, exact counting being over budget), with
+    /// --bound win_bound and win_bound_upper95, and then the games played: level, rule,
+    /// start ([x, y]) and seed, or boards (the file).
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
@@ -163,7 +167,7 @@ const BOUND_SET_CELLS: usize = 8;
 #[derive(Debug, clap::Args)]
 struct SolverArgs {
     /// Guess candidates: cells whose mine probability is within this much of the safest.
-    #[arg(long, default_value_t = SolverConfig::default().tolerance)]
+    #[arg(long, default_value_t = SolverConfig::default().tolerance, value_parser = probability)]
     tolerance: f64,
     /// Guess candidates scored by the look-ahead (at least 1): at most this many next to
     /// revealed numbers and this many away from them, the safest first, with riskier cells
@@ -240,6 +244,15 @@ fn count_in(s: &str, lo: usize, hi: usize, what: &str) -> Result<usize, String> 
     }
 }
 
+/// Parses `--tolerance`: a probability, 0 to 1.
+fn probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        Ok(_) => Err("expected a probability between 0 and 1".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Parses `--learning-rate`: a positive, finite step size (NaN or infinity would train a
 /// model of NaN weights, which no file can hold).
 fn learning_rate(s: &str) -> Result<f32, String> {
@@ -261,12 +274,6 @@ fn fallback_name(fallback: Fallback) -> &'static str {
 
 impl SolverArgs {
     fn config(&self) -> Result<SolverConfig, CliError> {
-        if !(0.0..=1.0).contains(&self.tolerance) {
-            return Err(CliError(format!(
-                "--tolerance {}: expected a probability between 0 and 1",
-                self.tolerance
-            )));
-        }
         Ok(SolverConfig {
             lookahead: !self.no_lookahead,
             depth: self.depth,
@@ -510,9 +517,13 @@ fn calibrate(a: &CalibrateArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 fn start_cell(spec: &str, level: &Level) -> Result<usize, CliError> {
-    level
-        .start_cell(spec)
-        .map_err(|e| CliError(format!("--{e}")))
+    level.start_cell(spec).map_err(|e| match e {
+        // These messages begin with the word `start`.
+        minesweeper::LevelError::Start(_) | minesweeper::LevelError::StartOutside { .. } => {
+            CliError(format!("--{e}"))
+        }
+        _ => CliError(format!("--start {e}")),
+    })
 }
 
 /// Summary of an evaluation.

@@ -557,11 +557,11 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
         ),
         (
             "battleship eval --games 1 --candidates 0",
-            "--candidates must be at least 1",
+            "invalid value '0' for '--candidates <CANDIDATES>': must be at least 1",
         ),
         (
             "battleship eval --games 1 --search-fleets 2000000",
-            "--search-fleets must be at most 1000000",
+            "for '--search-fleets <SEARCH_FLEETS>': must be at most 1000000",
         ),
         (
             "battleship eval --games 1 --shooter posterior --search-states 1000",
@@ -569,11 +569,11 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
         ),
         (
             "battleship eval --games 1 --search-states 0",
-            "--search-states must be from 1 to 50000000",
+            "for '--search-states <SEARCH_STATES>': must be from 1 to 50000000",
         ),
         (
             "battleship eval --games 1 --search-states 60000000",
-            "--search-states must be from 1 to 50000000",
+            "for '--search-states <SEARCH_STATES>': must be from 1 to 50000000",
         ),
     ]);
 }

@@ -922,3 +922,30 @@ fn train_and_calibrate_show_their_own_defaults() {
         );
     }
 }
+
+#[test]
+fn the_exit_status_tells_parser_refusals_from_other_errors() {
+    for (args, status, message) in [
+        // The argument parser: a value outside its option's range.
+        (
+            "minesweeper eval --tolerance 2",
+            2,
+            "invalid value '2' for '--tolerance <TOLERANCE>'",
+        ),
+        // Later checks: a start cell that does not fit the level.
+        (
+            "minesweeper eval --start 9,0",
+            1,
+            "gameai: --start 9,0 is outside the 9x9 board",
+        ),
+        (
+            "minesweeper eval --start 5,99999999999999999999999",
+            1,
+            "gameai: --start `5,99999999999999999999999`: a number is too large",
+        ),
+    ] {
+        let out = gameai(&words(args), b"");
+        assert_eq!(out.status.code(), Some(status), "{args}");
+        assert_failed(&out, message);
+    }
+}
