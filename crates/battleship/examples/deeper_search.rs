@@ -5,7 +5,7 @@
 //! shots.
 //!
 //! ```sh
-//! cargo run --release -p battleship --example deeper_search -- no-touch 2000 11 optimal 40
+//! cargo run --release -p battleship --example deeper_search -- no-touch 2000 11 optimal 20
 //! cargo run --release -p battleship --example deeper_search -- no-touch 2000 11 particles 300
 //! cargo run --release -p battleship --example deeper_search -- standard 4000 11 wide 6000
 //! ```

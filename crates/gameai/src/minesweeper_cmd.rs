@@ -868,7 +868,7 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<crate::showcase
             result: {
                 let (lo, hi) = s.ci95();
                 format!(
-                    "{:.0}% won (95%: {:.0}-{:.0}%)",
+                    "{:.1}% won (95%: {:.1}-{:.1}%)",
                     100.0 * s.win_rate(),
                     100.0 * lo,
                     100.0 * hi
