@@ -124,7 +124,7 @@ impl Fleet {
     /// tiling 8x16 are drawn that way).
     /// A fleet that cannot fit may also end in `DrawFailed`, where proving that it cannot
     /// takes more than the count's budget.
-    pub fn random(geo: &Geometry, rng: &mut impl Rng) -> Result<Fleet, Error> {
+    pub fn random(geo: &Geometry, rng: &mut (impl Rng + ?Sized)) -> Result<Fleet, Error> {
         Self::random_within(geo, rng, REJECTION_DRAWS, &mut 0)
     }
 
@@ -133,7 +133,7 @@ impl Fleet {
     /// depends only on the generator.
     pub(crate) fn random_within(
         geo: &Geometry,
-        rng: &mut impl Rng,
+        rng: &mut (impl Rng + ?Sized),
         rejections: u32,
         draws: &mut u64,
     ) -> Result<Fleet, Error> {
@@ -171,7 +171,7 @@ impl Fleet {
     /// conflict.
     fn rejection_draws(
         geo: &Geometry,
-        rng: &mut impl Rng,
+        rng: &mut (impl Rng + ?Sized),
         most: u32,
         draws: &mut u64,
     ) -> Result<Option<Fleet>, Error> {

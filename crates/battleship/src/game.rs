@@ -219,12 +219,13 @@ impl View {
     ///
     /// The answer must be one the rules can give: a named hit only under
     /// [`Feedback::HitNamesShip`] and on a ship not yet sunk (a hit that names no ship is
-    /// accepted under every rule: a position read from text does not say), a sinking only where sinkings are announced (not under
-    /// [`Feedback::Bare`]), once per ship, and only where a line of the ship's length through
-    /// `cell` is all hits (`cell` with the hits before it), revealed cells only under
-    /// [`Feedback::SunkRevealsCells`], and then a placement of that ship through `cell` on
-    /// hit cells, clear of the ships revealed before it (and of their neighbours under
-    /// no-touch). On an error the view is unchanged.
+    /// accepted under every rule: a position read from text does not say), a sinking only
+    /// where sinkings are announced (not under [`Feedback::Bare`]), once per ship, and only
+    /// where a line of the ship's length through `cell` is all hits (`cell` with the hits
+    /// before it), revealed cells only under [`Feedback::SunkRevealsCells`], where a sinking
+    /// must give them, and then a placement of that ship through `cell` on hit cells, clear
+    /// of the ships revealed before it (and of their neighbours under no-touch). On an error
+    /// the view is unchanged.
     ///
     /// These checks look at one answer at a time, against the cells shot before it. Answers
     /// that pass them may still be met by no fleet together (a sinking whose only line of
@@ -312,6 +313,10 @@ impl View {
                     )));
                 }
                 match (cells, feedback) {
+                    (None, Feedback::SunkRevealsCells) => Err(Error::Shot(format!(
+                        "a sinking without its cells, under `{}` feedback, which reveals them",
+                        feedback.name()
+                    ))),
                     (None, _) => {
                         // A ship sinks when its last cell is hit: a line of its length
                         // through `cell` must be all hits.
@@ -690,6 +695,9 @@ mod tests {
             };
             let mut v = View::new(geo);
             v.record(at(0, 0), HIT).unwrap();
+            // A sinking under this feedback gives the ship's cells.
+            let e = v.record(at(1, 0), sunk(0)).unwrap_err();
+            assert!(e.to_string().contains("without its cells"), "{e}");
             v.record(at(1, 0), reveal(0, mask(&[(0, 0), (1, 0)])))
                 .unwrap();
             // Overlapping: the second ship sinks at (2, 0) through (1, 0) again.

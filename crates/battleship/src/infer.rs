@@ -198,7 +198,7 @@ fn inconsistent(e: CspError) -> Error {
 pub fn sampled_posterior(
     view: &View,
     config: &PosteriorConfig,
-    rng: &mut impl Rng,
+    rng: &mut (impl Rng + ?Sized),
 ) -> Result<Posterior, Error> {
     let p = problem(view)?;
     let e = estimate_placements_with_blocks(
@@ -242,7 +242,7 @@ pub fn sampled_posterior(
 pub fn posterior(
     view: &View,
     config: &PosteriorConfig,
-    rng: &mut impl Rng,
+    rng: &mut (impl Rng + ?Sized),
 ) -> Result<Posterior, Error> {
     if config.exact_nodes > 0 {
         match exact_posterior(
@@ -269,7 +269,8 @@ pub fn posterior(
 /// tries more than [`LIST_STEPS`] placements (a second or two: a guard, which no position of
 /// the classic rules is known to reach); [`Error::Inconsistent`] when the enumeration
 /// disagrees with the exact count, which means that `post` is not the exact posterior of
-/// `view`; [`Error::Mismatch`] when `post` has another number of cells or ships.
+/// `view`; [`Error::Mismatch`] when `post` has another number of cells or ships, or a
+/// ship placement that does not fit the ship (of another length, or off the board).
 pub fn consistent_fleets(
     view: &View,
     post: &Posterior,
@@ -278,21 +279,41 @@ pub fn consistent_fleets(
     list_fleets(view, post, max, LIST_STEPS)
 }
 
-/// Checks that `post` has the board's cells and the fleet's ships of `view`.
+/// Checks that `post` has the board's cells and the fleet's ships of `view`: as many of
+/// each, and every placement of a ship on the board and as long as that ship.
 ///
 /// # Errors
 /// [`Error::Mismatch`] otherwise.
 pub(crate) fn check_fits(view: &View, post: &Posterior) -> Result<(), Error> {
     let rules = view.geometry().rules();
     let (cells, ships) = (rules.cells(), rules.fleet.len());
-    if post.hit.len() == cells && post.ships.len() == ships {
-        return Ok(());
+    if post.hit.len() != cells || post.ships.len() != ships {
+        return Err(Error::Mismatch(format!(
+            "{} cells and {} ships, the position has {cells} and {ships}",
+            post.hit.len(),
+            post.ships.len()
+        )));
     }
-    Err(Error::Mismatch(format!(
-        "{} cells and {} ships, the position has {cells} and {ships}",
-        post.hit.len(),
-        post.ships.len()
-    )))
+    let board = view.geometry().all_cells();
+    for (i, (list, ship)) in post.ships.iter().zip(&rules.fleet).enumerate() {
+        if let Some(&(placement, _)) = list
+            .iter()
+            .find(|&&(c, _)| c & !board != 0 || c.count_ones() as usize != ship.length)
+        {
+            return Err(Error::Mismatch(format!(
+                "ship {i} ({}, length {}) has a placement of {} cells{}",
+                ship.name,
+                ship.length,
+                placement.count_ones(),
+                if placement & !board != 0 {
+                    " off the board"
+                } else {
+                    ""
+                }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Placements [`consistent_fleets`] may try before it gives up.
@@ -558,6 +579,16 @@ mod tests {
         };
         let d = answer_distribution(game.view(), &wide, 0);
         assert_eq!(d.len(), 7, "miss, a sinking per ship, hit: {d:?}");
+        // The same board and number of ships in another order: the posterior's first ship
+        // has placements of 2 cells, the view's first ship 3 (the listing returned fleets the
+        // rules do not allow).
+        let swapped = Geometry::new(&Rules::with_lengths(6, 6, &[2, 3])).unwrap();
+        let other = exact_posterior(&View::new(swapped), &Budget::default()).unwrap();
+        let e = consistent_fleets(&View::new(Arc::clone(&small)), &other, 100_000);
+        assert!(
+            matches!(&e, Err(Error::Mismatch(m)) if m.contains("length 3")),
+            "{e:?}"
+        );
     }
 
     /// A view of the standard board with bare feedback (no hit names its ship), met by the

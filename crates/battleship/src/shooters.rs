@@ -30,6 +30,41 @@ pub struct Decision {
 }
 
 /// A firing strategy.
+///
+/// # Example
+///
+/// A shooter of one's own on the crate's posterior, played by [`play`](crate::play): it
+/// fires at the likeliest cell, breaking no ties (the built-in shooters break them at
+/// random). The generator `choose` is given can be passed on to the inference functions.
+///
+/// ```
+/// use battleship::rand::Rng;
+/// use battleship::{Decision, Error, Geometry, Placer, Rules, Shooter, View, infer};
+///
+/// #[derive(Debug)]
+/// struct Likeliest;
+///
+/// impl Shooter for Likeliest {
+///     fn name(&self) -> &'static str {
+///         "likeliest"
+///     }
+///
+///     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
+///         let post = infer::posterior(view, &infer::PosteriorConfig::default(), rng)?;
+///         let best = battleship::cells_of(view.unknown())
+///             .max_by(|&a, &b| post.hit[a].total_cmp(&post.hit[b]))
+///             .ok_or_else(|| Error::Shot("no cell is left".into()))?;
+///         Ok(Decision { cell: best, estimated: !post.is_exact() })
+///     }
+/// }
+///
+/// let geo = Geometry::new(&Rules::with_lengths(6, 6, &[3, 2]))?;
+/// let fleet = battleship::seeded_fleet(&geo, Placer::Uniform, 1, 0)?;
+/// let record = battleship::play(&geo, fleet, &mut Likeliest, 2);
+/// assert!(record.error.is_none());
+/// assert!((5..=36).contains(&record.shots));
+/// # Ok::<(), battleship::Error>(())
+/// ```
 pub trait Shooter: fmt::Debug + Send {
     /// The strategy's name.
     fn name(&self) -> &'static str;
@@ -521,7 +556,7 @@ impl EndgameShooter {
 ///
 /// # Errors
 /// [`Error::Inconsistent`] without fleets; [`Error::Mismatch`] when `post` has another
-/// number of cells or ships than `view`.
+/// number of cells or ships than `view`, or a ship placement that does not fit the ship.
 pub fn improvement_step(
     view: &View,
     post: &Posterior,
@@ -704,7 +739,7 @@ pub fn chain_fleets(
     view: &View,
     burn_in: u64,
     samples: u32,
-    rng: &mut impl Rng,
+    rng: &mut (impl Rng + ?Sized),
 ) -> Result<Vec<Vec<u128>>, Error> {
     let p = crate::infer::problem(view)?;
     let n = p.num_vars();

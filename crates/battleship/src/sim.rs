@@ -47,7 +47,7 @@ impl Placer {
     ///
     /// # Errors
     /// As [`Fleet::random`].
-    pub fn place(self, geo: &Arc<Geometry>, rng: &mut impl Rng) -> Result<Fleet, Error> {
+    pub fn place(self, geo: &Arc<Geometry>, rng: &mut (impl Rng + ?Sized)) -> Result<Fleet, Error> {
         match self {
             Placer::Uniform => Fleet::random(geo, rng),
             Placer::AntiDensity => {
@@ -150,7 +150,9 @@ pub struct GameRecord {
 /// Plays `fleet` to the end with `shooter`, whose random choices come from `shooter_seed`.
 /// Under salvo rules the shooter picks `k` cells per turn (earlier picks of the turn are
 /// pending in its view) before the answers are revealed. A fleet that is not one of `geo`'s
-/// ([`Fleet::check`]) is refused: no shot, and the reason in [`GameRecord::error`].
+/// ([`Fleet::check`]) is refused: no shot, and the reason in [`GameRecord::error`]. So is a
+/// cell the shooter may not choose (off the board, shot before, or chosen earlier in the
+/// same turn): the game ends with an [`Error::Shot`] that names it, before the turn fires.
 pub fn play(
     geo: &Arc<Geometry>,
     fleet: Fleet,
@@ -188,6 +190,24 @@ pub fn play(
             rec.decisions += 1;
             rec.decide_time += dt;
             rec.decide_time_max = rec.decide_time_max.max(dt);
+            // A cell the shooter may not choose ends the game before any shot of the turn
+            // is fired, with the reason.
+            let d = d.and_then(|d| {
+                let v = game.view();
+                let why = if d.cell >= cells as usize {
+                    "off the board"
+                } else if v.pending() >> d.cell & 1 == 1 {
+                    "already chosen this turn"
+                } else if v.unknown() >> d.cell & 1 == 0 {
+                    "already shot"
+                } else {
+                    return Ok(d);
+                };
+                Err(Error::Shot(format!(
+                    "the shooter chose cell {}, which is {why}",
+                    d.cell
+                )))
+            });
             match d {
                 Ok(d) => {
                     rec.estimated += u32::from(d.estimated);
@@ -226,6 +246,49 @@ pub fn play(
 mod tests {
     use super::*;
     use crate::Rules;
+
+    /// Always the same cell.
+    #[derive(Debug)]
+    struct Stubborn(usize);
+
+    impl Shooter for Stubborn {
+        fn name(&self) -> &'static str {
+            "stubborn"
+        }
+
+        fn choose(
+            &mut self,
+            _: &crate::View,
+            _: &mut dyn rand::Rng,
+        ) -> Result<crate::Decision, Error> {
+            Ok(crate::Decision {
+                cell: self.0,
+                estimated: false,
+            })
+        }
+    }
+
+    /// A cell a shooter may not choose ends the game with the reason, before the turn's
+    /// shots are fired.
+    #[test]
+    fn a_cell_the_shooter_may_not_choose_ends_the_game() {
+        for (salvo, cell, shots, why) in [
+            (1, 0, 1, "cell 0, which is already shot"),
+            (2, 0, 0, "cell 0, which is already chosen this turn"),
+            (1, 99, 0, "cell 99, which is off the board"),
+        ] {
+            let geo = Geometry::new(&Rules {
+                salvo,
+                ..Rules::with_lengths(6, 6, &[3, 2])
+            })
+            .unwrap();
+            let fleet = seeded_fleet(&geo, Placer::Uniform, 1, 0).unwrap();
+            let rec = play(&geo, fleet, &mut Stubborn(cell), 1);
+            assert_eq!(rec.shots, shots, "salvo {salvo}, cell {cell}");
+            let e = rec.error.map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(why), "{e}");
+        }
+    }
 
     /// A fleet drawn for other rules: written with its own ships' lengths, and a game
     /// against it that cannot end is refused at once, not passed off as finished.

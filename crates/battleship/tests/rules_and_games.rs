@@ -305,7 +305,8 @@ fn views_take_only_answers_the_rules_can_give() {
                 ship: 1,
                 cells: None,
             },
-            [true, false, true, true],
+            // Not under sunk-reveals-cells, whose sinkings give the cells.
+            [true, false, true, false],
         ),
         (
             Shot::Sunk {

@@ -1527,7 +1527,11 @@ pub fn analyze_placements_naive(
 }
 
 /// Picks an index with probability proportional to `weights[i]`.
-fn pick_weighted(weights: &[(usize, u32, u128)], total: u128, rng: &mut impl Rng) -> Value {
+fn pick_weighted(
+    weights: &[(usize, u32, u128)],
+    total: u128,
+    rng: &mut (impl Rng + ?Sized),
+) -> Value {
     // u128 totals: draw 128 random bits and reduce (the bias is below 2^-64 for totals
     // below 2^64, which is every count met in practice; exactness of the walk is kept by the
     // rejection loop below).
@@ -1572,7 +1576,7 @@ fn pick_weighted(weights: &[(usize, u32, u128)], total: u128, rng: &mut impl Rng
 pub fn sample_placements(
     csp: &PlacementCsp,
     budget: &Budget,
-    rng: &mut impl Rng,
+    rng: &mut (impl Rng + ?Sized),
 ) -> Result<Vec<Value>, CspError> {
     sample(csp, budget, budget, rng, true)
 }
@@ -1588,7 +1592,7 @@ fn sample(
     csp: &PlacementCsp,
     first: &Budget,
     rest: &Budget,
-    rng: &mut impl Rng,
+    rng: &mut (impl Rng + ?Sized),
     labels: bool,
 ) -> Result<Vec<Value>, CspError> {
     let mut p = csp.clone();
@@ -1709,7 +1713,7 @@ impl PlacementChain {
     pub fn new(
         csp: &PlacementCsp,
         budget: &Budget,
-        rng: &mut impl Rng,
+        rng: &mut (impl Rng + ?Sized),
     ) -> Result<PlacementChain, CspError> {
         let p = propagate_placements(csp)?;
         p.check_hand_made_halos()?;
@@ -1765,7 +1769,7 @@ impl PlacementChain {
 
     /// Re-places variables `a` and `b` (`a != b`) uniformly among their consistent pairs, or
     /// variable `a` alone when `a == b`. Does nothing if either is not a variable.
-    pub fn step_pair(&mut self, a: usize, b: usize, rng: &mut impl Rng) {
+    pub fn step_pair(&mut self, a: usize, b: usize, rng: &mut (impl Rng + ?Sized)) {
         let n = self.state.len();
         if a >= n || b >= n {
             return;
@@ -1870,7 +1874,7 @@ impl PlacementChain {
         &mut self,
         vars: &[usize],
         budget: &Budget,
-        rng: &mut impl Rng,
+        rng: &mut (impl Rng + ?Sized),
     ) -> Result<(), CspError> {
         self.redraw(vars, budget, None, rng)
     }
@@ -1882,7 +1886,7 @@ impl PlacementChain {
         vars: &[usize],
         budget: &Budget,
         rest: Option<&Budget>,
-        rng: &mut impl Rng,
+        rng: &mut (impl Rng + ?Sized),
     ) -> Result<(), CspError> {
         let n = self.state.len();
         let mut chosen = 0u64;
@@ -1922,7 +1926,7 @@ impl PlacementChain {
     /// each), then one pair move on a uniformly drawn pair (costlier: it enumerates the first
     /// variable's values; it is what lets variables exchange the required elements they
     /// cover).
-    pub fn sweep(&mut self, rng: &mut impl Rng) {
+    pub fn sweep(&mut self, rng: &mut (impl Rng + ?Sized)) {
         let n = self.state.len();
         for a in 0..n {
             self.step_pair(a, a, rng);
@@ -1946,7 +1950,7 @@ fn first_solution(
     covered: u128,
     nodes: &mut u64,
     max_nodes: u64,
-    rng: &mut impl Rng,
+    rng: &mut (impl Rng + ?Sized),
 ) -> Result<bool, CspError> {
     *nodes += 1;
     if *nodes > max_nodes {
@@ -2070,7 +2074,7 @@ impl PlacementChain {
         order: &mut [usize],
         block: usize,
         budget: &Budget,
-        rng: &mut impl Rng,
+        rng: &mut (impl Rng + ?Sized),
     ) -> Result<(), CspError> {
         self.sweep(rng);
         if block > 2 {
@@ -2133,7 +2137,7 @@ pub fn estimate_placements(
     budget: &Budget,
     burn_in: u64,
     samples: u64,
-    rng: &mut impl Rng,
+    rng: &mut (impl Rng + ?Sized),
 ) -> Result<PlacementEstimate, CspError> {
     estimate_placements_with_blocks(csp, budget, burn_in, samples, 0, rng)
 }
@@ -2160,7 +2164,7 @@ pub fn estimate_placements_with_blocks(
     burn_in: u64,
     samples: u64,
     block: usize,
-    rng: &mut impl Rng,
+    rng: &mut (impl Rng + ?Sized),
 ) -> Result<PlacementEstimate, CspError> {
     let mut chain = PlacementChain::new(csp, budget, rng)?;
     let n = chain.state.len();
