@@ -76,6 +76,7 @@ pub use {rand, rand_xoshiro};
 
 /// Every error of the crate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The rules are not valid (or the name of a rule set or feedback rule is unknown).
     #[error("invalid rules: {0}")]

@@ -101,6 +101,7 @@ pub use sample::{Sampler, sample};
 
 /// Errors of the constraint functions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CspError {
     /// A variable index is not below the number of variables.
     #[error("variable {var} out of range (the problem has {num_vars} variables)")]

@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// What can go wrong with a Gomoku board or engine.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum GomokuError {
     /// The board side is outside the supported range.
     #[error("board size {0} is not supported (must be 5..=32)")]

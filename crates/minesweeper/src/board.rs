@@ -12,6 +12,7 @@ pub const MAX_SIDE: usize = 255;
 
 /// Why a board (or a random layout) cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BoardError {
     /// The width or the height is zero.
     #[error("board size {width}x{height} is empty: width and height must be at least 1")]

@@ -28,6 +28,7 @@ impl fmt::Display for GameState {
 
 /// An illegal action.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GameError {
     /// The cell index is not on the board.
     #[error("cell {cell} is outside the board ({})", crate::plural(*cells, "cell"))]

@@ -21,6 +21,7 @@ pub struct Level {
 /// A level string that does not parse ([`Level::from_str`]), or a first click that does not
 /// fit the level ([`Level::start_cell`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LevelError {
     /// Neither a level name nor `WxHxM`.
     #[error(

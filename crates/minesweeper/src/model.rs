@@ -112,6 +112,7 @@ pub struct Sample {
 
 /// Why a model file does not load.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// The first line is not the model header.
     #[error("not a pattern-model file (expected the header `{HEADER}`)")]

@@ -58,6 +58,7 @@ impl CellView {
 
 /// A cheap local or global contradiction in a position (not a full consistency check).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Inconsistency {
     /// A revealed number above the cell's number of neighbours.
     #[error("revealed {number} but the cell has only {}", crate::plural(*neighbours, "neighbour"))]
@@ -104,6 +105,7 @@ pub enum Inconsistency {
 
 /// Why [`Position::new`] rejects its input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PositionError {
     /// An invalid board: its size, or a mine total that leaves no safe cell.
     #[error(transparent)]

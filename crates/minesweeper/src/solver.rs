@@ -55,6 +55,7 @@ fn or_zero(r: Result<f64, CspError>) -> Result<f64, SolveError> {
 
 /// Why the solver cannot answer.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum SolveError {
     /// No mine layout agrees with the position.
     #[error("the position is inconsistent: no mine layout agrees with it")]

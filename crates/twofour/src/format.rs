@@ -25,6 +25,7 @@ pub struct Problem {
 
 /// Why games cannot make a [`Problem`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ProblemError {
     /// N outside the supported range.
     #[error("N = {piles} is outside the supported range of piles, {MIN_PILES}..={MAX_PILES}")]
@@ -114,6 +115,7 @@ impl Problem {
 
 /// What is wrong with an input.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum ParseErrorKind {
     /// The input holds no number at all.
     #[error("the input is empty; it must start with `N G`")]

@@ -20,6 +20,7 @@ pub const MAX_PILES: usize = 4095;
 
 /// Why a list of piles is not a valid TwoFour position.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum PositionError {
     /// Fewer than [`MIN_PILES`] piles.
     #[error("a game needs at least {MIN_PILES} piles, found {piles}")]

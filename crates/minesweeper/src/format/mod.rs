@@ -7,6 +7,7 @@ use crate::position::Inconsistency;
 
 /// Why reading an MBF board or a text position failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FormatError {
     /// MBF: fewer than the 4 header bytes.
     #[error("MBF data is {len} bytes long: too short for the 4-byte header")]
@@ -88,6 +89,7 @@ fn column_suffix(column: &Option<usize>) -> String {
 
 /// What is wrong in a text position ([`FormatError::Text`] adds the place).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TextError {
     /// No header line.
     #[error("empty input: expected a `WxHxM` header")]
