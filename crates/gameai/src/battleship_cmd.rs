@@ -154,11 +154,12 @@ struct EvalArgs {
     /// End with one JSON line of results: the settings (games, seed, placer (null for the
     /// fleets of a file), shooter, shooter_settings, exact_nodes, sweeps and block (null
     /// for shooters off the posterior), rules, feedback, width, height, fleet, salvo), then
-    /// mean_shots, sem_shots (its standard error; null from one game), median_shots, p90_shots, max_shots,
-    /// min_shots, ms_per_shot_mean, ms_per_shot_max, estimated_shot_fraction (the share of
-    /// decisions on sampled probabilities), all null when no game finished, and errors
-    /// (games ended by a shooter error). The median and p90 are by nearest rank: of an even
-    /// number of games, the median is the lower of the two middle ones.
+    /// mean_shots, sem_shots (its standard error; null from one game), median_shots,
+    /// p90_shots, max_shots, min_shots, ms_per_shot_mean, ms_per_shot_max,
+    /// estimated_shot_fraction (the share of decisions on sampled probabilities), all null
+    /// when no game finished, and errors (games ended by a shooter error). The median and
+    /// p90 are by nearest rank: of an even number of games, the median is the lower of the
+    /// two middle ones.
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.

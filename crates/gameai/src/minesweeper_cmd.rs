@@ -273,8 +273,8 @@ fn fallback_name(fallback: Fallback) -> &'static str {
 }
 
 impl SolverArgs {
-    fn config(&self) -> Result<SolverConfig, CliError> {
-        Ok(SolverConfig {
+    fn config(&self) -> SolverConfig {
+        SolverConfig {
             lookahead: !self.no_lookahead,
             depth: self.depth,
             second_candidates: self.second,
@@ -296,7 +296,7 @@ impl SolverArgs {
                 _ => Fallback::PatternModel,
             },
             ..SolverConfig::default()
-        })
+        }
     }
 }
 
@@ -582,7 +582,7 @@ impl Summary {
 }
 
 fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let solver = Solver::new(a.solver.config()?);
+    let solver = Solver::new(a.solver.config());
     let g = &a.seeded;
     // Boards of a file, or seeded boards drawn inside the workers (so a long run does not hold
     // every board in memory).
@@ -747,7 +747,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Result<(), CliError> {
     let pos = crate::parse_file(file, text::read)?;
-    let config = args.config()?;
+    let config = args.config();
     let budget = config.budget;
     let solver = Solver::new(config);
     let seen = match solver.analyse(&pos) {
@@ -908,8 +908,8 @@ mod tests {
     fn solver_config(argv: &[&str]) -> SolverConfig {
         let cli = Cli::try_parse_from(argv).unwrap();
         match cli.args.command {
-            Command::Eval(e) => e.solver.config().unwrap(),
-            Command::Solve { solver, .. } => solver.config().unwrap(),
+            Command::Eval(e) => e.solver.config(),
+            Command::Solve { solver, .. } => solver.config(),
             other => panic!("not a solver command: {other:?}"),
         }
     }
