@@ -411,8 +411,9 @@ impl PlacementCsp {
 
     /// Adds a variable whose domain is the union of `families`; returns its index. A
     /// variable without values (no families, or families of a piece that fits nowhere) is
-    /// accepted, and leaves the problem without solutions: counting reports
-    /// [`CspError::Inconsistent`].
+    /// accepted, and leaves the problem without solutions: [`analyze_placements`] and the
+    /// functions on it report [`CspError::Inconsistent`] (the reference enumeration,
+    /// [`analyze_placements_naive`], counts 0 solutions).
     ///
     /// # Errors
     /// [`CspError::InvalidPlacement`] if a value covers (or its halo reaches) an element
@@ -1443,6 +1444,8 @@ pub fn count_placements(csp: &PlacementCsp, budget: &Budget) -> Result<u128, Csp
 /// pairwise, then the required elements checked at the leaves. Exponential; for tests and
 /// benchmarks. It takes the problems [`analyze_placements`] takes, and refuses the others
 /// as it does (an asymmetric halo relation), so that the two answer the same questions.
+/// Having no propagation, it reports a problem without solutions as `solutions == 0`,
+/// where [`analyze_placements`] may report [`CspError::Inconsistent`].
 ///
 /// # Errors
 /// [`CspError::BudgetExceeded`] after `budget.max_nodes` nodes, [`CspError::CountOverflow`],
