@@ -148,7 +148,8 @@ pub struct SearchInfo {
 /// use std::time::Duration;
 /// use gomoku::{AlphaBetaEngine, Board, Engine, Move, Rule};
 /// let mut b = Board::new(15, Rule::Freestyle)?;
-/// // White threatens nothing; Black has four in a row and must complete the five.
+/// // Black, to move, has four in a row: the five wins before White's open three on row 9
+/// // can become anything.
 /// for (x, y) in [(3, 7), (3, 9), (4, 7), (4, 9), (5, 7), (5, 9), (6, 7), (9, 1)] {
 ///     b.play(Move::new(x, y))?;
 /// }

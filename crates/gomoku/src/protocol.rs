@@ -942,11 +942,15 @@ const LINES_QUEUED: usize = 1024;
 /// afresh, as the protocol has it for `UNKNOWN`). `START` is sent before the first move and
 /// again when the board size changes, each time followed by `INFO max_memory`
 /// ([`set_max_memory`](Self::set_max_memory)), `INFO rule` and `INFO timeout_turn`; after
-/// that, each of them is sent again when it changes. A brain that does not answer within the
-/// time plus a grace period, or answers with anything but a legal move, makes `choose_move`
-/// fail (a match counts that as a loss). Such a brain may still be thinking, and its late
-/// answer would be read as the answer to the next request, so it is restarted before the
-/// next move is asked of it; lines that arrive while nothing is asked are dropped.
+/// that, each of them is sent again when it changes. A brain that does not answer a move
+/// within the time plus a grace period ([`grace`](Self::grace)), or answers with anything
+/// but a legal move, makes `choose_move` fail (a match counts that as a loss). `START` and
+/// `RESTART` are off the clock: each may take 5 s plus the grace period, so a call that
+/// sends one fails only after that long (a brain that never answers fails its first call
+/// after about 6 s with the default grace). A brain that failed may still be thinking, and
+/// its late answer would be read as the answer to the next request, so it is run afresh
+/// before the next move is asked of it (waiting up to 1 s for its `ABOUT` answer, then
+/// sending `START` again); lines that arrive while nothing is asked are dropped.
 pub struct ExternalEngine {
     name: String,
     program: String,
@@ -967,7 +971,8 @@ pub struct ExternalEngine {
     /// The memory limit to announce, and the one the brain was last told.
     max_memory: u64,
     memory_sent: Option<u64>,
-    /// Added to the time per move before giving up on the brain.
+    /// Added to the time per move, and to the 5 s that `START` and `RESTART` may take,
+    /// before giving up on the brain (default 1 s).
     pub grace: Duration,
 }
 
