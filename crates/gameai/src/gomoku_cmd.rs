@@ -38,7 +38,8 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct PlayArgs {
-    /// The engine: alphabeta, bestfirst or cmd:PROGRAM ARGS...
+    /// The engine: alphabeta, bestfirst or cmd:PROGRAM ARGS... (a Gomocup brain; the words
+    /// are split at whitespace, with no quoting, so the program's path cannot hold a space).
     #[arg(long, default_value = "alphabeta")]
     engine: String,
     /// Your colour: black (moves first) or white.
@@ -72,7 +73,9 @@ struct GameArgs {
 
 #[derive(Debug, clap::Args)]
 struct MatchArgs {
-    /// First engine: alphabeta, bestfirst or cmd:PROGRAM ARGS...
+    /// First engine: alphabeta, bestfirst or cmd:PROGRAM ARGS... (a Gomocup brain; the
+    /// words are split at whitespace, with no quoting, so the program's path cannot hold a
+    /// space).
     engine_a: String,
     /// Second engine, likewise.
     engine_b: String,
@@ -96,7 +99,11 @@ struct MatchArgs {
     /// them weaker (not with --nodes); the default plays one game at a time.
     #[arg(long, default_value_t = 1, value_parser = crate::parallel::at_least_one::<usize>)]
     threads: usize,
-    /// End with one JSON line of results.
+    /// End with one JSON line of results: engine_a, engine_b, games, time_ms (null under
+    /// --nodes) and nodes ([a, b], null without --nodes), size, rule, a_wins, draws,
+    /// b_wins, a_points (a win 1, a draw 1/2), a_share (a_points per game), a_mean_ms,
+    /// b_mean_ms, a_max_ms, b_max_ms (time a move; 0 for an engine that made no move),
+    /// a_forfeits and b_forfeits.
     #[arg(long)]
     json: bool,
     /// Print every finished game's board.

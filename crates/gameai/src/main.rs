@@ -21,10 +21,10 @@ mod twofour_cmd;
     version,
     about,
     after_help = "Exit status: 0 on success; 2 when the argument parser refuses the command \
-line (an unknown option, a missing argument, a value of the wrong type or outside its range; \
-the message ends with a usage hint); 1 for any other error, reported on one line starting \
-`gameai:` (an input that cannot be read or parsed, an inconsistent position, options that do \
-not fit the board, the fleet or each other)."
+line (an unknown option, a missing argument, a number it cannot read or outside the range it \
+checks; the message ends with a usage hint); 1 for any other error, reported on one line \
+starting `gameai:` (an input that cannot be read or parsed, an inconsistent position, a name \
+or size checked after parsing, options that do not fit the board, the fleet or each other)."
 )]
 struct Cli {
     #[command(subcommand)]
