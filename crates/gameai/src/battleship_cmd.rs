@@ -754,9 +754,9 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut rules = a.rules.rules()?;
     // The position's board, as its view has it.
     (rules.width, rules.height) = (pos.width, pos.height);
-    let view = pos.view(&rules).map_err(|e| match e {
-        // The fleet (the default one, unless given) for the board of the position's rows.
-        battleship::Error::FleetDoesNotFit(_) => CliError(format!(
+    // The fleet (the default one, unless given) for the board of the position's rows.
+    let on_the_board = |e: battleship::Error| {
+        CliError(format!(
             "{e} (the board is the position's, {}x{}{})",
             pos.width,
             pos.height,
@@ -765,7 +765,12 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
             } else {
                 "; give a fleet for it with --fleet"
             }
-        )),
+        ))
+    };
+    let view = pos.view(&rules).map_err(|e| match e {
+        battleship::Error::FleetDoesNotFit(_) => on_the_board(e),
+        // A ship longer than both sides of the board.
+        battleship::Error::Rules(ref m) if m.contains("does not fit") => on_the_board(e),
         e => e.into(),
     })?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
@@ -779,7 +784,15 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         },
         ..infer::PosteriorConfig::default()
     };
+    let ship_cells: usize = rules.fleet.iter().map(|s| s.length).sum();
+    let marked = (view.hits() | view.sunk_cells()).count_ones() as usize;
     let post = infer::posterior(&view, &config, &mut rng).map_err(|e| {
+        if e == battleship::Error::Inconsistent && marked > ship_cells {
+            return CliError(format!(
+                "{e}: the position marks {marked} cells hit or sunk, and the fleet has {ship_cells} \
+                 ship cells"
+            ));
+        }
         // A finished ship written with `x` is the likely slip: under feedback that announces
         // sinkings, a ship whose cells are all hit is sunk, and an afloat one cannot be.
         if e == battleship::Error::Inconsistent

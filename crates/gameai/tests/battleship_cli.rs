@@ -295,6 +295,23 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     );
     assert_failed(&out, "(the board is the position's, 5x3)");
     assert!(!text(&out.stderr).contains("with --fleet"));
+    // More hits than ship cells: said as such, not taken for a sunk ship written `x`.
+    let out = common::gameai(
+        &words("battleship show - --svg - --fleet 3,2"),
+        b"xxxx\nxxxx\n....\n....\n",
+    );
+    assert_failed(
+        &out,
+        "the position marks 8 cells hit or sunk, and the fleet has 5 ship cells",
+    );
+    assert!(!text(&out.stderr).contains("mark its"));
+    // A ship longer than both sides of the position's board says so too.
+    let out = common::gameai(&words("battleship show - --svg -"), b"x...\n");
+    assert_failed(
+        &out,
+        "Carrier of length 5 does not fit on a 4x1 board (the board is the position's, 4x1; \
+         give a fleet for it with --fleet)",
+    );
     // Eight dominoes tile 4x4: every cell is certain, and the chain's estimates, within
     // rounding of 1, are shown as such, not as "99" (likely).
     let mut args = words("battleship show - --fleet 2,2,2,2,2,2,2,2 --exact-nodes 0 --svg");
