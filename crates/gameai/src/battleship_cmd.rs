@@ -789,8 +789,8 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     let post = infer::posterior(&view, &config, &mut rng).map_err(|e| {
         if e == battleship::Error::Inconsistent && marked > ship_cells {
             return CliError(format!(
-                "{e}: the position marks {marked} cells hit or sunk, and the fleet has {ship_cells} \
-                 ship cells"
+                "{e}: the position marks {marked} cells hit or sunk, and the fleet has \
+                 {ship_cells} ship cells"
             ));
         }
         // A finished ship written with `x` is the likely slip: under feedback that announces

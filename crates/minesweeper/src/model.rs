@@ -277,7 +277,10 @@ pub enum Fallback {
     /// Marginals estimated by `csp_core::estimate` (block Gibbs sampling over whole layouts),
     /// seeded from the position so the same position gets the same decision. The default: it
     /// plays best of the three (see `docs/MINESWEEPER.md`), at a few milliseconds a move.
-    /// Should the sampler find no first layout within its budget, the pattern model decides.
+    /// A run that leaves some undecided cell unchanged throughout
+    /// (`csp_core::Estimate::unmoved`: its 0 or 1 says nothing) is repeated once with blocks
+    /// twice as large, whose estimates are used. Should the sampler find no first layout
+    /// within its budget, the pattern model decides.
     #[default]
     Sampling,
 }
@@ -292,11 +295,28 @@ fn sampled_marginals(pos: &Position) -> Result<Option<Vec<f64>>, SolveError> {
         seed = (seed ^ u64::from(c.to_char() as u32)).wrapping_mul(0x100_0000_01b3);
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let e = match csp_core::estimate(&csp, &csp_core::McmcConfig::default(), &mut rng) {
+    let config = csp_core::McmcConfig::default();
+    let mut e = match csp_core::estimate(&csp, &config, &mut rng) {
         Ok(e) => e,
         Err(csp_core::CspError::BudgetExceeded { .. }) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
+    // A variable the chain never moved (and propagation did not decide) has an estimate of
+    // 0 or 1 that says nothing: the chain may be stuck among some of the layouts, and its
+    // 0 would be guessed first. Once more with blocks twice as large, which reach layouts
+    // the first blocks could not; its estimates are kept, stuck or not (a variable may be
+    // certain without propagation proving it).
+    if !e.unmoved().is_empty() {
+        let wider = csp_core::McmcConfig {
+            block: 2 * config.block,
+            ..config
+        };
+        match csp_core::estimate(&csp, &wider, &mut rng) {
+            Ok(again) => e = again,
+            Err(csp_core::CspError::BudgetExceeded { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     let mut p = vec![0.0; pos.len()];
     for (var, &cell) in cell_of.iter().enumerate() {
         p[cell] = e.probabilities[var];
@@ -1157,6 +1177,23 @@ mod tests {
                 if let (Some(s), Some(e)) = (s, e) {
                     assert!((s - e).abs() < 0.04, "{t} cell {c}: {s} against {e}");
                 }
+            }
+        }
+    }
+
+    /// A position whose first sampling run, with blocks of 16, never moves some cells (it
+    /// reported 0% for cells 16% to 54% likely to be mines, and guessed one of them): the
+    /// second run, with blocks twice as large, brings every estimate near the exact one.
+    #[test]
+    fn a_stuck_sampling_run_is_not_trusted() {
+        let t = "8x8x16\nHHH2HHHH\nHHHHHHH2\nHH1HHHH1\nHH11122H\nH3H101HH\nHHH10122\n\
+                 HH32101H\nHHHH101H\n";
+        let pos = text::read(t).unwrap();
+        let exact = crate::Solver::default().probabilities(&pos).unwrap().mine;
+        let sampled = fallback(&pos, Fallback::Sampling).unwrap().0.mine;
+        for (c, (s, e)) in sampled.iter().zip(&exact).enumerate() {
+            if let (Some(s), Some(e)) = (s, e) {
+                assert!((s - e).abs() < 0.06, "cell {c}: {s} against {e}");
             }
         }
     }
