@@ -685,9 +685,13 @@ impl Default for TrainConfig {
 
 /// Fits a model to the samples' exact probabilities (cross-entropy against the soft targets),
 /// by stochastic gradient descent, every presentation in a random one of the 8 symmetries.
-/// The same samples and options give the same model.
+/// The same samples and options give the same model. A hand-made sample's numbers are read
+/// as [`PatternModel::predict`] reads its inputs: density, local estimate and target are
+/// probabilities, a value past 0 or 1 counts as that end and one that is not a number as
+/// 1/2 (a target of 7 or NaN would drive the weights past any finite value).
 #[must_use]
 pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
+    let unit = |x: f32| probability_or_half(f64::from(x)) as f32;
     let hidden = config.hidden.clamp(1, MAX_HIDDEN);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
     let mut m = PatternModel::zeros(hidden);
@@ -705,8 +709,11 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
     }
     m.bias.fill(0.1);
     // Start the output at the average target, so early steps learn patterns, not the mean.
-    let mean =
-        samples.iter().map(|s| f64::from(s.target)).sum::<f64>() / samples.len().max(1) as f64;
+    let mean = samples
+        .iter()
+        .map(|s| f64::from(unit(s.target)))
+        .sum::<f64>()
+        / samples.len().max(1) as f64;
     let mean = mean.clamp(0.01, 0.99) as f32;
     m.out_bias = (mean / (1.0 - mean)).ln();
     let sym = symmetries();
@@ -729,18 +736,19 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
             }
             let lr = config.learning_rate * (1.0 - 0.9 * step / steps);
             step += 1.0;
-            m.hidden_layer(&features, s.density, s.local, &mut h);
+            let (density, local) = (unit(s.density), unit(s.local));
+            m.hidden_layer(&features, density, local, &mut h);
             let z = m.out_bias + h.iter().zip(&m.out).map(|(a, b)| a * b).sum::<f32>();
             // d(cross-entropy)/dz for a soft target.
-            let g = sigmoid(z) - s.target;
+            let g = sigmoid(z) - unit(s.target);
             m.out_bias -= lr * g;
             for (u, &hu) in h.iter().enumerate() {
                 let gh = if hu > 0.0 { g * m.out[u] } else { 0.0 };
                 m.out[u] -= lr * g * hu;
                 if gh != 0.0 {
                     m.bias[u] -= lr * gh;
-                    m.density[u] -= lr * gh * s.density;
-                    m.local[u] -= lr * gh * s.local;
+                    m.density[u] -= lr * gh * density;
+                    m.local[u] -= lr * gh * local;
                     for (slot, &cat) in features.iter().enumerate() {
                         m.embed[(slot * CATEGORIES + usize::from(cat)) * hidden + u] -= lr * gh;
                     }
@@ -1178,6 +1186,30 @@ mod tests {
                     assert!((s - e).abs() < 0.04, "{t} cell {c}: {s} against {e}");
                 }
             }
+        }
+    }
+
+    /// Hand-made samples with numbers past 0 and 1, or not numbers at all, train a model that
+    /// can be written and read back (its weights were infinite or NaN).
+    #[test]
+    fn samples_out_of_range_train_a_readable_model() {
+        for (density, target, local) in [
+            (f32::INFINITY, 0.5, 0.5),
+            (0.5, 7.0, 0.5),
+            (0.5, f32::NAN, 0.5),
+            (5.0, 0.5, -3.0),
+        ] {
+            let sample = Sample {
+                features: [1; NEIGHBOURHOOD],
+                density,
+                target,
+                local,
+            };
+            let m = train(&vec![sample; 20], &TrainConfig::default());
+            assert!(
+                PatternModel::parse(&m.to_text()).is_ok(),
+                "{density} {target} {local}"
+            );
         }
     }
 
