@@ -73,7 +73,17 @@ pub fn parse_file<T, E: std::fmt::Display>(
     path: &std::path::Path,
     parse: impl FnOnce(&str) -> Result<T, E>,
 ) -> Result<T, CliError> {
-    let text = String::from_utf8(read_input(path)?).map_err(|_| {
+    parse_file_at_most(path, MAX_INPUT_BYTES, parse)
+}
+
+/// [`parse_file`] for a kind of file that holds at most `limit` bytes: a larger one is
+/// refused before more than `limit` bytes are read.
+pub fn parse_file_at_most<T, E: std::fmt::Display>(
+    path: &std::path::Path,
+    limit: u64,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<T, CliError> {
+    let text = String::from_utf8(read_input_at_most(path, limit)?).map_err(|_| {
         CliError(format!(
             "cannot read {}: it is not UTF-8 text",
             input_name(path)
@@ -88,13 +98,23 @@ pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 
 /// Reads all of `path` (standard input for `-`), up to [`MAX_INPUT_BYTES`].
 pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
+    read_input_at_most(path, MAX_INPUT_BYTES)
+}
+
+/// Reads all of `path` (standard input for `-`), up to `most` bytes.
+pub fn read_input_at_most(path: &std::path::Path, most: u64) -> Result<Vec<u8>, CliError> {
     use std::io::Read;
     let mut bytes = Vec::new();
-    let limit = MAX_INPUT_BYTES + 1;
+    let limit = most + 1;
     let too_large = || {
         CliError(format!(
-            "{} holds more than {MAX_INPUT_BYTES} bytes (1 GiB), the most an input may hold",
-            input_name(path)
+            "{} holds more than {most} bytes{}, the most an input of its kind may hold",
+            input_name(path),
+            if most == MAX_INPUT_BYTES {
+                " (1 GiB)"
+            } else {
+                ""
+            }
         ))
     };
     if is_dash(path) {
@@ -103,16 +123,13 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
         let file = std::fs::File::open(path)
             .map_err(|e| CliError(format!("cannot read {}: {e}", input_name(path))))?;
         // A regular file says its size: one too large is refused before it is read.
-        if file
-            .metadata()
-            .is_ok_and(|m| m.is_file() && m.len() > MAX_INPUT_BYTES)
-        {
+        if file.metadata().is_ok_and(|m| m.is_file() && m.len() > most) {
             return Err(too_large());
         }
         file.take(limit).read_to_end(&mut bytes)
     }
     .map_err(|e| CliError(format!("cannot read {}: {e}", input_name(path))))?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
+    if bytes.len() as u64 > most {
         return Err(too_large());
     }
     Ok(bytes)

@@ -467,9 +467,13 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The most bytes a model file may hold: many times the largest model as written.
+const MAX_MODEL_BYTES: u64 = 64 << 20;
+
 fn calibrate(a: &CalibrateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let model = match &a.model {
-        Some(path) => crate::parse_file(path, PatternModel::parse)?,
+        // The largest model (1024 hidden units) takes about 4 MB as written.
+        Some(path) => crate::parse_file_at_most(path, MAX_MODEL_BYTES, PatternModel::parse)?,
         None => PatternModel::builtin().clone(),
     };
     let data = samples(&a.samples, 100, 2)?;

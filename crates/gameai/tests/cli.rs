@@ -452,6 +452,21 @@ fn an_input_over_a_gibibyte_is_refused() {
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
 
+/// A model file is refused past 64 MiB, many times the largest model, not read up to the
+/// 1 GiB every input may hold (standard input too, which says no size beforehand).
+#[test]
+fn a_model_file_past_its_size_is_refused() {
+    let big = vec![b' '; (64 << 20) + 1];
+    let out = gameai(
+        &words("minesweeper calibrate --level 5x5x3 --games 1 --model -"),
+        &big,
+    );
+    assert_failed(
+        &out,
+        "standard input holds more than 67108864 bytes, the most an input of its kind may hold",
+    );
+}
+
 #[test]
 fn a_byte_order_mark_is_not_input() {
     let mut input = b"\xef\xbb\xbf".to_vec();

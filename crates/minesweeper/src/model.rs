@@ -497,7 +497,9 @@ impl PatternModel {
         s
     }
 
-    /// Reads a model written by [`PatternModel::to_text`].
+    /// Reads a model written by [`PatternModel::to_text`]: every line, the last one too,
+    /// ends with a line end (a file without one after its last number may have been cut
+    /// short inside it).
     ///
     /// # Errors
     /// [`ModelError`] naming the first bad line.
@@ -574,6 +576,14 @@ impl PatternModel {
         // Anything after the last line is not part of this model (two files joined, say).
         if let Some((i, _)) = lines.find(|(_, l)| !l.trim().is_empty()) {
             return Err(bad(i, "unexpected line after `out_bias`"));
+        }
+        // Every line of a written model ends with a line end: a file cut inside its last
+        // number (`-1.15` of `-1.150249`) would otherwise load as another model.
+        if !text.trim_end_matches([' ', '\t']).ends_with('\n') {
+            return Err(bad(
+                end - 1,
+                "the file ends inside its last line (cut short?): no line end after `out_bias`",
+            ));
         }
         Ok(m)
     }
@@ -907,6 +917,16 @@ mod tests {
             PatternModel::parse(&no_out_bias).unwrap_err().to_string(),
             format!("line {lines}: missing `out_bias` line")
         );
+        // Cut inside the last number: no line end after it.
+        let cut_number = format!("{}5", good.trim_end());
+        assert_eq!(
+            PatternModel::parse(&cut_number).unwrap_err().to_string(),
+            format!(
+                "line {lines}: the file ends inside its last line (cut short?): no line end \
+                 after `out_bias`"
+            )
+        );
+        assert!(PatternModel::parse(&format!("{cut_number}\n")).is_ok());
         let nan = good.replacen("embed 0 0", "embed NaN 0", 1);
         assert!(matches!(
             PatternModel::parse(&nan),
