@@ -386,20 +386,12 @@ fn info_weight(s: &str) -> Result<f64, String> {
 
 /// Parses `--search-fleets`: 0 to [`MAX_SEARCH_FLEETS`].
 fn search_fleets(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if n <= MAX_SEARCH_FLEETS => Ok(n),
-        Ok(_) => Err(format!("must be at most {MAX_SEARCH_FLEETS}")),
-        Err(e) => Err(e.to_string()),
-    }
+    crate::parallel::count_in(s, 0, MAX_SEARCH_FLEETS, "fleets")
 }
 
 /// Parses `--search-states`: 1 to [`MAX_SEARCH_STATES`].
 fn search_states(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if (1..=MAX_SEARCH_STATES).contains(&n) => Ok(n),
-        Ok(_) => Err(format!("must be from 1 to {MAX_SEARCH_STATES}")),
-        Err(e) => Err(e.to_string()),
-    }
+    crate::parallel::count_in(s, 1, MAX_SEARCH_STATES, "states")
 }
 
 /// The shooter as its own options (`--info-weight`, `--candidates`, `--search-fleets`,

@@ -227,21 +227,12 @@ struct SolverArgs {
 
 /// Parses `--endgame-cells`: up to what the endgame search can take.
 fn endgame_cells(s: &str) -> Result<usize, String> {
-    count_in(s, 0, minesweeper::MAX_ENDGAME_CELLS, "cells")
+    crate::parallel::count_in(s, 0, minesweeper::MAX_ENDGAME_CELLS, "cells")
 }
 
 /// Parses `--hidden`: enough units to learn, few enough to allocate.
 fn hidden_units(s: &str) -> Result<usize, String> {
-    count_in(s, 1, minesweeper::MAX_HIDDEN, "hidden units")
-}
-
-/// Parses a count of `what` from `lo` to `hi`.
-fn count_in(s: &str, lo: usize, hi: usize, what: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
-        Ok(_) => Err(format!("expected {lo} to {hi} {what}")),
-        Err(e) => Err(e.to_string()),
-    }
+    crate::parallel::count_in(s, 1, minesweeper::MAX_HIDDEN, "hidden units")
 }
 
 /// Parses `--tolerance`: a probability, 0 to 1.

@@ -19,6 +19,15 @@ where
     Ok(n)
 }
 
+/// Parses a count of `what` from `lo` to `hi`.
+pub fn count_in(s: &str, lo: usize, hi: usize, what: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("expected {lo} to {hi} {what}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// A progress bar counting games.
 pub fn games_bar(games: u64) -> ProgressBar {
     let bar = ProgressBar::new(games);

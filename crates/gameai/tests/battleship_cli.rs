@@ -578,7 +578,7 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
         ),
         (
             "battleship eval --games 1 --search-fleets 2000000",
-            "for '--search-fleets <SEARCH_FLEETS>': must be at most 1000000",
+            "for '--search-fleets <SEARCH_FLEETS>': expected 0 to 1000000 fleets",
         ),
         (
             "battleship eval --games 1 --shooter posterior --search-states 1000",
@@ -586,11 +586,11 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
         ),
         (
             "battleship eval --games 1 --search-states 0",
-            "for '--search-states <SEARCH_STATES>': must be from 1 to 50000000",
+            "for '--search-states <SEARCH_STATES>': expected 1 to 50000000 states",
         ),
         (
             "battleship eval --games 1 --search-states 60000000",
-            "for '--search-states <SEARCH_STATES>': must be from 1 to 50000000",
+            "for '--search-states <SEARCH_STATES>': expected 1 to 50000000 states",
         ),
     ]);
 }
