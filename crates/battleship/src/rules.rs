@@ -215,7 +215,8 @@ impl Rules {
     ///
     /// # Errors
     /// [`Error::Rules`] describing the first problem found; [`Error::FleetDoesNotFit`] when
-    /// the ships have more cells than the board, or under no-touch when the ships, each with
+    /// a ship is longer than both sides of the board, the ships have more cells than the
+    /// board, or under no-touch when the ships, each with
     /// the cells right of and below it, have more cells than a board one wider and one
     /// higher (no two such blocks can overlap, so no placement exists).
     pub fn validate(&self) -> Result<(), Error> {
@@ -263,7 +264,7 @@ impl Rules {
                 )));
             }
             if s.length > self.width.max(self.height) {
-                return Err(Error::Rules(format!(
+                return Err(Error::FleetDoesNotFit(format!(
                     "{} of length {} does not fit on a {}x{} board",
                     s.name, s.length, self.width, self.height
                 )));

@@ -41,6 +41,10 @@ fn rules_are_validated() {
         "two ships are named `Carrier`",
     );
     bad(&|r| r.fleet[0].length = 11, "does not fit on a 10x10 board");
+    // A ship longer than both sides is a fleet that cannot fit, like one with too many cells.
+    let mut r = Rules::standard();
+    r.fleet[0].length = 11;
+    assert!(matches!(Geometry::new(&r), Err(Error::FleetDoesNotFit(_))));
     bad(
         &|r| r.fleet[0].length = 0,
         "has length 0: a ship covers at least one cell",

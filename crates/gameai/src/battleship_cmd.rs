@@ -36,10 +36,10 @@ enum Command {
 #[derive(Debug, clap::Args)]
 struct RuleArgs {
     /// Rule set: standard (ships may touch) or no-touch.
-    #[arg(long, default_value = "standard")]
+    #[arg(long, default_value = "standard", value_parser = rule_set_name)]
     rules: String,
     /// What the defender reveals: standard, bare, hit-names-ship or sunk-reveals-cells.
-    #[arg(long, default_value = "standard")]
+    #[arg(long, default_value = "standard", value_parser = name::<Feedback>)]
     feedback: String,
     /// The fleet as ship lengths, comma-separated (ships named S0, S1, ...), instead of the
     /// standard Carrier 5, Battleship 4, Destroyer 3, Submarine 3, Patrol Boat 2; e.g.
@@ -80,6 +80,31 @@ fn board_size(s: &str) -> Result<(usize, usize), CliError> {
         .ok_or_else(|| CliError(format!("--board `{s}`: expected WxH, such as 10x10")))
 }
 
+/// Checks `--board` while the arguments are parsed (the rules check its size later).
+fn board_arg(s: &str) -> Result<String, String> {
+    board_size(s).map_err(|_| "expected WxH, such as 10x10".to_string())?;
+    Ok(s.to_string())
+}
+
+/// Checks a name the battleship crate reads (a feedback rule, a shooter, a placer) while the
+/// arguments are parsed, with the crate's message for an unknown one.
+fn name<T: std::str::FromStr<Err = battleship::Error>>(s: &str) -> Result<String, String> {
+    match s.parse::<T>() {
+        Ok(_) => Ok(s.to_string()),
+        Err(battleship::Error::Rules(m)) => Err(m),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Checks `--rules` while the arguments are parsed.
+fn rule_set_name(s: &str) -> Result<String, String> {
+    match Rules::by_name(s) {
+        Ok(_) => Ok(s.to_string()),
+        Err(battleship::Error::Rules(m)) => Err(m),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The board and fleet of `r`, for summaries: `10x10 board, fleet 5,4,3,3,2`.
 fn board_and_fleet(r: &Rules) -> String {
     let lengths: Vec<String> = r.fleet.iter().map(|s| s.length.to_string()).collect();
@@ -94,14 +119,14 @@ fn board_and_fleet(r: &Rules) -> String {
 #[derive(Debug, clap::Args)]
 struct EvalArgs {
     /// Number of games (at least 1).
-    #[arg(long, default_value_t = 100, value_parser = crate::parallel::at_least_one::<u64>)]
+    #[arg(long, default_value_t = 100, value_parser = crate::values::at_least_one::<u64>)]
     games: u64,
     /// Seed: fleet i and the shooter's choices in game i derive from (seed, i).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// random, hunt-target, hunt-target-parity, article, density, info-gain, hybrid,
     /// lookahead, posterior or endgame (the default, the strongest).
-    #[arg(long, default_value = "endgame")]
+    #[arg(long, default_value = "endgame", value_parser = name::<ShooterKind>)]
     shooter: String,
     #[command(flatten)]
     rules: RuleArgs,
@@ -111,10 +136,10 @@ struct EvalArgs {
     #[arg(long, default_value_t = 1)]
     salvo: usize,
     /// Board size `WxH` (at most 128 cells).
-    #[arg(long, default_value = "10x10")]
+    #[arg(long, default_value = "10x10", value_parser = board_arg)]
     board: String,
     /// How the seeded fleets are placed: uniform or anti-density.
-    #[arg(long, default_value = "uniform")]
+    #[arg(long, default_value = "uniform", value_parser = name::<Placer>)]
     placer: String,
     /// Play the fleets of this JSON-lines file instead of seeded ones; `-` reads standard
     /// input.
@@ -125,7 +150,7 @@ struct EvalArgs {
     exact_nodes: Option<u64>,
     /// Posterior shooters: Markov chain sweeps recorded when sampling (at least 1; default
     /// 400).
-    #[arg(long, value_parser = crate::parallel::at_least_one::<u64>)]
+    #[arg(long, value_parser = crate::values::at_least_one::<u64>)]
     sweeps: Option<u64>,
     /// Posterior shooters: ships the Markov chain re-places together after each sweep when
     /// sampling (default 0: none, only the sweeps' moves of one or two ships). 3 reaches
@@ -140,7 +165,7 @@ struct EvalArgs {
     info_weight: Option<f64>,
     /// Endgame shooter: how many of the likeliest cells its exact search compares
     /// (default 8; at least 1).
-    #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
+    #[arg(long, value_parser = crate::values::at_least_one::<usize>)]
     candidates: Option<usize>,
     /// Endgame shooter: its exact search starts once at most this many fleets remain
     /// (default 6000; 0 never searches, playing as `posterior`).
@@ -163,7 +188,7 @@ struct EvalArgs {
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
+    #[arg(long, value_parser = crate::values::at_least_one::<usize>)]
     threads: Option<usize>,
     /// Write one JSON line per game (game, shots, estimated, error) to this file, to compare
     /// two shooters or settings game by game; `game` counts from 0 (game 0 is the one
@@ -195,7 +220,7 @@ struct ShowArgs {
     exact_nodes: u64,
     /// Markov chain sweeps recorded when sampling (at least 1).
     #[arg(long, default_value_t = infer::PosteriorConfig::default().sweeps,
-          value_parser = crate::parallel::at_least_one::<u64>)]
+          value_parser = crate::values::at_least_one::<u64>)]
     sweeps: u64,
     /// Ships the Markov chain re-places together after each sweep, when sampling [default:
     /// 3]: 3 reaches fleets that moving one or two ships at a time cannot, such as a run
@@ -386,12 +411,12 @@ fn info_weight(s: &str) -> Result<f64, String> {
 
 /// Parses `--search-fleets`: 0 to [`MAX_SEARCH_FLEETS`].
 fn search_fleets(s: &str) -> Result<usize, String> {
-    crate::parallel::count_in(s, 0, MAX_SEARCH_FLEETS, "fleets")
+    crate::values::count_in(s, 0, MAX_SEARCH_FLEETS, "fleets")
 }
 
 /// Parses `--search-states`: 1 to [`MAX_SEARCH_STATES`].
 fn search_states(s: &str) -> Result<usize, String> {
-    crate::parallel::count_in(s, 1, MAX_SEARCH_STATES, "states")
+    crate::values::count_in(s, 1, MAX_SEARCH_STATES, "states")
 }
 
 /// The shooter as its own options (`--info-weight`, `--candidates`, `--search-fleets`,
@@ -761,8 +786,6 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
     };
     let view = pos.view(&rules).map_err(|e| match e {
         battleship::Error::FleetDoesNotFit(_) => on_the_board(e),
-        // A ship longer than both sides of the board.
-        battleship::Error::Rules(ref m) if m.contains("does not fit") => on_the_board(e),
         e => e.into(),
     })?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);

@@ -40,17 +40,17 @@ enum Command {
 struct PlayArgs {
     /// The engine: alphabeta, bestfirst or cmd:PROGRAM ARGS... (a Gomocup brain; the words
     /// are split at whitespace, with no quoting, so the program's path cannot hold a space).
-    #[arg(long, default_value = "alphabeta")]
+    #[arg(long, default_value = "alphabeta", value_parser = engine_name)]
     engine: String,
     /// Your colour: black (moves first) or white.
-    #[arg(long, default_value = "black", visible_alias = "color")]
-    colour: String,
+    #[arg(long, default_value = "black", visible_alias = "color", value_parser = colour)]
+    colour: Stone,
     /// Engine thinking time per move, in milliseconds (at least 1).
-    #[arg(long, default_value_t = 1000, value_parser = crate::parallel::at_least_one::<u64>)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::values::at_least_one::<u64>)]
     time_ms: u64,
     /// Search nodes per move instead of time: the engine then plays the same moves on any
     /// machine (built-in engines only).
-    #[arg(long, conflicts_with = "time_ms", value_parser = crate::parallel::at_least_one::<u64>)]
+    #[arg(long, conflicts_with = "time_ms", value_parser = crate::values::at_least_one::<u64>)]
     nodes: Option<u64>,
     #[command(flatten)]
     game: GameArgs,
@@ -59,15 +59,15 @@ struct PlayArgs {
 #[derive(Debug, clap::Args)]
 struct GameArgs {
     /// Board side (5..=32).
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, value_parser = board_side)]
     size: usize,
     /// freestyle (five or more wins) or exactly-five (`exact` for short).
-    #[arg(long, default_value = "freestyle")]
+    #[arg(long, default_value = "freestyle", value_parser = crate::values::name_of::<Rule>)]
     rule: String,
     /// Memory for each built-in engine's tree or table, in MiB; an external brain is told it
     /// as the limit of its whole process (`INFO max_memory`), so it has less for its table
     /// (pbrain-gameai keeps 72 MiB for the rest: 350 gives it Gomocup's limit). At least 1.
-    #[arg(long, default_value_t = 64, value_parser = crate::parallel::at_least_one::<usize>)]
+    #[arg(long, default_value_t = 64, value_parser = crate::values::at_least_one::<usize>)]
     memory_mb: usize,
 }
 
@@ -76,14 +76,16 @@ struct MatchArgs {
     /// First engine: alphabeta, bestfirst or cmd:PROGRAM ARGS... (a Gomocup brain; the
     /// words are split at whitespace, with no quoting, so the program's path cannot hold a
     /// space).
+    #[arg(value_parser = engine_name)]
     engine_a: String,
     /// Second engine, likewise.
+    #[arg(value_parser = engine_name)]
     engine_b: String,
     /// Number of games (game 2k and 2k+1 share an opening, colours swapped).
-    #[arg(long, default_value_t = 16, value_parser = crate::parallel::at_least_one::<usize>)]
+    #[arg(long, default_value_t = 16, value_parser = crate::values::at_least_one::<usize>)]
     games: usize,
     /// Thinking time per move, in milliseconds, for both engines (at least 1).
-    #[arg(long, default_value_t = 200, value_parser = crate::parallel::at_least_one::<u64>)]
+    #[arg(long, default_value_t = 200, value_parser = crate::values::at_least_one::<u64>)]
     time_ms: u64,
     /// Search nodes per move instead of time: every game then replays exactly, on any
     /// machine and at any --threads (built-in engines only). One number for both engines, or
@@ -97,7 +99,7 @@ struct MatchArgs {
     openings: Option<PathBuf>,
     /// Games played at once. Engines think on the clock, so more threads than cores makes
     /// them weaker (not with --nodes); the default plays one game at a time.
-    #[arg(long, default_value_t = 1, value_parser = crate::parallel::at_least_one::<usize>)]
+    #[arg(long, default_value_t = 1, value_parser = crate::values::at_least_one::<usize>)]
     threads: usize,
     /// End with one JSON line of results: engine_a, engine_b, games, time_ms (null under
     /// --nodes) and nodes ([a, b], null without --nodes), size, rule, a_wins, draws,
@@ -175,6 +177,31 @@ fn parse_rule(s: &str) -> Result<Rule, CliError> {
         .map_err(|e: gomoku::GomokuError| CliError(e.to_string()))
 }
 
+/// Reads `--colour`.
+fn colour(s: &str) -> Result<Stone, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "black" | "b" | "x" => Ok(Stone::Black),
+        "white" | "w" | "o" => Ok(Stone::White),
+        _ => Err("unknown colour (black or white)".to_string()),
+    }
+}
+
+/// Checks `--size` while the arguments are parsed.
+fn board_side(s: &str) -> Result<usize, String> {
+    crate::values::count_in(s, gomoku::MIN_SIZE, gomoku::MAX_SIZE, "cells a side")
+}
+
+/// Checks an engine's name while the arguments are parsed; whether a `cmd:` brain starts
+/// is known only once it is run.
+fn engine_name(spec: &str) -> Result<String, String> {
+    match spec.strip_prefix("cmd:") {
+        _ if spec == "alphabeta" || spec == "bestfirst" => Ok(spec.to_string()),
+        Some(command) if command.split_whitespace().next().is_some() => Ok(spec.to_string()),
+        Some(_) => Err("cmd: needs a program".to_string()),
+        None => Err("unknown engine (alphabeta, bestfirst or cmd:PROGRAM ARGS...)".to_string()),
+    }
+}
+
 /// An engine chosen on the command line.
 type AnyEngine = Box<dyn Engine>;
 
@@ -233,15 +260,7 @@ fn colour_name(s: Stone) -> &'static str {
 fn play(args: &PlayArgs, input: &mut impl BufRead, out: &mut impl Write) -> Result<(), CliError> {
     let rule = parse_rule(&args.game.rule)?;
     let mut board = Board::new(args.game.size, rule)?;
-    let human = match args.colour.to_ascii_lowercase().as_str() {
-        "black" | "b" | "x" => Stone::Black,
-        "white" | "w" | "o" => Stone::White,
-        other => {
-            return Err(CliError(format!(
-                "unknown colour {other:?} (black or white)"
-            )));
-        }
-    };
+    let human = args.colour;
     let budget = budget(args.nodes, args.time_ms, &[&args.engine])?;
     let mut engine = make_engine(&args.engine, args.game.memory_mb)?;
     // The centre cell as an example of both ways to name a cell (`h7 or 7,7` on 15x15).
@@ -983,7 +1002,7 @@ mod tests {
     fn plays_a_scripted_session() {
         let args = PlayArgs {
             engine: "bestfirst".into(),
-            colour: "black".into(),
+            colour: Stone::Black,
             time_ms: 20,
             nodes: None,
             game: GameArgs {

@@ -13,6 +13,7 @@ mod output;
 mod parallel;
 mod showcase;
 mod twofour_cmd;
+mod values;
 
 /// Game-playing AI: solve, play and evaluate the games of the gameai crates.
 #[derive(Debug, Parser)]
@@ -21,10 +22,11 @@ mod twofour_cmd;
     version,
     about,
     after_help = "Exit status: 0 on success; 2 when the argument parser refuses the command \
-line (an unknown option, a missing argument, a number it cannot read or outside the range it \
-checks; the message ends with a usage hint); 1 for any other error, reported on one line \
-starting `gameai:` (an input that cannot be read or parsed, an inconsistent position, a name \
-or size checked after parsing, options that do not fit the board, the fleet or each other)."
+line (an unknown option, a missing argument, an unknown name, a number it cannot read or \
+outside the range it checks; the message ends with a usage hint); 1 for any other error, \
+reported on one line starting `gameai:` (an input that cannot be read or parsed, an \
+inconsistent position, a board or fleet that the rules refuse, options that do not fit the \
+board, the fleet or each other, an external brain that does not start)."
 )]
 struct Cli {
     #[command(subcommand)]

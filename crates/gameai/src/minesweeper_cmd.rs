@@ -61,7 +61,7 @@ struct SeededGames {
     #[arg(long, default_value = "beginner")]
     level: Level,
     /// Number of games (at least 1).
-    #[arg(long, default_value_t = 100, value_parser = crate::parallel::at_least_one::<u64>)]
+    #[arg(long, default_value_t = 100, value_parser = crate::values::at_least_one::<u64>)]
     games: u64,
     /// Seed of the boards: game i is drawn from a seed derived from (seed, i).
     #[arg(long, default_value_t = 1)]
@@ -81,7 +81,7 @@ struct SampleArgs {
     #[arg(long, default_value = "intermediate,expert", value_delimiter = ',')]
     level: Vec<Level>,
     /// Games per level (at least 1).
-    #[arg(long, value_parser = crate::parallel::at_least_one::<u64>)]
+    #[arg(long, value_parser = crate::values::at_least_one::<u64>)]
     games: Option<u64>,
     /// Seed of the boards (and of the choice of cells recorded); the defaults differ between
     /// `train` and `calibrate`, so that a model is calibrated on other games than it was
@@ -89,7 +89,7 @@ struct SampleArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Undecided cells recorded per position (at least 1).
-    #[arg(long, default_value_t = 4, value_parser = crate::parallel::at_least_one::<usize>)]
+    #[arg(long, default_value_t = 4, value_parser = crate::values::at_least_one::<usize>)]
     per_position: usize,
 }
 
@@ -103,7 +103,7 @@ struct TrainArgs {
     hidden: usize,
     /// Passes over the samples (at least 1).
     #[arg(long, default_value_t = TrainConfig::default().epochs,
-          value_parser = crate::parallel::at_least_one::<usize>)]
+          value_parser = crate::values::at_least_one::<usize>)]
     epochs: usize,
     /// Initial SGD step size (a positive number).
     #[arg(long, default_value_t = TrainConfig::default().learning_rate,
@@ -143,7 +143,7 @@ struct EvalArgs {
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_parser = crate::parallel::at_least_one::<usize>)]
+    #[arg(long, value_parser = crate::values::at_least_one::<usize>)]
     threads: Option<usize>,
     /// Write one JSON line per game (game, won, guesses, decisions, error) to this file, to
     /// compare two configurations game by game; `game` counts from 0.
@@ -173,7 +173,7 @@ struct SolverArgs {
     /// revealed numbers and this many away from them, the safest first, with riskier cells
     /// the 50/50 bonus brings within the tolerance.
     #[arg(long, default_value_t = SolverConfig::default().max_candidates,
-          value_parser = crate::parallel::at_least_one::<usize>)]
+          value_parser = crate::values::at_least_one::<usize>)]
     candidates: usize,
     /// Search the endgame exhaustively when at most this many cells are undecided (0: never;
     /// 0 to 64).
@@ -197,7 +197,7 @@ struct SolverArgs {
     depth: u8,
     /// Candidates valued in each position one guess ahead (depth 2 and more; at least 1).
     #[arg(long, default_value_t = SolverConfig::default().second_candidates,
-          value_parser = crate::parallel::at_least_one::<usize>)]
+          value_parser = crate::values::at_least_one::<usize>)]
     second: usize,
     /// Look-ahead depth in the opening (while at most --opening-cells cells are revealed);
     /// 1 turns the deeper opening off.
@@ -227,12 +227,12 @@ struct SolverArgs {
 
 /// Parses `--endgame-cells`: up to what the endgame search can take.
 fn endgame_cells(s: &str) -> Result<usize, String> {
-    crate::parallel::count_in(s, 0, minesweeper::MAX_ENDGAME_CELLS, "cells")
+    crate::values::count_in(s, 0, minesweeper::MAX_ENDGAME_CELLS, "cells")
 }
 
 /// Parses `--hidden`: enough units to learn, few enough to allocate.
 fn hidden_units(s: &str) -> Result<usize, String> {
-    crate::parallel::count_in(s, 1, minesweeper::MAX_HIDDEN, "hidden units")
+    crate::values::count_in(s, 1, minesweeper::MAX_HIDDEN, "hidden units")
 }
 
 /// Parses `--tolerance`: a probability, 0 to 1.

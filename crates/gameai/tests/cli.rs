@@ -947,6 +947,37 @@ fn the_exit_status_tells_parser_refusals_from_other_errors() {
             2,
             "invalid value '2' for '--tolerance <TOLERANCE>'",
         ),
+        // Names, checked by the parser in every command.
+        (
+            "battleship eval --shooter nope",
+            2,
+            "invalid value 'nope' for '--shooter <SHOOTER>': unknown shooter `nope`",
+        ),
+        (
+            "battleship show - --rules nope",
+            2,
+            "invalid value 'nope' for '--rules <RULES>': unknown rule set `nope`",
+        ),
+        (
+            "battleship eval --board 10",
+            2,
+            "invalid value '10' for '--board <BOARD>': expected WxH",
+        ),
+        (
+            "gomoku play --colour green",
+            2,
+            "invalid value 'green' for '--colour <COLOUR>': unknown colour",
+        ),
+        (
+            "gomoku match deep-blue bestfirst",
+            2,
+            "invalid value 'deep-blue' for '<ENGINE_A>': unknown engine",
+        ),
+        (
+            "gomoku match bestfirst cmd:",
+            2,
+            "invalid value 'cmd:' for '<ENGINE_B>': cmd: needs a program",
+        ),
         // Later checks: a start cell that does not fit the level.
         (
             "minesweeper eval --start 9,0",
