@@ -184,7 +184,8 @@ impl BigUint {
         r
     }
 
-    /// `2^e`.
+    /// `2^e`, held in `e / 64 + 1` limbs: an exponent beyond memory ends as a failed
+    /// allocation does (the process aborts).
     pub fn pow2(e: u64) -> BigUint {
         let idx = (e / 64) as usize;
         let mut limbs = Limbs::new();
@@ -483,8 +484,9 @@ impl BigUint {
     }
 
     /// The binomial coefficients `C(n, k)` for `k` in `lo..=hi` (empty when `lo > hi`), one
-    /// entry per `k` (zero past `n`): a range longer than memory can hold ends as any
-    /// allocation failure does.
+    /// entry per `k` (zero past `n`): a range longer than memory can hold ends as a failed
+    /// allocation does (an abort, or a capacity-overflow panic when its size in bytes
+    /// overflows).
     pub fn binomial_range(n: u64, lo: u64, hi: u64) -> Vec<BigUint> {
         if lo > hi {
             return Vec::new();

@@ -43,7 +43,9 @@ use crate::{Bound, Evaluate, Keyed, MemoTable, Outcome, Score, Stats};
 /// Fail-soft alpha-beta to `depth` plies, with the game's own move ordering and no memo.
 ///
 /// Within the window `(alpha, beta)` it returns exactly what [`minimax::negamax`] returns; outside
-/// it returns a bound on that value (at most `alpha`, or at least `beta`).
+/// it returns a bound on that value (at most `alpha`, or at least `beta`). The window must
+/// be open, `alpha < beta` (`-Score::INFINITY` and `Score::INFINITY` for the exact value): an
+/// empty or inverted one leaves no value inside it, and the result then bounds nothing.
 ///
 /// [`minimax::negamax`]: crate::minimax::negamax
 pub fn alpha_beta<G: Evaluate>(

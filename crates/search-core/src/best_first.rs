@@ -353,7 +353,9 @@ impl<G: Evaluate> BestFirst<G> {
 
     /// Reserves the whole arena now, so that no search pauses to grow it (a reallocation
     /// copies the tree: tens of milliseconds for a large one). Operating systems commit the
-    /// pages only when they are first written, so this costs address space, not memory.
+    /// pages only when they are first written, so this costs address space, not memory. An
+    /// arena larger than the address space the machine gives aborts the process, as a failed
+    /// allocation does: [`BestFirst::try_reserve_all`] returns the error instead.
     pub fn reserve_all(&mut self) {
         self.headers
             .reserve_exact(self.capacity.saturating_sub(self.headers.len()));

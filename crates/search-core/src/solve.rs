@@ -206,6 +206,10 @@ impl<G: Keyed> Solver<G> {
 
     /// The exact result of `game` for its side to move. `game` is left as it was.
     pub fn solve(&mut self, game: &mut G) -> Outcome {
+        // No limits, whatever an earlier `solve_within` left behind: one unwound by a panic
+        // in the game's code never cleared its own.
+        self.halt = None;
+        self.halted = false;
         self.search(game, Outcome::Loss, Outcome::Win, 0)
     }
 
@@ -492,6 +496,7 @@ fn line_of<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     /// Two piles; take 1 or 2 stones from either; whoever takes the last stone wins. The
     /// piles swapped are the same game, so `(a, b)` and `(b, a)` are symmetric keys.
@@ -601,6 +606,57 @@ mod tests {
         let shared = merging.move_values(&mut one_class(Piles(1, 2)));
         // (The shared value is wrong too: the search below merges the same way.)
         assert!(shared.iter().all(|&(_, v)| v == shared[0].1), "{shared:?}");
+    }
+
+    /// [`Piles`] whose move generator panics when the fuse is lit: a bug in a game's code.
+    #[derive(Clone)]
+    struct Fused(Piles, bool);
+    impl Game for Fused {
+        type Move = (bool, u32);
+        fn generate_moves(&self, m: &mut Vec<(bool, u32)>) {
+            assert!(!self.1, "the game's own bug");
+            self.0.generate_moves(m);
+        }
+        fn play(&mut self, m: &(bool, u32)) {
+            self.0.play(m);
+        }
+        fn undo(&mut self, m: &(bool, u32)) {
+            self.0.undo(m);
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            self.0.outcome()
+        }
+    }
+    impl Keyed for Fused {
+        type Key = (u32, u32);
+        fn key(&self) -> (u32, u32) {
+            self.0.key()
+        }
+    }
+
+    /// A panic in the game's code that unwinds out of `solve_within` leaves no limit behind:
+    /// the solver, kept, solves exactly again.
+    #[test]
+    fn a_panic_inside_solve_within_leaves_no_limit_behind() {
+        let mut truth = Solver::new(SolverConfig::PLAIN);
+        let mut solver = Solver::new(SolverConfig::PLAIN);
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            solver.solve_within(
+                &mut Fused(Piles(9, 9), true),
+                &Limits::time(Duration::from_millis(1)),
+            )
+        }));
+        assert!(panicked.is_err());
+        // The time limit has long passed: a search under it would stop at once.
+        std::thread::sleep(Duration::from_millis(20));
+        for (a, b) in [(9, 9), (9, 8), (10, 7), (11, 9)] {
+            let want = truth.solve(&mut Fused(Piles(a, b), false));
+            assert_eq!(
+                solver.solve(&mut Fused(Piles(a, b), false)),
+                want,
+                "({a}, {b})"
+            );
+        }
     }
 
     fn config(symmetry: bool) -> SolverConfig {

@@ -39,16 +39,17 @@ impl Stats {
     }
 }
 
+/// Adds counts field by field, stopping at `u64::MAX` rather than overflowing.
 impl AddAssign for Stats {
     fn add_assign(&mut self, o: Stats) {
-        self.nodes += o.nodes;
-        self.terminals += o.terminals;
-        self.memo_probes += o.memo_probes;
-        self.memo_hits += o.memo_hits;
-        self.memo_cutoffs += o.memo_cutoffs;
-        self.cutoffs += o.cutoffs;
-        self.merged_moves += o.merged_moves;
-        self.researches += o.researches;
+        self.nodes = self.nodes.saturating_add(o.nodes);
+        self.terminals = self.terminals.saturating_add(o.terminals);
+        self.memo_probes = self.memo_probes.saturating_add(o.memo_probes);
+        self.memo_hits = self.memo_hits.saturating_add(o.memo_hits);
+        self.memo_cutoffs = self.memo_cutoffs.saturating_add(o.memo_cutoffs);
+        self.cutoffs = self.cutoffs.saturating_add(o.cutoffs);
+        self.merged_moves = self.merged_moves.saturating_add(o.merged_moves);
+        self.researches = self.researches.saturating_add(o.researches);
     }
 }
 
@@ -67,5 +68,25 @@ impl fmt::Display for Stats {
             self.merged_moves,
             self.researches
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adding_counts_saturates() {
+        let mut s = Stats {
+            nodes: u64::MAX,
+            cutoffs: 3,
+            ..Stats::default()
+        };
+        s += Stats {
+            nodes: 1,
+            cutoffs: 4,
+            ..Stats::default()
+        };
+        assert_eq!((s.nodes, s.cutoffs), (u64::MAX, 7));
     }
 }

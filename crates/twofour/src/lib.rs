@@ -52,7 +52,8 @@ pub use rules::{Pile, Player, Winner};
 /// (`Outcome`, `Stats`, and the `Game` trait whose `play` and `undo` step a [`Position`])
 /// need no dependency of their own. `Game::play` trusts its move, as searches need it to
 /// (a move from `Game::moves` of the same position); a move from elsewhere can leave the
-/// position broken without a word: use [`Position::play_move`], which checks it.
+/// position broken without a word, or panic (a pile index past the end; a count that
+/// overflows, in a build with overflow checks): use [`Position::play_move`], which checks it.
 pub use search_core;
 pub use solver::{
     DEFAULT_MEMO_BYTES, Level, MAX_SUGGESTED_MEMO_BYTES, TwoFourSolver, UnknownLevel,
