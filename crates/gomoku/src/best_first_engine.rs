@@ -141,6 +141,10 @@ pub fn window_gain(index: usize) -> (i32, i32) {
 
 /// A Gomoku position from the point of view of one player ("own"), with the classic score kept
 /// up to date incrementally: the [`Game`] the best-first search runs on.
+///
+/// Its `Game::play` trusts its move, as searches need it to (a move from `generate_moves` of
+/// the same position): a move off the board or onto a stone breaks the position or panics.
+/// [`ArenaPosition::from_board`] of a [`Board`] checked with [`Board::play`] is the checked way.
 #[derive(Debug, Clone)]
 pub struct ArenaPosition {
     size: usize,

@@ -198,6 +198,12 @@ pub(crate) const EMPTY: u8 = 0;
 pub(crate) const WALL: u8 = 3;
 
 /// Index arithmetic of the padded array for one board size.
+///
+/// The methods trust their geometry and indices, as the searches need them to: only
+/// `Geometry::new(size)` for a size of [`MIN_SIZE`] to [`MAX_SIZE`] (or a board's own
+/// geometry) is meaningful, and [`Position::new`](crate::Position::new) refuses any other.
+/// Another size, or fields set by hand to another stride, give meaningless indices and may
+/// panic (a stride of 0 divides by zero).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
     /// Board side.

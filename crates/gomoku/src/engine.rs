@@ -467,6 +467,17 @@ impl AlphaBetaEngine {
         let stones = pos.stones();
         let mut game = SearchGame::new(pos);
         game.width = self.width;
+        // 6a. One candidate (the centre of an empty board), whatever the width: nothing to
+        // search for.
+        if root.is_none() {
+            let mut c = Vec::new();
+            game.width = usize::MAX;
+            game.candidates(&mut c);
+            game.width = self.width;
+            if let [(_, q)] = c[..] {
+                return Ok(self.finish(start, "only move", &game.pos, usize::from(q)));
+            }
+        }
         // 6b. In a quiet position, drop the candidate moves after which the opponent has a
         // forced win by continuous threats: alpha-beta's horizon is too short to see most of
         // them, and they decide most lost games.
@@ -704,6 +715,19 @@ pub(crate) mod tests {
         assert_eq!(e.last_info().line.first(), Some(&m));
         assert_eq!(e.last_info().line.len(), 3);
         assert!(e.last_info().threat_nodes > 0);
+        assert_eq!(e.last_info().nodes, 0, "no alpha-beta search");
+        // An empty board has one candidate, the centre: played without a search, however
+        // long the move may take.
+        let empty = Board::new(15, Rule::Freestyle).unwrap();
+        let clock = Instant::now();
+        let centre = e.choose_move(&empty, Duration::from_secs(30)).unwrap();
+        assert!(
+            clock.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            clock.elapsed()
+        );
+        assert_eq!(centre, Move::new(7, 7));
+        assert_eq!(e.last_info().reason, "only move");
         assert_eq!(e.last_info().nodes, 0, "no alpha-beta search");
         // A boxed engine is the engine.
         let mut boxed: Box<dyn Engine> = Box::new(AlphaBetaEngine::new());

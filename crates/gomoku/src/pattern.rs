@@ -75,7 +75,8 @@ pub const NEIGHBOURS: usize = 10;
 /// 65,536 entries (see [`table_index`], the way to index either).
 pub const TABLE_SIZE: usize = 1 << (2 * NEIGHBOURS);
 
-/// The bit shift of the neighbour at `offset` (-5..=-1 or 1..=5) in a key.
+/// The bit shift of the neighbour at `offset` (-5..=-1 or 1..=5) in a key; another offset
+/// gives a meaningless shift, or panics where the arithmetic overflows.
 #[must_use]
 pub fn slot_shift(offset: isize) -> u32 {
     let slot = if offset < 0 { offset + 5 } else { offset + 4 };

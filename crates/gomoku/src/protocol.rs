@@ -311,9 +311,10 @@ fn parse_info(rest: &str) -> Result<Command, String> {
         "timeout_match" => Info::TimeoutMatch(number(&key, value)?),
         "time_left" => {
             let left: i64 = parse_number(value).ok_or_else(|| {
-                let digits = value.trim().strip_prefix('-').unwrap_or(value.trim());
-                if is_whole_number(digits) {
-                    format!("INFO {key} {value} is too large")
+                let negative = value.trim().strip_prefix('-');
+                if is_whole_number(negative.unwrap_or(value.trim())) {
+                    let which = if negative.is_some() { "small" } else { "large" };
+                    format!("INFO {key} {value} is too {which}")
                 } else {
                     format!("INFO {key} needs a whole number, not {value:?}")
                 }
@@ -1693,8 +1694,13 @@ mod tests {
         );
         assert_eq!(
             malformed("INFO time_left -99999999999999999999"),
-            "INFO time_left -99999999999999999999 is too large: \
+            "INFO time_left -99999999999999999999 is too small: \
              \"INFO time_left -99999999999999999999\""
+        );
+        assert_eq!(
+            malformed("INFO time_left 99999999999999999999"),
+            "INFO time_left 99999999999999999999 is too large: \
+             \"INFO time_left 99999999999999999999\""
         );
         assert!(malformed("INFO time_left 12x").contains("needs a whole number"));
         assert!(malformed("7,7,300").starts_with(BAD_STONE));
