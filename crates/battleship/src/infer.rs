@@ -267,7 +267,8 @@ pub fn posterior(
 /// # Errors
 /// [`Error::TooLarge`] past `max` fleets, when `post` is not exact, or when the enumeration
 /// tries more than [`LIST_STEPS`] placements (a second or two: a guard, which no position of
-/// the classic rules is known to reach); [`Error::Inconsistent`] when the enumeration
+/// the classic rules is known to reach) or the list would take more than [`LIST_BYTES`]
+/// bytes; [`Error::Inconsistent`] when the enumeration
 /// disagrees with the exact count, which means that `post` is not the exact posterior of
 /// `view`; [`Error::Mismatch`] when `post` has another number of cells or ships, or a
 /// ship placement that does not fit the ship (of another length, or off the board).
@@ -319,6 +320,10 @@ pub(crate) fn check_fits(view: &View, post: &Posterior) -> Result<(), Error> {
 /// Placements [`consistent_fleets`] may try before it gives up.
 pub const LIST_STEPS: u64 = 200_000_000;
 
+/// Memory [`consistent_fleets`] may take for its list (1 GiB): some ten million fleets of
+/// five ships. The step limit alone would let a list outgrow the machine first.
+pub const LIST_BYTES: usize = 1 << 30;
+
 /// [`consistent_fleets`] with a given limit on the placements tried.
 fn list_fleets(
     view: &View,
@@ -364,9 +369,20 @@ fn list_fleets(
         .iter()
         .filter_map(|list| list.first().map(|&(c, _)| c.count_ones()))
         .sum();
-    // The count is within `max`, which may be far more than memory holds: the list grows as
-    // fleets are found (and the step limit ends a long search first).
-    let mut out = Vec::with_capacity(total.min(1 << 16) as usize);
+    // The count is within `max`, which may be far more than memory holds: the list is
+    // reserved whole, within its memory limit, before the search.
+    let fleet_bytes = std::mem::size_of::<Vec<u128>>() + 16 * placements.len();
+    let too_large = || {
+        Error::TooLarge(format!(
+            "a list of {total} fleets takes more than {LIST_BYTES} bytes"
+        ))
+    };
+    let listed = usize::try_from(total)
+        .ok()
+        .filter(|&n| n.saturating_mul(fleet_bytes) <= LIST_BYTES)
+        .ok_or_else(too_large)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(listed).map_err(|_| too_large())?;
     let mut stack = Vec::with_capacity(placements.len());
     let ctx = Combine {
         placements: &placements,
@@ -609,6 +625,25 @@ mod tests {
             assert_eq!(shot == crate::game::Shot::Miss, misses >> c & 1 == 1);
         }
         game.view().clone()
+    }
+
+    /// A list past its memory limit is refused before the search, however large `max`.
+    #[test]
+    fn listing_stops_at_its_memory_limit() {
+        let geo = Geometry::new(&Rules::with_lengths(7, 7, &[3, 2, 2, 2])).unwrap();
+        let view = View::new(geo);
+        let post = exact_posterior(&view, &Budget::default()).unwrap();
+        let n = post.solutions.unwrap();
+        let bytes = (std::mem::size_of::<Vec<u128>>() + 16 * 4) as u128;
+        assert!(n * bytes > LIST_BYTES as u128, "{n} fleets");
+        let clock = std::time::Instant::now();
+        let e = consistent_fleets(&view, &post, usize::MAX);
+        assert!(
+            matches!(&e, Err(Error::TooLarge(m)) if m.contains("bytes")),
+            "{:?}",
+            e.map(|l| l.len())
+        );
+        assert!(clock.elapsed() < std::time::Duration::from_secs(1));
     }
 
     #[test]

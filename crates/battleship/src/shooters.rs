@@ -246,7 +246,9 @@ fn argmax(
     let mut best = f64::NEG_INFINITY;
     let mut ties = 0u128;
     for c in cells_of(candidates) {
+        // A score that is not a number ranks last (it compares with nothing).
         let s = score(c);
+        let s = if s.is_nan() { f64::NEG_INFINITY } else { s };
         let tol = if best.is_finite() {
             tolerance(best)
         } else {
@@ -675,7 +677,9 @@ impl Shooter for InfoGainShooter {
 pub struct HybridShooter {
     /// How the posterior is computed.
     pub config: PosteriorConfig,
-    /// Weight of the entropy (bits) against the hit probability.
+    /// Weight of the entropy (bits) against the hit probability. NaN reads as 0, and a
+    /// weight beyond ±1e9 as ±1e9, so that every score is a finite number and equal ones
+    /// stay ties.
     pub info_weight: f64,
 }
 
@@ -693,8 +697,13 @@ impl Shooter for HybridShooter {
         "hybrid"
     }
     fn choose(&mut self, view: &View, rng: &mut dyn Rng) -> Result<Decision, Error> {
+        let w = if self.info_weight.is_nan() {
+            0.0
+        } else {
+            self.info_weight.clamp(-1e9, 1e9)
+        };
         best_on_posterior(view, &self.config, rng, |post, c| {
-            post.hit[c] + self.info_weight * entropy(&answer_distribution(view, post, c))
+            post.hit[c] + w * entropy(&answer_distribution(view, post, c))
         })
     }
 }
@@ -892,6 +901,40 @@ mod tests {
         assert_eq!(argmax(m, |c| c as f64, &mut rng).unwrap(), 127);
         assert_eq!(argmax(m, |c| -(c as f64), &mut rng).unwrap(), 3);
         assert!(argmax(0, |_| 0.0, &mut rng).is_err());
+        // A score that is not a number ranks last, wherever it comes.
+        for nan_cell in cells {
+            let score = |c: usize| if c == nan_cell { f64::NAN } else { c as f64 };
+            let best = if nan_cell == 127 { 70 } else { 127 };
+            assert_eq!(argmax(m, score, &mut rng).unwrap(), best, "{nan_cell}");
+        }
+    }
+
+    /// An entropy weight that is not a number plays as 0, and one past 1e9 as 1e9: scores
+    /// stay finite, and the hybrid keeps to the cells that may hit.
+    #[test]
+    fn the_hybrid_reads_wild_weights_as_finite_ones() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        let geo = Geometry::new(&Rules::with_lengths(6, 6, &[3, 2])).unwrap();
+        let mut view = View::new(geo);
+        view.record(14, crate::game::Shot::Hit { ship: None })
+            .unwrap();
+        let choose = |info_weight: f64, seed: u64| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut h = HybridShooter {
+                info_weight,
+                ..HybridShooter::default()
+            };
+            h.choose(&view, &mut rng).unwrap().cell
+        };
+        for seed in 0..20 {
+            assert_eq!(choose(f64::NAN, seed), choose(0.0, seed));
+            let near = [8, 13, 15, 20];
+            assert!(near.contains(&choose(0.0, seed)), "{}", choose(0.0, seed));
+            for w in [f64::INFINITY, f64::MAX] {
+                assert_eq!(choose(w, seed), choose(1e9, seed));
+                assert_eq!(choose(-w, seed), choose(-1e9, seed));
+            }
+        }
     }
 
     #[test]

@@ -125,19 +125,24 @@ pub fn read(input: &str) -> Result<TextPosition, Error> {
     Ok(p)
 }
 
-/// Writes a position (inverse of [`read`]). Cells past the 128 that the masks hold (in a
-/// position built by hand) are written as unknown.
-pub fn write(p: &TextPosition) -> String {
-    let mut s = String::with_capacity(
-        p.width
-            .saturating_add(1)
-            .saturating_mul(p.height)
-            .min(1 << 16),
-    );
-    let bit = |mask: u128, b: usize| b < 128 && mask >> b & 1 == 1;
+/// Writes a position (inverse of [`read`]).
+///
+/// # Errors
+/// [`Error::Rules`] for a position [`read`] could not give back (built by hand): no cells,
+/// or more than the 128 its masks hold.
+pub fn write(p: &TextPosition) -> Result<String, Error> {
+    let cells = p.width.checked_mul(p.height);
+    if !cells.is_some_and(|n| (1..=MAX_CELLS).contains(&n)) {
+        return Err(Error::Rules(format!(
+            "a {}x{} position: a position has 1 to {MAX_CELLS} cells",
+            p.width, p.height
+        )));
+    }
+    let mut s = String::with_capacity((p.width + 1) * p.height);
+    let bit = |mask: u128, b: usize| mask >> b & 1 == 1;
     for y in 0..p.height {
         for x in 0..p.width {
-            let b = y.saturating_mul(p.width).saturating_add(x);
+            let b = y * p.width + x;
             s.push(if bit(p.misses, b) {
                 'o'
             } else if bit(p.hits, b) {
@@ -150,5 +155,5 @@ pub fn write(p: &TextPosition) -> String {
         }
         s.push('\n');
     }
-    s
+    Ok(s)
 }

@@ -484,18 +484,20 @@ fn text_positions_round_trip_and_report_errors() {
     assert_eq!(p.misses, 1 << 2);
     assert_eq!(p.hits, 1 << 4);
     assert_eq!(p.sunk, 1 << 5);
-    assert_eq!(text::read(&text::write(&p)).unwrap(), p);
-    // Built by hand past the 128 cells the masks hold: those cells are written unknown.
-    let big = text::TextPosition {
-        width: 20,
-        height: 10,
-        misses: u128::MAX,
-        hits: 0,
-        sunk: 0,
-    };
-    let written = text::write(&big);
-    assert_eq!(written.matches('o').count(), 128);
-    assert_eq!(written.matches('.').count(), 200 - 128);
+    assert_eq!(text::read(&text::write(&p).unwrap()).unwrap(), p);
+    // Built by hand past the 128 cells the masks hold, or with none: refused, as reading
+    // refuses such a text (a huge one was written, up to memory's end).
+    for (width, height) in [(20, 10), (1 << 20, 1 << 20), (0, 5), (usize::MAX, 2)] {
+        let big = text::TextPosition {
+            width,
+            height,
+            misses: u128::MAX,
+            hits: 0,
+            sunk: 0,
+        };
+        let e = msg(text::write(&big).unwrap_err());
+        assert!(e.contains("a position has 1 to 128 cells"), "{e}");
+    }
     let e = msg(text::read("...\n..\n").unwrap_err());
     assert_eq!(e, "line 2: row has 2 cells, the first row has 3");
     let e = msg(text::read("..\n.q\n").unwrap_err());
@@ -814,7 +816,7 @@ proptest! {
     #[test]
     fn text_reader_never_panics(s in "\u{feff}?[.oxsOXSqé \r\n]{0,300}") {
         if let Ok(p) = text::read(&s) {
-            prop_assert_eq!(text::read(&text::write(&p)).unwrap(), p);
+            prop_assert_eq!(text::read(&text::write(&p).unwrap()).unwrap(), p);
         }
     }
 }

@@ -125,6 +125,12 @@ pub enum ModelError {
         /// What is wrong.
         message: String,
     },
+    /// Training drove a weight past what a model file holds (magnitude 1e6) or to NaN.
+    #[error(
+        "training diverged (a weight grew past what a model file holds, or became NaN): \
+         the learning rate is too large for the samples, or not positive"
+    )]
+    Diverged,
 }
 
 const HEADER: &str = "gameai-minesweeper-pattern-model 1";
@@ -674,9 +680,10 @@ pub struct TrainConfig {
     pub hidden: usize,
     /// Passes over the samples.
     pub epochs: usize,
-    /// SGD step size at the start; it decays linearly to a tenth by the end. It must be
-    /// positive and finite: NaN or an infinity trains a model of NaN weights, which
-    /// [`PatternModel::parse`] rejects when read back.
+    /// SGD step size at the start; it decays linearly to a tenth by the end. It should be
+    /// positive and small (the default suits the samples of `collect_samples`): a step too
+    /// large, negative or not a number drives the weights past any bound, and [`train`]
+    /// reports that it diverged.
     pub learning_rate: f32,
     /// Seed of the initial weights, the sample order and the symmetry of each presentation.
     pub seed: u64,
@@ -699,8 +706,11 @@ impl Default for TrainConfig {
 /// as [`PatternModel::predict`] reads its inputs: density, local estimate and target are
 /// probabilities, a value past 0 or 1 counts as that end and one that is not a number as
 /// 1/2 (a target of 7 or NaN would drive the weights past any finite value).
-#[must_use]
-pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
+///
+/// # Errors
+/// [`ModelError::Diverged`] when a weight ends past the ±1e6 a model file holds, or as NaN:
+/// the step size was too large for the samples (or not a positive number).
+pub fn train(samples: &[Sample], config: &TrainConfig) -> Result<PatternModel, ModelError> {
     let unit = |x: f32| probability_or_half(f64::from(x)) as f32;
     let hidden = config.hidden.clamp(1, MAX_HIDDEN);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.seed);
@@ -726,6 +736,10 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
         / samples.len().max(1) as f64;
     let mean = mean.clamp(0.01, 0.99) as f32;
     m.out_bias = (mean / (1.0 - mean)).ln();
+    if samples.is_empty() {
+        // Nothing to learn, however many passes are asked for.
+        return Ok(m);
+    }
     let sym = symmetries();
     let mut order: Vec<usize> = (0..samples.len()).collect();
     let mut h = vec![0.0f32; hidden];
@@ -766,7 +780,21 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> PatternModel {
             }
         }
     }
-    m
+    // A step size too large for the samples (or not positive) drives weights past any
+    // bound, to infinities and NaN: such a model gives no probabilities, nor reads back.
+    let diverged = m
+        .embed
+        .iter()
+        .chain(&m.density)
+        .chain(&m.local)
+        .chain(&m.bias)
+        .chain(&m.out)
+        .chain(std::iter::once(&m.out_bias))
+        .any(|w| w.is_nan() || w.abs() > MAX_WEIGHT);
+    if diverged {
+        return Err(ModelError::Diverged);
+    }
+    Ok(m)
 }
 
 /// One bin of a reliability table: samples whose estimate fell in `[low, high)` (the last
@@ -1079,8 +1107,8 @@ mod tests {
             epochs: 4,
             ..TrainConfig::default()
         };
-        let m = train(&samples, &config);
-        assert_eq!(m, train(&samples, &config));
+        let m = train(&samples, &config).unwrap();
+        assert_eq!(m, train(&samples, &config).unwrap());
         let mut hot = [UNDECIDED; NEIGHBOURHOOD];
         hot[right] = REVEALED_0 + 8;
         let cold = [UNDECIDED; NEIGHBOURHOOD];
@@ -1225,7 +1253,7 @@ mod tests {
                 target,
                 local,
             };
-            let m = train(&vec![sample; 20], &TrainConfig::default());
+            let m = train(&vec![sample; 20], &TrainConfig::default()).unwrap();
             assert!(
                 PatternModel::parse(&m.to_text()).is_ok(),
                 "{density} {target} {local}"
@@ -1301,7 +1329,7 @@ mod tests {
             learning_rate: rate,
             seed: 5,
         };
-        let start = train(&[s], &config(0));
+        let start = train(&[s], &config(0)).unwrap();
         assert_eq!(start.hidden_units(), 3);
         // A category past the last reads as the last (features from outside the crate).
         let last = [(CATEGORIES - 1) as u8; NEIGHBOURHOOD];
@@ -1344,10 +1372,10 @@ mod tests {
         let twice = step(&once, f64::from(rate) * 0.55);
         for (got, want) in [
             (
-                parameters(&train(&[s], &config(1))),
+                parameters(&train(&[s], &config(1)).unwrap()),
                 step(&parameters(&start), f64::from(rate)),
             ),
-            (parameters(&train(&[s], &config(2))), twice),
+            (parameters(&train(&[s], &config(2)).unwrap()), twice),
         ] {
             assert_eq!(got.len(), want.len());
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -1380,7 +1408,8 @@ mod tests {
                 epochs: 0,
                 ..TrainConfig::default()
             },
-        );
+        )
+        .unwrap();
         assert_eq!(m.hidden_units(), 16);
         // Out-of-range sizes are taken as the nearest the format holds, and read back.
         for (asked, got) in [(0, 1), (MAX_HIDDEN + 1, MAX_HIDDEN)] {
@@ -1389,7 +1418,7 @@ mod tests {
                 epochs: 0,
                 ..TrainConfig::default()
             };
-            let big = train(&[s(0.3)], &config);
+            let big = train(&[s(0.3)], &config).unwrap();
             assert_eq!(big.hidden_units(), got);
             assert_eq!(PatternModel::parse(&big.to_text()).unwrap(), big);
         }
@@ -1404,8 +1433,62 @@ mod tests {
         assert!(m.out.iter().any(|&w| w > bound / 2.0));
         assert!(m.out.iter().any(|&w| w < -bound / 2.0));
         // No samples: the mean is taken as 0 and clamped, not divided by zero.
-        let empty = train(&[], &TrainConfig::default());
+        let empty = train(&[], &TrainConfig::default()).unwrap();
         assert!((empty.out_bias - (0.01f32 / 0.99).ln()).abs() < 1e-5);
+        // Nor are passes over nothing made, however many are asked for.
+        let endless = TrainConfig {
+            epochs: usize::MAX,
+            ..TrainConfig::default()
+        };
+        assert_eq!(train(&[], &endless), Ok(empty));
+    }
+
+    /// Whatever the step size, a model trained gives probabilities and reads back; one that
+    /// would not is refused as diverged.
+    #[test]
+    fn a_wild_step_size_trains_a_readable_model_or_says_it_diverged() {
+        let s = |target: f32, k: u8| Sample {
+            features: [k % 13; NEIGHBOURHOOD],
+            density: 0.2,
+            local: 0.4,
+            target,
+        };
+        let samples: Vec<Sample> = (0..40).map(|k| s(f32::from(k % 5) / 4.0, k)).collect();
+        let mut diverged = 0;
+        for rate in [
+            0.02,
+            1.0,
+            100.0,
+            1e8,
+            1e20,
+            3e38,
+            -0.02,
+            -5.0,
+            f32::NAN,
+            f32::INFINITY,
+        ] {
+            let config = TrainConfig {
+                hidden: 8,
+                epochs: 4,
+                learning_rate: rate,
+                ..TrainConfig::default()
+            };
+            let m = match train(&samples, &config) {
+                Ok(m) => m,
+                Err(ModelError::Diverged) => {
+                    diverged += 1;
+                    continue;
+                }
+                Err(e) => panic!("{rate}: {e}"),
+            };
+            assert_eq!(PatternModel::parse(&m.to_text()).as_ref(), Ok(&m), "{rate}");
+            for x in &samples {
+                let p = m.predict(&x.features, x.density, x.local);
+                assert!((0.0..=1.0).contains(&p), "{rate}: {p}");
+            }
+        }
+        assert!(diverged >= 4, "{diverged}");
+        assert!(train(&samples, &TrainConfig::default()).is_ok());
     }
 
     #[test]
