@@ -46,7 +46,7 @@ struct RuleArgs {
     /// `4,3,3,2,2,2,1,1,1,1`.
     // (A list with a negative length is read as the value, and refused for that length, not
     // taken for an unknown option.)
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = fleet_arg)]
     fleet: Option<String>,
 }
 
@@ -54,15 +54,7 @@ impl RuleArgs {
     fn rules(&self) -> Result<Rules, CliError> {
         let mut r = Rules::by_name(&self.rules)?;
         if let Some(fleet) = &self.fleet {
-            let lengths = fleet
-                .split(',')
-                .map(|l| l.trim().parse::<usize>())
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|_| {
-                    CliError(format!(
-                        "--fleet `{fleet}`: expected ship lengths separated by commas, such as 5,4,3,3,2"
-                    ))
-                })?;
+            let lengths = fleet_lengths(fleet).map_err(|e| CliError(format!("--fleet: {e}")))?;
             r = Rules {
                 adjacency: r.adjacency,
                 ..Rules::with_lengths(r.width, r.height, &lengths)
@@ -78,6 +70,28 @@ fn board_size(s: &str) -> Result<(usize, usize), CliError> {
     s.split_once('x')
         .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
         .ok_or_else(|| CliError(format!("--board `{s}`: expected WxH, such as 10x10")))
+}
+
+/// The ship lengths of `--fleet`.
+fn fleet_lengths(s: &str) -> Result<Vec<usize>, String> {
+    s.split(',')
+        .map(|l| {
+            let l = l.trim();
+            l.parse::<usize>().map_err(|_| {
+                if !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()) {
+                    format!("the length {l} is too large")
+                } else {
+                    "expected ship lengths separated by commas, such as 5,4,3,3,2".to_string()
+                }
+            })
+        })
+        .collect()
+}
+
+/// Checks the form of `--fleet` while the arguments are parsed (the rules check the ships).
+fn fleet_arg(s: &str) -> Result<String, String> {
+    fleet_lengths(s)?;
+    Ok(s.to_string())
 }
 
 /// Checks `--board` while the arguments are parsed (the rules check its size later).
@@ -136,7 +150,7 @@ struct EvalArgs {
     #[arg(long, default_value_t = 1)]
     salvo: usize,
     /// Board size `WxH` (at most 128 cells).
-    #[arg(long, default_value = "10x10", value_parser = board_arg)]
+    #[arg(long, default_value = "10x10", allow_hyphen_values = true, value_parser = board_arg)]
     board: String,
     /// How the seeded fleets are placed: uniform or anti-density.
     #[arg(long, default_value = "uniform", value_parser = name::<Placer>)]

@@ -90,7 +90,7 @@ struct MatchArgs {
     /// Search nodes per move instead of time: every game then replays exactly, on any
     /// machine and at any --threads (built-in engines only). One number for both engines, or
     /// A's and B's separated by a comma: a node is not the same work for both.
-    #[arg(long, conflicts_with = "time_ms", value_parser = node_pair)]
+    #[arg(long, conflicts_with = "time_ms", allow_hyphen_values = true, value_parser = node_pair)]
     nodes: Option<[u64; 2]>,
     /// Openings file: one opening a line, moves as `x,y` or `h7` separated by spaces, relative
     /// to nothing (absolute cells); `#` starts a comment; `-` reads standard input. Default:

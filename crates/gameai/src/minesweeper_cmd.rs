@@ -58,7 +58,9 @@ struct BoardsArgs {
 #[derive(Debug, clap::Args)]
 struct SeededGames {
     /// beginner, intermediate, expert or WxHxM.
-    #[arg(long, default_value = "beginner")]
+    // (A value with a minus, `-1x2x3`, is read as the value and refused for its number, not
+    // taken for an unknown option; so are the others below.)
+    #[arg(long, default_value = "beginner", allow_hyphen_values = true)]
     level: Level,
     /// Number of games (at least 1).
     #[arg(long, default_value_t = 100, value_parser = crate::values::at_least_one::<u64>)]
@@ -70,7 +72,7 @@ struct SeededGames {
     #[arg(long, default_value = "safe")]
     rule: FirstClick,
     /// First click: corner, centre or X,Y (zero-based column, row).
-    #[arg(long, default_value = "corner")]
+    #[arg(long, default_value = "corner", allow_hyphen_values = true, value_parser = start_arg)]
     start: String,
 }
 
@@ -78,7 +80,12 @@ struct SeededGames {
 #[derive(Debug, clap::Args)]
 struct SampleArgs {
     /// Levels to play (beginner, intermediate, expert or WxHxM), comma-separated.
-    #[arg(long, default_value = "intermediate,expert", value_delimiter = ',')]
+    #[arg(
+        long,
+        default_value = "intermediate,expert",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
     level: Vec<Level>,
     /// Games per level (at least 1).
     #[arg(long, value_parser = crate::values::at_least_one::<u64>)]
@@ -426,11 +433,9 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
         learning_rate: a.learning_rate,
         seed: a.samples.seed.unwrap_or(1),
     };
-    let model = minesweeper::train(&data, &config);
     // A step too large drives the weights to infinity; such a model could not be read back.
-    let text = model.to_text();
-    if PatternModel::parse(&text).is_err() {
-        return Err(CliError(format!(
+    let model = minesweeper::train(&data, &config).map_err(|_| {
+        CliError(format!(
             "training diverged (the weights grew past what a model file holds) at \
              --learning-rate {}: try a smaller one{}",
             a.learning_rate,
@@ -438,8 +443,9 @@ fn train(a: &TrainArgs, out: &mut impl Write) -> Result<(), CliError> {
                 d if d < a.learning_rate => format!(", such as the default {d}"),
                 _ => String::new(),
             }
-        )));
-    }
+        ))
+    })?;
+    let text = model.to_text();
     let fit = minesweeper::calibration(&data, |s| {
         f64::from(model.predict(&s.features, s.density, s.local))
     });
@@ -509,6 +515,23 @@ fn calibrate(a: &CalibrateArgs, out: &mut impl Write) -> Result<(), CliError> {
         )?;
     }
     Ok(())
+}
+
+/// Checks the form of `--start` while the arguments are parsed; whether the cell is on the
+/// board is known once the level is.
+fn start_arg(spec: &str) -> Result<String, String> {
+    // On a one-cell level, only the form of a start can be wrong before its place.
+    let one = Level {
+        width: 1,
+        height: 1,
+        mines: 0,
+    };
+    match one.start_cell(spec) {
+        Err(
+            e @ (minesweeper::LevelError::Start(_) | minesweeper::LevelError::NumberTooLarge(_)),
+        ) => Err(e.to_string()),
+        _ => Ok(spec.to_string()),
+    }
 }
 
 fn start_cell(spec: &str, level: &Level) -> Result<usize, CliError> {

@@ -523,7 +523,7 @@ fn info_weight_sets_the_hybrid_weight_and_is_refused_elsewhere() {
         ),
         (
             "battleship eval --games 1 --fleet -1,2",
-            "--fleet `-1,2`: expected ship lengths",
+            "invalid value '-1,2' for '--fleet <FLEET>': expected ship lengths",
         ),
     ]);
 }

@@ -978,16 +978,49 @@ fn the_exit_status_tells_parser_refusals_from_other_errors() {
             2,
             "invalid value 'cmd:' for '<ENGINE_B>': cmd: needs a program",
         ),
-        // Later checks: a start cell that does not fit the level.
+        // The form of a value, with a minus too (not taken for an unknown option `-1`).
+        (
+            "minesweeper eval --start 5,99999999999999999999999",
+            2,
+            "invalid value '5,99999999999999999999999' for '--start <START>': \
+             `5,99999999999999999999999`: a number is too large",
+        ),
+        (
+            "minesweeper eval --start -1,0",
+            2,
+            "invalid value '-1,0' for '--start <START>': start `-1,0`: expected corner",
+        ),
+        (
+            "minesweeper eval --level -1x2x3",
+            2,
+            "invalid value '-1x2x3' for '--level <LEVEL>': unknown level",
+        ),
+        (
+            "gomoku match alphabeta bestfirst --nodes -1,2",
+            2,
+            "invalid value '-1,2' for '--nodes <NODES>': expected a number of nodes",
+        ),
+        (
+            "battleship eval --board -1x2",
+            2,
+            "invalid value '-1x2' for '--board <BOARD>': expected WxH",
+        ),
+        (
+            "battleship eval --fleet 18446744073709551616",
+            2,
+            "invalid value '18446744073709551616' for '--fleet <FLEET>': the length \
+             18446744073709551616 is too large",
+        ),
+        // Later checks: a start cell that does not fit the level, a ship the board.
         (
             "minesweeper eval --start 9,0",
             1,
             "gameai: --start 9,0 is outside the 9x9 board",
         ),
         (
-            "minesweeper eval --start 5,99999999999999999999999",
+            "battleship eval --fleet 11",
             1,
-            "gameai: --start `5,99999999999999999999999`: a number is too large",
+            "gameai: the fleet cannot fit: S0 of length 11 does not fit on a 10x10 board",
         ),
     ] {
         let out = gameai(&words(args), b"");
