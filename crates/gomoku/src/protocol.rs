@@ -587,8 +587,8 @@ impl<E: Engine> Brain<E> {
     }
 
     /// The rule of the last `INFO rule` (freestyle before any): the rule of every new game.
-    /// The game in progress switches to it too unless its stones would end the game under
-    /// it, and otherwise keeps the rule it was started with.
+    /// The game in progress switches to it too unless it is over or its stones would end
+    /// the game under it, and otherwise keeps the rule it was started with.
     #[must_use]
     pub fn rule(&self) -> Rule {
         self.rule
@@ -736,8 +736,11 @@ impl<E: Engine> Brain<E> {
                 if rule != self.rule {
                     self.rule = rule;
                     if let Some(b) = &self.board {
-                        // Same stones, new rule (the manager sends the rule before play).
-                        if let Ok(nb) = Board::with_stones(b.size(), rule, b.history())
+                        // Same stones, new rule (the manager sends the rule before play); a
+                        // game over stays over (a six that won under freestyle is not
+                        // reopened by exactly five).
+                        if !b.is_over()
+                            && let Ok(nb) = Board::with_stones(b.size(), rule, b.history())
                             && !nb.is_over()
                         {
                             self.board = Some(nb);
@@ -2408,6 +2411,22 @@ done
         assert!(say(&mut b, "INFO rule 1").is_empty());
         assert_eq!(b.board().map(Board::rule), Some(Rule::ExactlyFive));
         assert_eq!(b.board().map(|b| b.history().len()), Some(2));
+        // A game won by a six under freestyle stays won when the rule becomes exactly five.
+        assert!(say(&mut b, "INFO rule 0").is_empty());
+        assert_eq!(say(&mut b, "RESTART"), ["OK"]);
+        for l in [
+            "BOARD", "0,0,1", "0,5,2", "1,0,1", "1,5,2", "2,0,1", "2,5,2", "3,0,1", "3,5,2",
+            "5,0,1", "6,5,2",
+        ] {
+            assert!(say(&mut b, l).is_empty(), "{l}");
+        }
+        assert_eq!(say(&mut b, "DONE"), ["4,0"]);
+        assert!(b.board().is_some_and(Board::is_over));
+        assert!(say(&mut b, "INFO rule 1").is_empty());
+        assert_eq!(b.rule(), Rule::ExactlyFive);
+        assert_eq!(b.board().map(Board::rule), Some(Rule::Freestyle));
+        assert!(b.board().is_some_and(Board::is_over));
+        assert!(say(&mut b, "TURN 9,9")[0].starts_with("ERROR"));
     }
 
     #[test]
