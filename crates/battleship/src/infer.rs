@@ -464,6 +464,10 @@ impl Combine<'_> {
 /// included, at probability 0) the hit that names it without sinking it and the hit that sinks
 /// it. Under [`Feedback::Bare`] there are the miss and the hit. Used by the information-gain
 /// and hybrid shooters.
+///
+/// `post` must be a posterior of `view` (from [`posterior`] or [`exact_posterior`] of it):
+/// this function returns plain numbers and checks nothing, so one of another board or fleet
+/// gives meaningless ones ([`consistent_fleets`] checks).
 pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f64> {
     // A cell off the board (nothing there) is a certain miss.
     let m = cell_bit(cell);

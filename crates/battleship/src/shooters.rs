@@ -784,7 +784,8 @@ fn answer_to(view: &View, fleet: &[u128], cell: usize, known: u128) -> crate::Sh
 /// Expected hits of the best second shot after a shot at `cell`, per drawn fleet: for every
 /// answer the shot can get, the largest number of drawn fleets (of those giving it) covering
 /// one unknown cell, summed over answers and divided by the number of fleets. A cell off the
-/// board is a certain miss.
+/// board is a certain miss. The fleets must be fleets of `view`'s rules (as
+/// [`consistent_fleets`] lists them): nothing is checked.
 pub fn second_shot_value(view: &View, fleets: &[Vec<u128>], cell: usize) -> f64 {
     if fleets.is_empty() {
         return 0.0;
