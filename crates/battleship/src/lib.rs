@@ -78,13 +78,14 @@ pub use {rand, rand_xoshiro};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The rules are not valid (or the name of a rule set or feedback rule is unknown).
+    /// The rules are not valid (or the name of a rule set is unknown).
     #[error("invalid rules: {0}")]
     Rules(String),
-    /// The name of a shooter or placer is not one of the known ones.
+    /// The name of a shooter, placer, feedback or adjacency rule is not one of the known
+    /// ones.
     #[error("unknown {kind} `{name}` (expected {expected})")]
     UnknownName {
-        /// What was named: `shooter` or `placer`.
+        /// What was named: `shooter`, `placer`, `feedback` or `adjacency rule`.
         kind: &'static str,
         /// The name given.
         name: String,

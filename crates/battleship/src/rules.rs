@@ -43,6 +43,40 @@ pub enum Adjacency {
     NoTouch,
 }
 
+impl Adjacency {
+    /// Both adjacency rules.
+    pub const ALL: [Adjacency; 2] = [Adjacency::Allowed, Adjacency::NoTouch];
+
+    /// The rule's name: `allowed` or `no-touch`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adjacency::Allowed => "allowed",
+            Adjacency::NoTouch => "no-touch",
+        }
+    }
+}
+
+impl FromStr for Adjacency {
+    type Err = Error;
+    /// Parses an adjacency rule's name (ignoring ASCII case and surrounding whitespace).
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Adjacency::ALL
+            .into_iter()
+            .find(|a| s.trim().eq_ignore_ascii_case(a.name()))
+            .ok_or_else(|| Error::UnknownName {
+                kind: "adjacency rule",
+                name: s.to_string(),
+                expected: "allowed or no-touch".into(),
+            })
+    }
+}
+
+impl fmt::Display for Adjacency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What the defender reveals after each shot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Feedback {
@@ -88,10 +122,10 @@ impl FromStr for Feedback {
         Feedback::ALL
             .into_iter()
             .find(|f| s.trim().eq_ignore_ascii_case(f.name()))
-            .ok_or_else(|| {
-                Error::Rules(format!(
-                    "unknown feedback `{s}` (expected standard, bare, hit-names-ship or sunk-reveals-cells)"
-                ))
+            .ok_or_else(|| Error::UnknownName {
+                kind: "feedback",
+                name: s.to_string(),
+                expected: "standard, bare, hit-names-ship or sunk-reveals-cells".into(),
             })
     }
 }

@@ -120,7 +120,29 @@ fn rules_are_validated() {
         assert_eq!(f.to_string(), f.name());
     }
     assert!(Rules::by_name("nope").is_err());
-    assert!("nope".parse::<Feedback>().is_err());
+    assert!(matches!(
+        "nope".parse::<Feedback>(),
+        Err(Error::UnknownName {
+            kind: "feedback",
+            ..
+        })
+    ));
+    assert!(matches!(
+        "nope".parse::<Adjacency>(),
+        Err(Error::UnknownName {
+            kind: "adjacency rule",
+            ..
+        })
+    ));
+    for a in Adjacency::ALL {
+        assert_eq!(a.to_string().parse::<Adjacency>().unwrap(), a);
+        assert_eq!(
+            format!(" {} ", a.name().to_ascii_uppercase())
+                .parse::<Adjacency>()
+                .unwrap(),
+            a
+        );
+    }
     assert!(matches!(
         "nope".parse::<ShooterKind>(),
         Err(Error::UnknownName { kind: "shooter", ref name, .. }) if name == "nope"

@@ -203,11 +203,13 @@ impl BigUint {
     }
 
     /// Whether the number is 0.
+    #[must_use]
     pub fn is_zero(&self) -> bool {
         self.limbs.is_empty()
     }
 
     /// Whether the number is 1.
+    #[must_use]
     pub fn is_one(&self) -> bool {
         self.limbs.len() == 1 && self.limbs[0] == 1
     }
@@ -218,6 +220,7 @@ impl BigUint {
     }
 
     /// Number of significant bits (0 for 0).
+    #[must_use]
     pub fn bits(&self) -> u64 {
         match self.limbs.last() {
             None => 0,
@@ -245,6 +248,7 @@ impl BigUint {
     }
 
     /// `self + other`.
+    #[must_use]
     pub fn add(&self, other: &BigUint) -> BigUint {
         let mut r = self.clone();
         r.add_assign(other);
@@ -325,6 +329,7 @@ impl BigUint {
     }
 
     /// `self * m`.
+    #[must_use]
     pub fn mul_u64(&self, m: u64) -> BigUint {
         let mut r = self.clone();
         r.mul_u64_assign(m);
@@ -349,6 +354,7 @@ impl BigUint {
     }
 
     /// `self * other`.
+    #[must_use]
     pub fn mul(&self, other: &BigUint) -> BigUint {
         let mut out = BigUint::zero();
         self.mul_into(other, &mut out);
@@ -540,6 +546,7 @@ impl BigUint {
     }
 
     /// The nearest `f64` (within a couple of ulps; `inf` beyond the `f64` range).
+    #[must_use]
     pub fn to_f64(&self) -> f64 {
         let (top, shift) = self.top64();
         ldexp(top as f64, shift as i64)

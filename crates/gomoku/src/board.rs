@@ -60,6 +60,7 @@ impl fmt::Display for Rule {
 ///
 /// assert_eq!("Exactly-Five".parse::<Rule>()?, Rule::ExactlyFive);
 /// assert_eq!("exact".parse::<Rule>()?, Rule::ExactlyFive);
+/// assert_eq!(" freestyle\n".parse::<Rule>()?, Rule::Freestyle);
 /// assert_eq!(Rule::Freestyle.to_string().parse::<Rule>()?, Rule::Freestyle);
 /// let e = "renju".parse::<Rule>().unwrap_err();
 /// assert_eq!(e.to_string(), "unknown rule \"renju\" (freestyle or exactly-five)");
@@ -68,8 +69,9 @@ impl fmt::Display for Rule {
 impl std::str::FromStr for Rule {
     type Err = GomokuError;
 
+    /// Parses a rule's name, ignoring ASCII case and surrounding whitespace.
     fn from_str(s: &str) -> Result<Rule, GomokuError> {
-        match s.to_ascii_lowercase().as_str() {
+        match s.trim().to_ascii_lowercase().as_str() {
             "freestyle" | "free" => Ok(Rule::Freestyle),
             "exactly-five" | "exact" | "exactlyfive" => Ok(Rule::ExactlyFive),
             _ => Err(GomokuError::UnknownRule(s.to_string())),

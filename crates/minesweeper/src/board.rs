@@ -101,6 +101,9 @@ pub struct Grid {
 
 impl Grid {
     /// The grid of a `width` x `height` board (both from 1 to [`MAX_SIDE`]).
+    ///
+    /// # Errors
+    /// A side of 0 or past [`MAX_SIDE`].
     pub fn new(width: usize, height: usize) -> Result<Grid, BoardError> {
         check_size(width, height)?;
         let cells = width * height;
@@ -286,13 +289,17 @@ pub struct Board {
 impl Board {
     /// A board with mines on the given cells (index `y * width + x`).
     ///
-    /// Errors: empty or too large size, a mine index out of range, a duplicate mine, or mines
+    /// # Errors
+    /// Empty or too large size, a mine index out of range, a duplicate mine, or mines
     /// on every cell.
     pub fn new(width: usize, height: usize, mines: &[usize]) -> Result<Board, BoardError> {
         Board::new_in(Arc::new(Grid::new(width, height)?), mines)
     }
 
     /// [`Board::new`] on an existing grid.
+    ///
+    /// # Errors
+    /// As [`Board::new`], but for the size, which the grid has.
     pub fn new_in(grid: Arc<Grid>, mines: &[usize]) -> Result<Board, BoardError> {
         let cells = grid.len();
         // Cells first, so that a list naming a cell off the board or twice says so (such a
@@ -337,7 +344,8 @@ impl Board {
     /// A random layout of `mines` mines on a `width` x `height` board, uniform over all
     /// layouts that the first-click `rule` allows for a first click on `start`.
     ///
-    /// Errors: an invalid size, `start` out of range, or too many mines for the board or the
+    /// # Errors
+    /// An invalid size, `start` out of range, or too many mines for the board or the
     /// rule.
     pub fn random<R: Rng + ?Sized>(
         width: usize,
@@ -352,6 +360,9 @@ impl Board {
 
     /// [`Board::random`] on an existing grid (saves recomputing the neighbour lists when
     /// drawing many boards of one size).
+    ///
+    /// # Errors
+    /// As [`Board::random`], but for the size, which the grid has.
     pub fn random_in<R: Rng + ?Sized>(
         grid: Arc<Grid>,
         mines: usize,

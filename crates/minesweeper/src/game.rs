@@ -177,8 +177,9 @@ impl Game {
     /// Reveals `cell`. A mine loses the game; a safe cell with no adjacent mine opens its
     /// neighbours, and so on (flagged cells stay closed).
     ///
-    /// Errors (the game is unchanged): the game is over, `cell` is out of range, already
-    /// revealed or flagged.
+    /// # Errors
+    /// When the game is over, or `cell` is out of range, already revealed or flagged (the
+    /// game is unchanged).
     pub fn reveal(&mut self, cell: usize) -> Result<Reveal<'_>, GameError> {
         if self.check(cell)? == FLAGGED {
             return Err(GameError::Flagged { cell });
@@ -224,7 +225,8 @@ impl Game {
 
     /// Flags `cell` (no change if already flagged).
     ///
-    /// Errors: the game is over, `cell` is out of range or revealed.
+    /// # Errors
+    /// When the game is over, or `cell` is out of range or revealed.
     pub fn flag(&mut self, cell: usize) -> Result<(), GameError> {
         if self.check(cell)? == HIDDEN {
             self.cells[cell] = FLAGGED;
@@ -235,7 +237,8 @@ impl Game {
 
     /// Removes the flag of `cell` (no change if not flagged).
     ///
-    /// Errors: the game is over, `cell` is out of range or revealed.
+    /// # Errors
+    /// When the game is over, or `cell` is out of range or revealed.
     pub fn unflag(&mut self, cell: usize) -> Result<(), GameError> {
         if self.check(cell)? == FLAGGED {
             self.cells[cell] = HIDDEN;
@@ -246,7 +249,8 @@ impl Game {
 
     /// Flags or unflags `cell`; returns whether it is now flagged.
     ///
-    /// Errors: the game is over, `cell` is out of range or revealed.
+    /// # Errors
+    /// When the game is over, or `cell` is out of range or revealed.
     pub fn toggle_flag(&mut self, cell: usize) -> Result<bool, GameError> {
         if self.check(cell)? == FLAGGED {
             self.cells[cell] = HIDDEN;

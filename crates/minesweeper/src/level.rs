@@ -78,6 +78,9 @@ impl Level {
     };
 
     /// A validated level: sides from 1 to 255 and at least one safe cell.
+    ///
+    /// # Errors
+    /// A side of 0 or past 255, or as many mines as cells.
     pub fn new(width: usize, height: usize, mines: usize) -> Result<Level, BoardError> {
         check_size(width, height)?;
         let cells = width * height;
@@ -114,6 +117,10 @@ impl Level {
     /// assert_eq!(Level::BEGINNER.start_cell("centre"), Ok(4 * 9 + 4));
     /// assert!(Level::BEGINNER.start_cell("9,0").is_err());
     /// ```
+    ///
+    /// # Errors
+    /// A spec of none of these forms, a number too large to read, a level that is no board
+    /// (built by hand), or a cell off the board.
     pub fn start_cell(&self, spec: &str) -> Result<usize, LevelError> {
         let (w, h) = (self.width, self.height);
         let spec_t = spec.trim();
@@ -157,6 +164,10 @@ impl Level {
     }
 
     /// A random board of this level: see [`Board::random`].
+    ///
+    /// # Errors
+    /// As [`Board::random`]: a level that is no board (built by hand), `start` off the board,
+    /// or too many mines for the first-click rule.
     pub fn random_board<R: Rng + ?Sized>(
         &self,
         rule: FirstClick,

@@ -213,6 +213,11 @@ impl Position {
     /// Runs cheap structural checks only (sizes, each number against its neighbourhood, the
     /// mine count against the known mines and the unrevealed cells; flags are a player's notes
     /// and are not counted); a position that passes may still have no consistent mine layout.
+    ///
+    /// # Errors
+    /// An invalid size, a number of cells other than `width * height`, a number above its
+    /// number of neighbours or of unrevealed neighbours or below its known-mine neighbours,
+    /// more known mines than `mines`, or more mines than unrevealed cells.
     pub fn new(
         width: usize,
         height: usize,
@@ -223,6 +228,9 @@ impl Position {
     }
 
     /// [`Position::new`] on an existing grid.
+    ///
+    /// # Errors
+    /// As [`Position::new`], but for the size, which the grid has.
     pub fn new_in(
         grid: Arc<Grid>,
         mines: usize,

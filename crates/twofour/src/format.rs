@@ -188,7 +188,7 @@ pub struct ParseError {
 }
 
 /// The lines of a text, ended by LF, CR LF or a lone CR (old Mac files), numbered from 0.
-type Lines<'a> = std::iter::Enumerate<Box<dyn Iterator<Item = &'a str> + 'a>>;
+type Lines<'a> = std::iter::Enumerate<Box<dyn Iterator<Item = &'a str> + Send + Sync + 'a>>;
 
 /// "1 game", "2 games".
 fn games_count(n: u64) -> String {
@@ -236,7 +236,7 @@ impl<'a> Tokens<'a> {
                     None => l.strip_suffix('\r').unwrap_or(l),
                 }
                 .split('\r')
-            })) as Box<dyn Iterator<Item = &'a str>>)
+            })) as Box<dyn Iterator<Item = &'a str> + Send + Sync>)
                 .enumerate(),
             current: None,
             last_line: 1,
@@ -527,6 +527,16 @@ mod tests {
 
     fn err(input: &str) -> String {
         parse(input).unwrap_err().to_string()
+    }
+
+    /// Games can be read on one thread and solved on others.
+    #[test]
+    fn games_can_be_sent_and_shared() {
+        fn send_sync<T: Send + Sync>(_: &T) {}
+        let games = read_games("3 1\n4 0 2\n").unwrap();
+        send_sync(&games);
+        let solved = std::thread::scope(|s| s.spawn(move || games.count()).join().unwrap());
+        assert_eq!(solved, 1);
     }
 
     #[test]

@@ -59,6 +59,9 @@ pub use solver::{
     DEFAULT_MEMO_BYTES, Level, MAX_SUGGESTED_MEMO_BYTES, TwoFourSolver, UnknownLevel,
     memo_bytes_for, solve,
 };
+/// `rand`, whose `Rng` [`random_game`] takes, and `rand_xoshiro`, for a seeded one,
+/// re-exported so that a caller's generator is of the versions this crate was built with.
+pub use {rand, rand_xoshiro};
 
 /// This crate's README: its examples run as doctests, so that they stay true.
 #[cfg(doctest)]

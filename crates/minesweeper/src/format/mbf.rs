@@ -10,7 +10,8 @@ use crate::board::{Board, Grid};
 
 /// Reads an MBF board.
 ///
-/// Errors: data too short for the header or not exactly `4 + 2 * mines` bytes, zero width or
+/// # Errors
+/// Data too short for the header or not exactly `4 + 2 * mines` bytes, zero width or
 /// height, a mine outside the board, a duplicate mine, or no safe cell.
 pub fn read(bytes: &[u8]) -> Result<Board, FormatError> {
     let &[width, height, m0, m1, ref rest @ ..] = bytes else {

@@ -32,6 +32,7 @@ fn at(line: usize, column: Option<usize>, error: TextError) -> FormatError {
 
 /// Reads a text position.
 ///
+/// # Errors
 /// Errors name the line of the input (1-based, counting every line: blank lines before the
 /// header, which are skipped, shift the rest) and, for a single character, the column
 /// (1-based): a bad or missing header, an invalid size, too many mines, a missing or
