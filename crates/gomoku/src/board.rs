@@ -201,17 +201,16 @@ pub(crate) const WALL: u8 = 3;
 
 /// Index arithmetic of the padded array for one board size.
 ///
-/// The methods trust their geometry and indices, as the searches need them to: only
-/// `Geometry::new(size)` for a size of [`MIN_SIZE`] to [`MAX_SIZE`] (or a board's own
-/// geometry) is meaningful, and [`Position::new`](crate::Position::new) refuses any other.
-/// Another size, or fields set by hand to another stride, give meaningless indices and may
-/// panic (a stride of 0 divides by zero).
+/// The methods trust their indices, as the searches need them to: an index that is not the
+/// board's gives a meaningless answer. Only `Geometry::new(size)` for a size of
+/// [`MIN_SIZE`] to [`MAX_SIZE`] (or a board's own geometry) is a board's, and
+/// [`Position::new`](crate::Position::new) refuses any other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
     /// Board side.
-    pub size: usize,
+    pub(crate) size: usize,
     /// Distance between vertically adjacent cells: `size + PAD`.
-    pub stride: usize,
+    pub(crate) stride: usize,
 }
 
 impl Geometry {
@@ -220,14 +219,29 @@ impl Geometry {
     pub fn new(size: usize) -> Geometry {
         Geometry {
             size,
-            stride: size + PAD,
+            stride: size.saturating_add(PAD),
         }
     }
 
-    /// Length of the padded array.
+    /// Board side.
+    #[must_use]
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Distance between vertically adjacent cells in the padded array: `size + PAD`.
+    #[must_use]
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Length of the padded array (saturating, for a size no board has).
     #[must_use]
     pub fn len(&self) -> usize {
-        (self.size + 2 * PAD) * self.stride + 2 * PAD
+        self.size
+            .saturating_add(2 * PAD)
+            .saturating_mul(self.stride)
+            .saturating_add(2 * PAD)
     }
 
     /// Always false: there is at least one cell.

@@ -9,20 +9,6 @@ pub enum GomokuError {
     /// The board side is outside the supported range.
     #[error("board size {0} is not supported (must be 5..=32)")]
     BadSize(usize),
-    /// A [`Geometry`](crate::Geometry) made by hand whose stride is not that of its
-    /// board size (only `Geometry::new(size)` and a board's own geometry are valid).
-    #[error(
-        "a geometry with stride {stride} is not that of a {size}x{size} board \
-         (stride {expected}: use Geometry::new({size}))"
-    )]
-    BadGeometry {
-        /// Board side.
-        size: usize,
-        /// The stride given.
-        stride: usize,
-        /// The stride of a board of that side.
-        expected: usize,
-    },
     /// A move outside the board.
     #[error("move {x},{y} is off the {size}x{size} board")]
     OffBoard {
