@@ -72,6 +72,14 @@ pub(crate) struct Prepared {
     pub total_rem: Option<u64>,
 }
 
+impl Prepared {
+    /// The most trues one component may take: what the total leaves, or no limit.
+    pub fn max_trues(&self) -> usize {
+        self.total_rem
+            .map_or(usize::MAX, |t| usize::try_from(t).unwrap_or(usize::MAX))
+    }
+}
+
 /// A sequence of numbers indexed from `off`: `vals[i]` is the entry of index `off + i`.
 #[derive(Debug, Clone)]
 pub(crate) struct Dist {
@@ -545,6 +553,9 @@ struct Dfs<'a, F> {
     weights: Vec<BigUint>,
     nodes: u64,
     max_nodes: u64,
+    /// The most trues an assignment may have (the global total's remainder): the boxes
+    /// give no more, so that a small total cuts a component's search short.
+    max_trues: usize,
     visit: F,
     stop: bool,
 }
@@ -584,6 +595,8 @@ impl<F: FnMut(&[u32], usize, &BigUint) -> bool> Dfs<'_, F> {
                     lo = lo.max(rem.saturating_sub(comp.row_slack[r]).saturating_sub(others));
                     hi = hi.min(rem);
                 }
+                let left = self.max_trues.saturating_sub(m_at[k]);
+                hi = hi.min(u32::try_from(left).unwrap_or(u32::MAX));
                 if lo > hi {
                     if k == 0 {
                         return Ok(());
@@ -643,12 +656,13 @@ impl<F: FnMut(&[u32], usize, &BigUint) -> bool> Dfs<'_, F> {
 }
 
 impl Component {
-    /// Calls `visit(js, m, weight)` for every consistent box assignment (`js[b]` trues in box
-    /// `b`, `m` trues in all, `weight` = product of `C(size, j)`), until it returns `false`.
-    /// Returns the number of search nodes.
+    /// Calls `visit(js, m, weight)` for every consistent box assignment with at most
+    /// `max_trues` trues (`js[b]` trues in box `b`, `m` trues in all, `weight` = product of
+    /// `C(size, j)`), until it returns `false`. Returns the number of search nodes.
     pub fn enumerate<F: FnMut(&[u32], usize, &BigUint) -> bool>(
         &self,
         max_nodes: u64,
+        max_trues: usize,
         visit: F,
     ) -> Result<u64, CspError> {
         let nb = self.boxes.len();
@@ -662,6 +676,7 @@ impl Component {
             weights,
             nodes: 0,
             max_nodes,
+            max_trues,
             visit,
             stop: false,
         };
@@ -669,11 +684,13 @@ impl Component {
         Ok(dfs.nodes)
     }
 
-    /// `W[m]` (weighted number of assignments with `m` trues) and, if `marginals`, the
-    /// weighted number of trues of each box for each `m` (`S[m][b]`, flattened, same offset).
+    /// `W[m]` (weighted number of assignments with `m` trues, for `m` up to `max_trues`)
+    /// and, if `marginals`, the weighted number of trues of each box for each `m` (`S[m][b]`,
+    /// flattened, same offset).
     pub fn count(
         &self,
         max_nodes: u64,
+        max_trues: usize,
         marginals: bool,
     ) -> Result<(Dist, Vec<Vec<BigUint>>, u64), CspError> {
         let nb = self.boxes.len();
@@ -684,7 +701,7 @@ impl Component {
         } else {
             Vec::new()
         };
-        let nodes = self.enumerate(max_nodes, |js, m, weight| {
+        let nodes = self.enumerate(max_nodes, max_trues, |js, m, weight| {
             w[m].add_assign(weight);
             if marginals {
                 let row = &mut s[m];
@@ -765,7 +782,7 @@ fn count_components(
     let mut comps = Vec::with_capacity(prep.components.len());
     let mut marg = Vec::with_capacity(prep.components.len());
     for c in &prep.components {
-        let (w, s, nodes) = c.count(budget.max_nodes, marginals)?;
+        let (w, s, nodes) = c.count(budget.max_nodes, prep.max_trues(), marginals)?;
         stats.nodes += nodes;
         stats.boxes += c.boxes.len();
         stats.largest_component = stats.largest_component.max(c.num_vars);
@@ -952,6 +969,40 @@ mod tests {
     /// most the smallest of their counts, at least what each needs once its other variables
     /// are all true. "Exactly n/2 of n" stores one coefficient (a table from 0 would take
     /// gigabytes at this size, before the search could count a node against its budget).
+    /// The total bounds the trues of each component's search: a chain of "at most one of two
+    /// neighbours" has billions of solutions, but with one true in all only 60, found in a
+    /// few hundred nodes (the search used to enumerate them all, past any budget).
+    #[test]
+    fn a_small_total_cuts_the_search_short() {
+        let n = 60;
+        let mut csp = BoolCsp::new(n);
+        for i in 0..n - 1 {
+            csp.at_most(&[i, i + 1], 1).unwrap();
+        }
+        csp.set_total(1);
+        let a = analyze(&csp, &Budget::default()).unwrap();
+        assert_eq!(a.solutions, BigUint::from_u64(60));
+        assert!(a.stats.nodes < 10_000, "{} nodes", a.stats.nodes);
+        assert!(
+            a.probabilities
+                .iter()
+                .all(|&p| (p - 1.0 / 60.0).abs() < 1e-12)
+        );
+        csp.set_total(2);
+        // C(60, 2) pairs less the 59 adjacent ones.
+        assert_eq!(
+            count(&csp, &Budget::default()).unwrap(),
+            BigUint::from_u64(1711)
+        );
+        let s = crate::Sampler::new(&csp, &Budget::default()).unwrap();
+        let mut rng = <rand_xoshiro::Xoshiro256PlusPlus as rand::SeedableRng>::seed_from_u64(3);
+        for _ in 0..20 {
+            let x = s.sample(&mut rng).unwrap();
+            assert_eq!(x.iter().filter(|&&v| v).count(), 2);
+            assert!(x.windows(2).all(|w| !(w[0] && w[1])));
+        }
+    }
+
     #[test]
     fn a_box_stores_binomials_only_for_the_trues_it_can_hold() {
         let n = 200_000;

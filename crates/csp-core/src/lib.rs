@@ -37,7 +37,7 @@
 //! variables with identical constraint membership are merged into a *box*: a box of size `s`
 //! holding `j` trues stands for `C(s, j)` assignments. Each component's box assignments are
 //! enumerated by backtracking (with pruning by the fewest and the most trues every
-//! constraint still allows), accumulating for each number `m` of trues the weighted number
+//! constraint still allows, and by the most the global total leaves), accumulating for each number `m` of trues the weighted number
 //! of assignments `W[m]` and each box's weighted number of trues. Components are then combined by
 //! convolution over `m`, and each global number of trues `k` is weighted by the number of ways
 //! to place the rest of the total on the free variables, `C(free, T - k)` (or `2^free` without
@@ -147,7 +147,8 @@ pub enum CspError {
 /// The budget counts search nodes, not time, so that a result does not depend on the
 /// machine. Within a component the search meets every solution, box by box (it caches no
 /// sub-counts: splitting the problem into components and variables into boxes is what keeps
-/// it small), so the nodes grow with the number of solutions: a chain
+/// it small), so the nodes grow with the number of solutions (those with no more trues than
+/// a global total leaves, as the search stops at that many): a chain
 /// of overlapping constraints has exponentially many in its length, and a long enough one
 /// runs past any budget. What a node costs depends on the component: every solution the enumeration
 /// reaches adds its weight to each box's count of trues (for the marginals of [`analyze`]),

@@ -30,7 +30,7 @@ impl Sampler {
         let prep = prepare(csp)?;
         let mut comps = Vec::with_capacity(prep.components.len());
         for c in &prep.components {
-            comps.push(c.count(budget.max_nodes, false)?.0);
+            comps.push(c.count(budget.max_nodes, prep.max_trues(), false)?.0);
         }
         let combined = for_combining(&comps, prep.total_rem);
         let f = FreeWeight::for_components(prep.free_vars.len(), prep.total_rem, &combined);
@@ -93,7 +93,7 @@ impl Sampler {
                 .ok_or(CspError::Inconsistent)?;
             let mut cum = BigUint::zero();
             let mut js: Option<Vec<u32>> = None;
-            comp.enumerate(u64::MAX, |cur, mm, weight| {
+            comp.enumerate(u64::MAX, m, |cur, mm, weight| {
                 if mm != m {
                     return true;
                 }

@@ -189,7 +189,8 @@ impl Limits {
         }
     }
 
-    /// Search at most about `nodes` nodes.
+    /// Search at most about `nodes` nodes: the count is checked every 256 nodes, so a search
+    /// may pass it by up to 255, and `Limits::nodes(0)` still searches a few hundred.
     #[must_use]
     pub fn nodes(nodes: u64) -> Limits {
         Limits {

@@ -290,7 +290,9 @@ impl<G: Keyed> Solver<G> {
     }
 
     /// A line of optimal play from `game` to the end: each side plays the first of its
-    /// [`best_moves`](Solver::best_moves). `game` is left as it was.
+    /// [`best_moves`](Solver::best_moves). `game` is left as it was. Optimal for the outcome
+    /// only: every move keeps the result, but the winner need not take the quickest win nor
+    /// the loser the slowest loss (the [`Searcher`](crate::Searcher)'s scores count plies).
     pub fn principal_line(&mut self, game: &mut G) -> Vec<G::Move> {
         let merge = self.config.merge_moves;
         line_of(game, merge, |g| self.solve(g))
@@ -464,8 +466,9 @@ fn best_of<M>(values: Vec<(M, Outcome)>) -> Vec<M> {
 }
 
 /// A line of optimal play from `game` to the end under `value`: each side plays the first of
-/// its [`best_moves_by`]. `game` is left as it was. The line ends only when the game does, so
-/// `value` must describe a game without endless play.
+/// its [`best_moves_by`]. `game` is left as it was. Optimal for the outcome only (every move
+/// keeps the result, whatever its length). The line ends only when the game does, so `value`
+/// must describe a game without endless play.
 pub fn principal_line_by<G: Game>(
     game: &mut G,
     value: impl FnMut(&mut G) -> Outcome,
