@@ -86,6 +86,7 @@ fn main() {
                 SearchConfig {
                     memo_bytes: 16 << 20,
                     merge_moves: false,
+                    symmetry: false,
                 },
                 t,
             );

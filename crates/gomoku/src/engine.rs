@@ -294,7 +294,7 @@ impl AlphaBetaEngine {
         let searcher = Searcher::try_with_tuning(
             SearchConfig {
                 memo_bytes: bytes,
-                merge_moves: false,
+                ..SearchConfig::default()
             },
             AlphaBetaEngine::TUNING,
         )?;

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::game::{generate_moves, merge_classes};
+use crate::game::{generate_moves, memo_key, merge_classes};
 use crate::{Bound, Evaluate, Keyed, MemoTable, Outcome, Score, Stats};
 
 /// Fail-soft alpha-beta to `depth` plies, with the game's own move ordering and no memo.
@@ -335,16 +335,23 @@ pub struct SearchConfig {
     pub memo_bytes: usize,
     /// Search only one move of each [`move_class`](crate::Game::move_class).
     pub merge_moves: bool,
+    /// Store and look up positions under their smallest symmetric key
+    /// ([`Keyed::symmetric_keys`]), as the [`Solver`](crate::Solver) does with
+    /// [`SolverConfig::symmetry`](crate::SolverConfig::symmetry): one game type then serves
+    /// both with symmetry, its [`Keyed::key`] left plain. (A [`Keyed::key`] that is itself
+    /// canonical does the same for the searcher alone, without the extra keys a node.)
+    pub symmetry: bool,
 }
 
 impl Default for SearchConfig {
-    /// A 16 MiB transposition table, no move merging. [`Searcher::new`] allocates and fills
+    /// A 16 MiB transposition table, no move merging, no symmetry. [`Searcher::new`] allocates and fills
     /// the whole table when it is made: a program that makes many searchers for small games
     /// gives them smaller tables, or keeps one searcher.
     fn default() -> Self {
         SearchConfig {
             memo_bytes: 16 << 20,
             merge_moves: false,
+            symmetry: false,
         }
     }
 }
@@ -466,6 +473,8 @@ pub struct Searcher<G: Keyed + Evaluate> {
     memo: Option<MemoTable<G::Key, Entry<G::Move>>>,
     stats: Stats,
     move_stack: Vec<Vec<G::Move>>,
+    /// Scratch for the symmetric keys of a position.
+    keys: Vec<G::Key>,
     /// Per ply, the line found below the node searched there, stored last move first: a
     /// node's line is its best child's with one move pushed, so a node takes its child's
     /// vector instead of copying it (copying made a forced line of `L` plies cost `L^3`
@@ -538,6 +547,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             memo,
             stats: Stats::default(),
             move_stack: Vec::new(),
+            keys: Vec::new(),
             pv: Vec::new(),
             killers: Vec::new(),
             history: Vec::new(),
@@ -765,11 +775,13 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             game.play(mv);
         }
         let mut moves = Vec::new();
+        let symmetry = self.config.symmetry;
+        let key = |game: &G| memo_key(game, symmetry, &mut Vec::new());
         // The value of a position for its side to move, where it is known exactly.
         let exact = |game: &G| match game.outcome() {
             Some(o) => Some(Score::from_outcome(o, 0)),
             None => memo
-                .get(&game.key())
+                .get(&key(game))
                 .filter(|e| e.bound == Bound::Exact)
                 .map(|e| e.score),
         };
@@ -778,7 +790,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             // searched out) holds for every position under the key, so a move stored for
             // another of them must be shown to keep it here.
             let Some((best, value, settled)) = memo
-                .get(&game.key())
+                .get(&key(game))
                 .filter(|e| e.bound == Bound::Exact)
                 .and_then(|e| {
                     let settled = e.depth == u32::MAX || e.score.is_proven();
@@ -985,7 +997,10 @@ impl<G: Keyed + Evaluate> Searcher<G> {
             }
         }
 
-        let key = self.memo.as_ref().map(|_| game.key());
+        let key = self
+            .memo
+            .is_some()
+            .then(|| memo_key(game, self.config.symmetry, &mut self.keys));
         let mut memo_move = None;
         if let (Some(memo), Some(key)) = (&self.memo, key) {
             self.stats.memo_probes += 1;
@@ -1260,6 +1275,7 @@ mod tests {
         let config = SearchConfig {
             memo_bytes: 0,
             merge_moves: false,
+            symmetry: false,
         };
         let mut s = Searcher::with_tuning(config, tuning);
         assert_eq!(s.tuning(), tuning);
@@ -1326,6 +1342,7 @@ mod tests {
         let config = SearchConfig {
             memo_bytes: 1 << 16,
             merge_moves: true,
+            symmetry: false,
         };
         let r = Searcher::<RandomGame>::new(config).search(&mut g, &Limits::depth(7));
         let s = r.stats;
@@ -1597,6 +1614,7 @@ mod tests {
         let config = SearchConfig {
             memo_bytes: 0,
             merge_moves: false,
+            symmetry: false,
         };
         let tuning = Tuning {
             aspiration: Some(1),
@@ -1983,6 +2001,77 @@ mod tests {
             }
         }
         assert!(checked > 5000 && draws > 1000, "{checked} {draws}");
+    }
+
+    /// Tic-tac-toe keyed plainly, its images given as symmetric keys.
+    #[derive(Clone)]
+    struct PlainTtt(Ttt);
+
+    impl Game for PlainTtt {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            self.0.generate_moves(moves);
+        }
+        fn play(&mut self, mv: &u32) {
+            self.0.play(mv);
+        }
+        fn undo(&mut self, mv: &u32) {
+            self.0.undo(mv);
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            self.0.outcome()
+        }
+    }
+
+    impl Keyed for PlainTtt {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.0.mover | self.0.other << 9
+        }
+        fn symmetric_keys(&self, keys: &mut Vec<u32>) {
+            keys.extend(
+                ttt_symmetries()
+                    .iter()
+                    .map(|m| ttt_map(self.0.mover, m) | ttt_map(self.0.other, m) << 9),
+            );
+        }
+    }
+
+    impl Evaluate for PlainTtt {
+        fn evaluate(&self) -> i32 {
+            0
+        }
+    }
+
+    /// `SearchConfig::symmetry` stores positions under their smallest symmetric key: the
+    /// search of a plainly keyed game then matches the one keyed canonically, node for node,
+    /// with the exact scores, and searches fewer nodes than without it.
+    #[test]
+    fn symmetry_keys_the_table_as_a_canonical_key_does() {
+        let config = |symmetry| SearchConfig {
+            memo_bytes: 1 << 20,
+            symmetry,
+            ..SearchConfig::default()
+        };
+        let mut memo = std::collections::HashMap::new();
+        for (mover, other) in [(0, 0), (1 << 4, 0), (1, 1 << 4), (1 << 1, 1 << 4 | 1)] {
+            let mut plain = Searcher::<PlainTtt>::new(config(true));
+            let mut canonical = Searcher::<Ttt>::new(config(false));
+            let mut without = Searcher::<PlainTtt>::new(config(false));
+            let mut g = Ttt { mover, other };
+            let a = plain.search(&mut PlainTtt(g.clone()), &Limits::default());
+            let b = canonical.search(&mut g, &Limits::default());
+            let c = without.search(&mut PlainTtt(g.clone()), &Limits::default());
+            assert!(a.exact && b.exact && c.exact);
+            let want = ttt_score(&mut g, &mut memo);
+            assert_eq!((a.score, b.score, c.score), (want, want, want));
+            assert_eq!(a.stats.nodes, b.stats.nodes, "{mover:o} {other:o}");
+            assert!(a.stats.nodes <= c.stats.nodes, "{mover:o} {other:o}");
+            if mover == 0 {
+                // From the empty board, many positions are images of others.
+                assert!(a.stats.nodes * 2 < c.stats.nodes, "{a:?} {c:?}");
+            }
+        }
     }
 
     /// `Row` with moves that carry the position they were generated in (as moves carry

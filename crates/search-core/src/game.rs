@@ -179,14 +179,28 @@ pub trait Keyed: Game {
     /// such as board rotations or a player-swap duality. Default: none.
     ///
     /// Searches that use symmetry (the exact [`Solver`](crate::Solver), with
-    /// [`SolverConfig::symmetry`](crate::SolverConfig::symmetry)) store and look up the smallest of [`Keyed::key`] and these
-    /// keys, so one solved position answers all its images. The [`Searcher`](crate::Searcher)
-    /// does not ask: give it symmetry through a canonical [`Keyed::key`] instead. Its table
-    /// then holds one image's best move for all of them, which it only tries first, and its
-    /// line of play follows a table move only where the value it leads to checks out.
+    /// [`SolverConfig::symmetry`](crate::SolverConfig::symmetry), and the
+    /// [`Searcher`](crate::Searcher), with
+    /// [`SearchConfig::symmetry`](crate::SearchConfig::symmetry)) store and look up the
+    /// smallest of [`Keyed::key`] and these keys, so one solved position answers all its
+    /// images. The searcher's table then holds one image's best move for all of them, which
+    /// it only tries first, and its line of play follows a table move only where the value it
+    /// leads to checks out.
     fn symmetric_keys(&self, keys: &mut Vec<Self::Key>) {
         let _ = keys;
     }
+}
+
+/// The key a memo stores `game` under: its own, or with `symmetry` the smallest of it and its
+/// [`Keyed::symmetric_keys`] (`scratch` holds those).
+pub(crate) fn memo_key<G: Keyed>(game: &G, symmetry: bool, scratch: &mut Vec<G::Key>) -> G::Key {
+    let key = game.key();
+    if !symmetry {
+        return key;
+    }
+    scratch.clear();
+    game.symmetric_keys(scratch);
+    scratch.iter().copied().fold(key, Ord::min)
 }
 
 /// A game with a heuristic evaluation, for depth-limited search.

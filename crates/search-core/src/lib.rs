@@ -6,8 +6,9 @@
 //! - [`alpha_beta`] and the [`Searcher`]: alpha-beta with a bounded transposition table,
 //!   best-move-first ordering and iterative deepening under node, time and cancellation limits,
 //!   with the enhancements of [`Tuning`] (principal variation search, killers, history,
-//!   aspiration windows, late move reductions, forcing extensions, time prediction), and
-//!   every root move's score ([`Searcher::move_scores`]) for analysis;
+//!   aspiration windows, late move reductions, forcing extensions, time prediction), symmetry
+//!   as the solver has it ([`SearchConfig::symmetry`]), and every root move's score
+//!   ([`Searcher::move_scores`]) for analysis;
 //! - [`Solver`]: exact win/draw/loss solving with alpha-beta on three values, a bounded memo
 //!   ([`MemoTable`]) keyed by a game-supplied canonical key ([`Keyed`]), symmetry (one solved
 //!   position also answers its images), and merging of equivalent moves

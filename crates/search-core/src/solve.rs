@@ -299,13 +299,7 @@ impl<G: Keyed> Solver<G> {
     }
 
     fn memo_key(&mut self, game: &G) -> G::Key {
-        let key = game.key();
-        if !self.config.symmetry {
-            return key;
-        }
-        self.keys.clear();
-        game.symmetric_keys(&mut self.keys);
-        self.keys.iter().copied().fold(key, Ord::min)
+        crate::game::memo_key(game, self.config.symmetry, &mut self.keys)
     }
 
     fn search(

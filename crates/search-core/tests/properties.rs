@@ -106,7 +106,7 @@ proptest! {
             prop_assert_eq!(v, exact);
         }
         if depth > 0 && g.clone().outcome().is_none() {
-            let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false });
+            let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false, symmetry: false });
             let r = s.search(&mut g.clone(), &Limits::depth(depth));
             prop_assert_eq!(r.score, exact);
             // The principal variation's first move is a move whose value is the score.
@@ -126,7 +126,7 @@ proptest! {
     #[test]
     fn searcher_solves_dags_exactly(g in arb_game(false), merge in any::<bool>(), bytes in 0usize..5000) {
         let exact = minimax::negamax(&mut g.clone(), 64, &mut Stats::default());
-        let mut s = Searcher::new(SearchConfig { memo_bytes: bytes, merge_moves: merge });
+        let mut s = Searcher::new(SearchConfig { memo_bytes: bytes, merge_moves: merge, symmetry: false });
         let mut game = g.clone();
         let r = s.search(&mut game, &Limits::default());
         prop_assert!(r.exact);
@@ -141,7 +141,7 @@ proptest! {
     /// with transpositions; the best of them is the root's value.
     #[test]
     fn move_scores_match_negamax(g in arb_game(true), d in arb_game(false), depth in 1u32..=5) {
-        let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false });
+        let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false, symmetry: false });
         for (game, limits, plies) in [(g, Limits::depth(depth), depth), (d, Limits::default(), 64)] {
             let mut game = game;
             let scores = s.move_scores(&mut game.clone(), &limits);
@@ -170,7 +170,7 @@ proptest! {
     /// that says nothing, at depth 0, except where the move ends the game (exact, depth 1).
     #[test]
     fn move_scores_at_depth_zero_claim_nothing(g in arb_game(false)) {
-        let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false });
+        let mut s = Searcher::new(SearchConfig { memo_bytes: 1 << 14, merge_moves: false, symmetry: false });
         let mut game = g;
         for got in s.move_scores(&mut game.clone(), &Limits::depth(0)) {
             game.play(&got.mv);
@@ -196,7 +196,7 @@ proptest! {
         nodes in 1u64..400,
     ) {
         let exact = minimax::negamax(&mut g.clone(), 64, &mut Stats::default());
-        let mut s = Searcher::new(SearchConfig { memo_bytes: bytes, merge_moves: merge });
+        let mut s = Searcher::new(SearchConfig { memo_bytes: bytes, merge_moves: merge, symmetry: false });
         let mut game = g.clone();
         s.search(&mut game, &Limits::nodes(nodes));
         prop_assert_eq!(game.path(), g.path());
@@ -274,7 +274,7 @@ proptest! {
             aspiration: aspiration.then_some(1),
             ..search_core::Tuning::default()
         };
-        let config = SearchConfig { memo_bytes: 0, merge_moves: false };
+        let config = SearchConfig { memo_bytes: 0, merge_moves: false, symmetry: false };
         let game = Synthetic::bushy(seed, 1 << 40, height, moves);
         let r = Searcher::with_tuning(config, tuning).search(&mut game.clone(), &Limits::nodes(nodes));
         if r.stopped && r.depth > 0 {

@@ -36,7 +36,7 @@ proptest! {
                                             tuning in arb_tuning(), memo in prop_oneof![Just(0usize), Just(1usize << 14)]) {
         let g = Synthetic::new(seed, 1 << 40, height, moves);
         let exact = minimax::negamax(&mut g.clone(), depth, &mut Stats::default());
-        let mut s = Searcher::with_tuning(SearchConfig { memo_bytes: memo, merge_moves: false }, tuning);
+        let mut s = Searcher::with_tuning(SearchConfig { memo_bytes: memo, merge_moves: false, symmetry: false }, tuning);
         let mut game = g.clone();
         let r = s.search(&mut game, &Limits::depth(depth));
         prop_assert_eq!(r.score, exact, "{:?}", tuning);
@@ -59,7 +59,7 @@ proptest! {
         let g = Synthetic::new(seed, 12, height, moves);
         let exact = minimax::negamax(&mut g.clone(), 64, &mut Stats::default());
         let tuning = Tuning { late_move_reductions: Some((after, min_depth)), ..Tuning::default() };
-        let mut s = Searcher::with_tuning(SearchConfig { memo_bytes: 1 << 12, merge_moves: false }, tuning);
+        let mut s = Searcher::with_tuning(SearchConfig { memo_bytes: 1 << 12, merge_moves: false, symmetry: false }, tuning);
         let r = s.search(&mut g.clone(), &Limits::default());
         prop_assert!(r.exact);
         prop_assert_eq!(r.score, exact);
@@ -104,7 +104,7 @@ proptest! {
         let g = Synthetic::new(seed, 1 << 40, height, moves);
         let want = negamax_ext(&mut g.clone(), depth, 0, depth + ext);
         let tuning = Tuning { forcing_extensions: ext, ..Tuning::default() };
-        let mut s = Searcher::with_tuning(SearchConfig { memo_bytes: 0, merge_moves: false }, tuning);
+        let mut s = Searcher::with_tuning(SearchConfig { memo_bytes: 0, merge_moves: false, symmetry: false }, tuning);
         let r = s.search(&mut g.clone(), &Limits::depth(depth));
         prop_assert_eq!(r.score, want);
     }
@@ -164,7 +164,7 @@ proptest! {
     fn no_extensions_means_none_under_reductions(seed in any::<u64>(), depth in 2u32..=6) {
         let tuning = Tuning { late_move_reductions: Some((1, 2)), forcing_extensions: 0, ..Tuning::default() };
         let g = Synthetic::bushy(seed, 1 << 40, 12, 3);
-        let config = SearchConfig { memo_bytes: 0, merge_moves: false };
+        let config = SearchConfig { memo_bytes: 0, merge_moves: false, symmetry: false };
         let forcing = Searcher::with_tuning(config, tuning).search(&mut g.clone(), &Limits::depth(depth));
         let calm = Searcher::with_tuning(config, tuning).search(&mut Calm(g), &Limits::depth(depth));
         prop_assert_eq!(forcing.score, calm.score);
