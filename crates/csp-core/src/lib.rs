@@ -36,12 +36,12 @@
 //! into independent connected *components* (constraints sharing variables). Inside a component,
 //! variables with identical constraint membership are merged into a *box*: a box of size `s`
 //! holding `j` trues stands for `C(s, j)` assignments. Each component's box assignments are
-//! enumerated by backtracking (with pruning by the fewest and the most trues every
-//! constraint still allows, and by the most the global total leaves), accumulating for each number `m` of trues the weighted number
-//! of assignments `W[m]` and each box's weighted number of trues. Components are then combined by
-//! convolution over `m`, and each global number of trues `k` is weighted by the number of ways
-//! to place the rest of the total on the free variables, `C(free, T - k)` (or `2^free` without
-//! a total).
+//! enumerated by backtracking (with pruning by the fewest and the most trues every constraint
+//! still allows, and by the most the global total leaves), accumulating for each number `m` of
+//! trues the weighted number of assignments `W[m]` and each box's weighted number of trues.
+//! Components are then combined by convolution over `m`, and each global number of trues `k` is
+//! weighted by the number of ways to place the rest of the total on the free variables,
+//! `C(free, T - k)` (or `2^free` without a total).
 //!
 //! Counts are exact [`BigUint`]s: they overflow every primitive type (an expert Minesweeper
 //! board has `C(480, 99) ≈ 5.6 · 10^104` mine layouts, far beyond `u128::MAX ≈ 3.4 · 10^38`).

@@ -344,9 +344,9 @@ pub struct SearchConfig {
 }
 
 impl Default for SearchConfig {
-    /// A 16 MiB transposition table, no move merging, no symmetry. [`Searcher::new`] allocates and fills
-    /// the whole table when it is made: a program that makes many searchers for small games
-    /// gives them smaller tables, or keeps one searcher.
+    /// A 16 MiB transposition table, no move merging, no symmetry. [`Searcher::new`] allocates
+    /// and fills the whole table when it is made: a program that makes many searchers for small
+    /// games gives them smaller tables, or keeps one searcher.
     fn default() -> Self {
         SearchConfig {
             memo_bytes: 16 << 20,
