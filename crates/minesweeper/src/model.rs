@@ -184,7 +184,7 @@ fn view(pos: &Position) -> Result<View, SolveError> {
     let density = if open == 0 {
         0.0
     } else {
-        (pos.mines().saturating_sub(mines) as f32 / open as f32).min(1.0)
+        (pos.mine_count().saturating_sub(mines) as f32 / open as f32).min(1.0)
     };
     let (w, h) = (pos.width() as i32, pos.height() as i32);
     let offs = offsets();

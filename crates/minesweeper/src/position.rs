@@ -289,8 +289,10 @@ impl Position {
         false
     }
 
-    /// The total number of mines on the board.
-    pub fn mines(&self) -> usize {
+    /// The total number of mines on the board (named as
+    /// [`Board::mine_count`](crate::Board::mine_count) is: `Board::mines` lists the mined
+    /// cells).
+    pub fn mine_count(&self) -> usize {
         self.mines
     }
 

@@ -67,7 +67,7 @@ impl<'a> Risk<'a> {
             forced,
             budget,
             total,
-            mines_left: pos.mines().saturating_sub(known),
+            mines_left: pos.mine_count().saturating_sub(known),
             memo: HashMap::new(),
         }
     }
@@ -207,7 +207,7 @@ pub(crate) mod tests {
             .collect();
         let mut out = Vec::new();
         for bits in 0u32..1 << hidden.len() {
-            if bits.count_ones() as usize != pos.mines() {
+            if bits.count_ones() as usize != pos.mine_count() {
                 continue;
             }
             let mut mine = vec![false; pos.len()];
@@ -259,7 +259,7 @@ pub(crate) mod tests {
         }
         let missing = outer.iter().filter(|&&c| !certain(c)).count();
         let known = (0..pos.len()).filter(|&c| certain(c)).count();
-        if missing > max_missing || missing + mines.len() > pos.mines() - known {
+        if missing > max_missing || missing + mines.len() > pos.mine_count() - known {
             return 0.0;
         }
         let n = all

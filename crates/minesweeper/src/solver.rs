@@ -260,7 +260,7 @@ pub(crate) fn build(pos: &Position) -> Result<Problem, SolveError> {
             CellView::Hidden | CellView::Flagged => {}
         }
     }
-    csp.set_total(pos.mines() as u32);
+    csp.set_total(pos.mine_count() as u32);
     Ok(Problem {
         csp,
         var_of,
@@ -381,7 +381,7 @@ pub fn contradiction(pos: &Position, budget: &Budget) -> Option<Contradiction> {
     csp.clear_total();
     match csp_core::true_range(&csp, budget) {
         Ok((least, most)) => Some(Contradiction::MineCount {
-            mines: pos.mines(),
+            mines: pos.mine_count(),
             least,
             most,
             known: pos.count(CellView::Mine),
@@ -1052,7 +1052,7 @@ impl Solver {
             if depth >= 2 && next < 1.0 {
                 let mut cells = pos.cells().to_vec();
                 cells[cell] = CellView::Revealed(shown as u8);
-                let child = Position::from_parts(pos.grid().clone(), pos.mines(), cells);
+                let child = Position::from_parts(pos.grid().clone(), pos.mine_count(), cells);
                 if let Some(score) = self.best_score(&child, depth - 1)? {
                     next = score;
                 }

@@ -156,7 +156,7 @@ fn shorten(header: &str) -> String {
 pub fn write(position: &Position) -> String {
     let (w, h) = (position.width(), position.height());
     let mut out = String::with_capacity((w + 1) * h + 16);
-    out.push_str(&format!("{w}x{h}x{}\n", position.mines()));
+    out.push_str(&format!("{w}x{h}x{}\n", position.mine_count()));
     for row in position.cells().chunks(w.max(1)) {
         out.extend(row.iter().map(|c| c.to_char()));
         out.push('\n');
@@ -176,7 +176,7 @@ mod tests {
     fn reads_and_writes() {
         let s = "4x3x2\r\n01HH  \r\n02FH\n01HM\t\n\n  \n";
         let p = read(s).unwrap();
-        assert_eq!((p.width(), p.height(), p.mines()), (4, 3, 2));
+        assert_eq!((p.width(), p.height(), p.mine_count()), (4, 3, 2));
         assert_eq!(p.at(2, 1), Some(CellView::Flagged));
         assert_eq!(p.at(3, 2), Some(CellView::Mine));
         assert_eq!(p.at(1, 1), Some(CellView::Revealed(2)));
@@ -197,7 +197,7 @@ mod tests {
             )
         );
         let padded = format!("3x1x1\nHH1\n{}", "\n".repeat(1_000_000));
-        assert_eq!(read(&padded).unwrap().mines(), 1);
+        assert_eq!(read(&padded).unwrap().mine_count(), 1);
         assert_eq!(err("é".repeat(41).as_str()).matches('é').count(), 40);
     }
 
