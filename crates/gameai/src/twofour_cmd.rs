@@ -170,7 +170,7 @@ fn explain(
     )?;
     let mut p = game.clone();
     for (ply, m) in solver.principal_line(game).iter().enumerate() {
-        let mover = p.to_move();
+        let mover = p.side_to_move();
         p.play(m);
         writeln!(
             out,

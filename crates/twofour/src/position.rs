@@ -127,7 +127,7 @@ impl fmt::Display for Move {
 /// let p = Position::new(&[2, 2, 2, 2, 2]).unwrap();
 /// // Two-ball piles are dealt alternately, the second player first: 3 to player 2, 2 to player 1.
 /// assert_eq!(p.to_string(), "2b 2a 2b 2a 2b");
-/// assert_eq!(p.to_move(), Player::First);
+/// assert_eq!(p.side_to_move(), Player::First);
 /// assert!(p.is_over());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -210,7 +210,7 @@ impl Position {
 
     /// The player to move.
     #[must_use]
-    pub fn to_move(&self) -> Player {
+    pub fn side_to_move(&self) -> Player {
         self.to_move
     }
 
@@ -425,7 +425,7 @@ impl Multiset {
 
     /// The player to move.
     #[must_use]
-    pub fn to_move(&self) -> Player {
+    pub fn side_to_move(&self) -> Player {
         self.to_move
     }
 }

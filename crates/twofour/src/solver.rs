@@ -218,7 +218,7 @@ impl TwoFourSolver {
 
     /// Who wins `position` under optimal play.
     pub fn solve(&mut self, position: &Position) -> Winner {
-        Winner::from_outcome(self.outcome(position), position.to_move())
+        Winner::from_outcome(self.outcome(position), position.side_to_move())
     }
 
     /// Every legal move with its result for the player making it.

@@ -60,7 +60,7 @@ fn to_reference(p: &Position) -> (Vec<(u8, u8)>, u8) {
         .iter()
         .map(|k| (k.balls(), k.owner().map_or(0, Player::number)))
         .collect();
-    (piles, p.to_move().number())
+    (piles, p.side_to_move().number())
 }
 
 fn winner_code(v: i8) -> Winner {
@@ -160,7 +160,7 @@ fn every_position_up_to_seven_piles() {
                         expected,
                         "{:?} on {p} ({:?})",
                         s.level(),
-                        p.to_move()
+                        p.side_to_move()
                     );
                 }
                 if sorted || n <= 6 {
