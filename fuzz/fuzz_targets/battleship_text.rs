@@ -20,7 +20,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(pos) = text::read(input) else {
         return;
     };
-    let again = text::read(&text::write(&pos).expect("read positions write")).expect("written positions read");
+    let again = text::read(&text::write(&pos).expect("read positions write"))
+        .expect("written positions read");
     assert_eq!(again, pos);
     for adjacency in [Adjacency::Allowed, Adjacency::NoTouch] {
         let rules = Rules {
