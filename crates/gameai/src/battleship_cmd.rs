@@ -39,7 +39,7 @@ struct RuleArgs {
     #[arg(long, default_value = "standard", value_parser = rule_set_name)]
     rules: String,
     /// What the defender reveals: standard, bare, hit-names-ship or sunk-reveals-cells.
-    #[arg(long, default_value = "standard", value_parser = name::<Feedback>)]
+    #[arg(long, default_value = "standard", value_parser = crate::values::name_of::<Feedback>)]
     feedback: String,
     /// The fleet as ship lengths, comma-separated (ships named S0, S1, ...), instead of the
     /// standard Carrier 5, Battleship 4, Destroyer 3, Submarine 3, Patrol Boat 2; e.g.
@@ -100,17 +100,7 @@ fn board_arg(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
-/// Checks a name the battleship crate reads (a feedback rule, a shooter, a placer) while the
-/// arguments are parsed, with the crate's message for an unknown one.
-fn name<T: std::str::FromStr<Err = battleship::Error>>(s: &str) -> Result<String, String> {
-    match s.parse::<T>() {
-        Ok(_) => Ok(s.to_string()),
-        Err(battleship::Error::Rules(m)) => Err(m),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-/// Checks `--rules` while the arguments are parsed.
+/// Checks `--rules` while the arguments are parsed (without the crate's `invalid rules:`).
 fn rule_set_name(s: &str) -> Result<String, String> {
     match Rules::by_name(s) {
         Ok(_) => Ok(s.to_string()),
@@ -140,7 +130,7 @@ struct EvalArgs {
     seed: u64,
     /// random, hunt-target, hunt-target-parity, article, density, info-gain, hybrid,
     /// lookahead, posterior or endgame (the default, the strongest).
-    #[arg(long, default_value = "endgame", value_parser = name::<ShooterKind>)]
+    #[arg(long, default_value = "endgame", value_parser = crate::values::name_of::<ShooterKind>)]
     shooter: String,
     #[command(flatten)]
     rules: RuleArgs,
@@ -153,7 +143,7 @@ struct EvalArgs {
     #[arg(long, default_value = "10x10", allow_hyphen_values = true, value_parser = board_arg)]
     board: String,
     /// How the seeded fleets are placed: uniform or anti-density.
-    #[arg(long, default_value = "uniform", value_parser = name::<Placer>)]
+    #[arg(long, default_value = "uniform", value_parser = crate::values::name_of::<Placer>)]
     placer: String,
     /// Play the fleets of this JSON-lines file instead of seeded ones; `-` reads standard
     /// input.

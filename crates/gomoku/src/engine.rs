@@ -467,13 +467,10 @@ impl AlphaBetaEngine {
         let stones = pos.stones();
         let mut game = SearchGame::new(pos);
         game.width = self.width;
-        // 6a. One candidate (the centre of an empty board), whatever the width: nothing to
-        // search for.
-        if root.is_none() {
+        // 6a. The empty board: its one candidate is the centre, nothing to search for.
+        if stones == 0 {
             let mut c = Vec::new();
-            game.width = usize::MAX;
             game.candidates(&mut c);
-            game.width = self.width;
             if let [(_, q)] = c[..] {
                 return Ok(self.finish(start, "only move", &game.pos, usize::from(q)));
             }

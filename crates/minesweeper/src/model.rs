@@ -475,6 +475,17 @@ impl PatternModel {
         }))
     }
 
+    /// Every weight: embedding, density, local, bias, output weights, output bias.
+    fn weights(&self) -> impl Iterator<Item = &f32> {
+        self.embed
+            .iter()
+            .chain(&self.density)
+            .chain(&self.local)
+            .chain(&self.bias)
+            .chain(&self.out)
+            .chain(std::iter::once(&self.out_bias))
+    }
+
     /// The model as text (the format [`PatternModel::parse`] reads).
     #[must_use]
     pub fn to_text(&self) -> String {
@@ -782,15 +793,7 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> Result<PatternModel, M
     }
     // A step size too large for the samples (or not positive) drives weights past any
     // bound, to infinities and NaN: such a model gives no probabilities, nor reads back.
-    let diverged = m
-        .embed
-        .iter()
-        .chain(&m.density)
-        .chain(&m.local)
-        .chain(&m.bias)
-        .chain(&m.out)
-        .chain(std::iter::once(&m.out_bias))
-        .any(|w| w.is_nan() || w.abs() > MAX_WEIGHT);
+    let diverged = m.weights().any(|w| w.is_nan() || w.abs() > MAX_WEIGHT);
     if diverged {
         return Err(ModelError::Diverged);
     }
@@ -1281,15 +1284,7 @@ mod tests {
     /// The model's parameters in one list (embedding, density, local, bias, output weights,
     /// output bias), for the gradient check.
     fn parameters(m: &PatternModel) -> Vec<f64> {
-        m.embed
-            .iter()
-            .chain(&m.density)
-            .chain(&m.local)
-            .chain(&m.bias)
-            .chain(&m.out)
-            .chain(std::iter::once(&m.out_bias))
-            .map(|&w| f64::from(w))
-            .collect()
+        m.weights().map(|&w| f64::from(w)).collect()
     }
 
     /// The cross-entropy of `s` under the parameters `w` (laid out as by `parameters`) of a
