@@ -27,7 +27,8 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Command {
-    /// Play seeded games (or the fleets of a file) with a shooter and summarise.
+    /// Play seeded games (or the fleets of a file) with a shooter and summarise (Ctrl-C
+    /// summarises the games played so far).
     Eval(EvalArgs),
     /// Show a position's hit probabilities as a coloured heatmap and write it as SVG.
     Show(ShowArgs),
@@ -611,8 +612,9 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         crate::check_not_input(records, fleets)?;
     }
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
-    let records = crate::parallel::play_games(games, a.threads, play_one)?;
-    let records: Vec<GameRecord> = records.into_iter().collect::<Result<_, _>>()?;
+    let run = crate::parallel::play_games(games, a.threads, play_one)?;
+    let finished = run.finished();
+    let records: Vec<GameRecord> = run.results.into_iter().collect::<Result<_, _>>()?;
     let s = Summary::new(&records);
     let shooter_label = tuned.label();
     // Like the shot figures, no times when no game finished (as `null` in the JSON).
@@ -708,7 +710,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             )
         })?;
     }
-    Ok(())
+    finished
 }
 
 /// A setting of the posterior in `--json`: its value for a shooter on the posterior, `null`

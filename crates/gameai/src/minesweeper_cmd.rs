@@ -22,7 +22,8 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Command {
-    /// Play seeded games (or the boards of a file) with the solver and summarise.
+    /// Play seeded games (or the boards of a file) with the solver and summarise (Ctrl-C
+    /// summarises the games played so far).
     Eval(EvalArgs),
     /// Print each hidden cell's mine probability in a text position, and the solver's move.
     Solve {
@@ -672,8 +673,9 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     // Results come back in game order, so the summary does not depend on scheduling.
-    let played = crate::parallel::play_games(games, a.threads, play_one)?;
-    let played = played.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let run = crate::parallel::play_games(games, a.threads, play_one)?;
+    let finished = run.finished();
+    let played = run.results.into_iter().collect::<Result<Vec<_>, _>>()?;
     // The lower of the two bounds, and what it counts.
     let bound = a.bound.then(|| {
         let of =
@@ -760,7 +762,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             )
         })?;
     }
-    Ok(())
+    finished
 }
 
 fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Result<(), CliError> {

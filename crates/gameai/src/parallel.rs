@@ -1,9 +1,60 @@
-//! Playing many seeded games on all cores, with a progress bar.
+//! Playing many seeded games on all cores, with a progress bar, that Ctrl-C stops cleanly.
+
+use std::io::Write;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::CliError;
+
+/// Set by the first Ctrl-C of a run of games.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Makes the first Ctrl-C stop a run of games cleanly: no new game starts, the games in
+/// play finish, and the caller reports the games played (a long evaluation keeps what it
+/// measured). A second Ctrl-C quits at once, with the status a shell gives a program
+/// stopped by it (130). Without a handler (it could not be installed), Ctrl-C quits at once.
+fn stop_on_interrupt() {
+    static WATCH: Once = Once::new();
+    WATCH.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if STOP.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            let _ = writeln!(
+                std::io::stderr(),
+                "\ngameai: stopping: the games in play finish, then the games played are \
+                 reported (Ctrl-C again quits at once)"
+            );
+        });
+    });
+}
+
+/// The results of a run of games: of all of them, or, when Ctrl-C stopped the run, of the
+/// games before the first one not played (so that they are what a run of that many games
+/// gives, whatever the number of threads).
+pub struct Played<T> {
+    /// The results, in game order.
+    pub results: Vec<T>,
+    /// The number of games asked for, when the run was stopped before the last.
+    pub stopped_of: Option<u64>,
+}
+
+impl<T> Played<T> {
+    /// `Ok` after a complete run; after a stopped one, the error that says so, to return
+    /// once the games played are reported.
+    pub fn finished(&self) -> Result<(), CliError> {
+        match self.stopped_of {
+            None => Ok(()),
+            Some(asked) => Err(CliError(format!(
+                "interrupted: the report covers the first {} of {asked} games",
+                self.results.len()
+            ))),
+        }
+    }
+}
 
 /// A progress bar counting games.
 pub fn games_bar(games: u64) -> ProgressBar {
@@ -32,13 +83,15 @@ pub fn results_buffer<T>(games: u64) -> Result<Vec<T>, CliError> {
 
 /// Runs `play_one(i)` for every game `i` in `0..games` on `threads` workers (all cores when
 /// `None`), with a progress bar. The results come back in game order, so a summary built from
-/// them does not depend on the number of threads or on scheduling.
+/// them does not depend on the number of threads or on scheduling. Ctrl-C stops the run (see
+/// [`Played`]).
 pub fn play_games<T: Send>(
     games: u64,
     threads: Option<usize>,
     play_one: impl Fn(u64) -> T + Sync,
-) -> Result<Vec<T>, CliError> {
-    let mut results = results_buffer(games)?;
+) -> Result<Played<T>, CliError> {
+    let mut results: Vec<Option<T>> = results_buffer(games)?;
+    stop_on_interrupt();
     let bar = games_bar(games);
     // No more workers than games (rayon reads 0 as one per core).
     let workers = threads.map_or(0, |t| {
@@ -54,12 +107,19 @@ pub fn play_games<T: Send>(
         (0..len)
             .into_par_iter()
             .map(|i| {
+                if STOP.load(Ordering::SeqCst) {
+                    return None;
+                }
                 let r = play_one(i as u64);
                 bar.inc(1);
-                r
+                Some(r)
             })
             .collect_into_vec(&mut results);
     });
     bar.finish_and_clear();
-    Ok(results)
+    let complete = results.iter().all(Option::is_some);
+    Ok(Played {
+        results: results.into_iter().map_while(|r| r).collect(),
+        stopped_of: (!complete).then_some(games),
+    })
 }

@@ -1028,3 +1028,76 @@ fn the_exit_status_tells_parser_refusals_from_other_errors() {
         assert_failed(&out, message);
     }
 }
+
+/// Ctrl-C stops a long evaluation cleanly: the games in play finish, the summary, the JSON
+/// line and the records cover the games before the first one not played (those of a run of
+/// that many games, record for record), and the run fails saying so. Both evaluations, which
+/// share the mechanism; the signal is sent with `kill`, as a terminal would.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_an_evaluation_and_keeps_the_games_played() {
+    use std::process::{Command, Stdio};
+    let dir = Scratch::new("interrupt");
+    for (game, args) in [
+        (
+            "minesweeper",
+            "minesweeper eval --level expert --seed 3 --json",
+        ),
+        ("battleship", "battleship eval --seed 3 --json"),
+    ] {
+        let records = dir.file(&format!("{game}.jsonl"));
+        let run = |games: &str| {
+            let mut a = words(args);
+            a.extend(["--games", games, "--records", records.to_str().unwrap()]);
+            a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+        };
+        let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
+            .args(run("1000000"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Time to start and play some games; far too little for a million.
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        let kill = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let out = child.wait_with_output().unwrap();
+        assert_failed(&out, "interrupted: the report covers the first ");
+        let err = text(&out.stderr);
+        let played: usize = err
+            .split("the first ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(err.contains(" of 1000000 games"), "{err}");
+        let stopped = std::fs::read_to_string(&records).unwrap();
+        assert_eq!(stopped.lines().count(), played, "{game}");
+        let json = text(&out.stdout).lines().last().unwrap().to_owned();
+        let key = if game == "minesweeper" {
+            "played"
+        } else {
+            "games"
+        };
+        assert_eq!(json_number(&json, key) as usize, played, "{json}");
+        if played > 0 {
+            let again = gameai(
+                &run(&played.to_string())
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>(),
+                b"",
+            );
+            assert!(again.status.success(), "{}", text(&again.stderr));
+            assert_eq!(
+                std::fs::read_to_string(&records).unwrap(),
+                stopped,
+                "{game}"
+            );
+        }
+    }
+}
