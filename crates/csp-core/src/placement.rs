@@ -1301,7 +1301,9 @@ impl Counter<'_> {
                 let wk = if k == 1 { w } else { self.grown_weight(w, k)? };
                 let mut total = 0u128;
                 // The starts of `b` that avoid `blocked`, whatever `a`'s value.
-                let open: Vec<u128> = (vars[b].iter().enumerate())
+                let open: Vec<u128> = vars[b]
+                    .iter()
+                    .enumerate()
                     .map(|(gi, g)| g.free_starts(blocked) & self.allowed(b, gi))
                     .collect();
                 for (fi, f) in vars[a].iter().enumerate() {
