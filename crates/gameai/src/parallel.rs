@@ -1,11 +1,10 @@
 //! Playing many seeded games on all cores, with a progress bar, that Ctrl-C stops cleanly.
 
 use std::io::Write;
-use std::sync::Once;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, Once};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use crate::CliError;
 
@@ -21,6 +20,10 @@ fn stop_on_interrupt() {
     WATCH.call_once(|| {
         let _ = ctrlc::set_handler(|| {
             if STOP.swap(true, Ordering::SeqCst) {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\ngameai: quit at once: no report, no records written"
+                );
                 std::process::exit(130);
             }
             let _ = writeln!(
@@ -33,8 +36,8 @@ fn stop_on_interrupt() {
 }
 
 /// The results of a run of games: of all of them, or, when Ctrl-C stopped the run, of the
-/// games before the first one not played (so that they are what a run of that many games
-/// gives, whatever the number of threads).
+/// games started before it (games are started in order, so these are what a run of that
+/// many games gives, whatever the number of threads).
 pub struct Played<T> {
     /// The results, in game order.
     pub results: Vec<T>,
@@ -103,20 +106,31 @@ pub fn play_games<T: Send>(
         .map_err(|e| CliError(format!("cannot start worker threads: {e}")))?;
     // The buffer was made for the count, so it fits in `usize`.
     let len = usize::try_from(games).unwrap_or(0);
-    pool.install(|| {
-        (0..len)
-            .into_par_iter()
-            .map(|i| {
-                if STOP.load(Ordering::SeqCst) {
-                    return None;
+    results.resize_with(len, || None);
+    let results = Mutex::new(results);
+    // Games are handed out in order, one at a time, so that when Ctrl-C stops the run the
+    // games played are the first ones (splitting the range among the workers, each would
+    // play a block of its own, and all but the first block's games would be lost).
+    let next = AtomicUsize::new(0);
+    pool.scope(|s| {
+        for _ in 0..pool.current_num_threads().min(len) {
+            s.spawn(|_| {
+                while !STOP.load(Ordering::SeqCst) {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= len {
+                        break;
+                    }
+                    let r = play_one(i as u64);
+                    if let Ok(mut results) = results.lock() {
+                        results[i] = Some(r);
+                    }
+                    bar.inc(1);
                 }
-                let r = play_one(i as u64);
-                bar.inc(1);
-                Some(r)
-            })
-            .collect_into_vec(&mut results);
+            });
+        }
     });
     bar.finish_and_clear();
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let complete = results.iter().all(Option::is_some);
     Ok(Played {
         results: results.into_iter().map_while(|r| r).collect(),

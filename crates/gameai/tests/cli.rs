@@ -1030,7 +1030,7 @@ fn the_exit_status_tells_parser_refusals_from_other_errors() {
 }
 
 /// Ctrl-C stops a long evaluation cleanly: the games in play finish, the summary, the JSON
-/// line and the records cover the games before the first one not played (those of a run of
+/// line and the records cover the games started, the first ones (those of a run of
 /// that many games, record for record), and the run fails saying so. Both evaluations, which
 /// share the mechanism; the signal is sent with `kill`, as a terminal would.
 #[cfg(unix)]
