@@ -97,10 +97,12 @@ fn a_node_budget_replays_a_match() {
             "{json}"
         );
         // Games finish in any order; the boards and results, not the times, must agree.
+        // (Trimmed: the game printed last is followed by the summary, the others by the
+        // next game, so their blocks end differently.)
         let mut blocks: Vec<String> = stdout
             .split("\ngame ")
             .skip(1)
-            .map(|b| b.split("\n\n").next().unwrap().to_string())
+            .map(|b| b.split("\n\n").next().unwrap().trim_end().to_string())
             .collect();
         blocks.sort();
         (blocks, json_number(&json, "a_points"))
