@@ -393,6 +393,7 @@ fn main() -> ExitCode {
 
 /// Runs one command and turns its result into the exit code.
 fn run(cli: Cli) -> ExitCode {
+    parallel::handle_interrupts();
     let mut out = io::BufWriter::new(Stdout {
         inner: io::stdout().lock(),
         closed: false,

@@ -3,6 +3,7 @@
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::CliError;
 
@@ -159,6 +160,27 @@ pub fn is_direct(path: &Path) -> bool {
     through_descriptor(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
+/// The temporary files being written, which the Ctrl-C handler removes before the program
+/// quits (a file is renamed into place only once complete, and nothing else would remove it).
+static PARTIALS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Takes `partial` off the list of temporary files (renamed into place or removed).
+fn forget(partial: &Path) {
+    if let Ok(mut files) = PARTIALS.lock() {
+        files.retain(|p| p != partial);
+    }
+}
+
+/// Removes the temporary files being written: the program is quitting before their runs
+/// completed them (old files of their names are left as they were).
+pub fn remove_partials() {
+    if let Ok(files) = PARTIALS.lock() {
+        for p in files.iter() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 impl OutputFile {
     /// Opens the output, so that a path that cannot be written fails before any work.
     pub fn create(path: &Path) -> Result<OutputFile, CliError> {
@@ -193,6 +215,9 @@ impl OutputFile {
         name.push(format!(".partial-{}", std::process::id()));
         let partial = target.with_file_name(name);
         let file = File::create(&partial).map_err(error)?;
+        if let Ok(mut files) = PARTIALS.lock() {
+            files.push(partial.clone());
+        }
         Ok(OutputFile {
             writer: Some(BufWriter::new(file)),
             partial: Some(partial),
@@ -224,8 +249,10 @@ impl OutputFile {
                 .and_then(|()| std::fs::rename(&partial, &self.target));
             if let Err(e) = done {
                 let _ = std::fs::remove_file(&partial);
+                forget(&partial);
                 return Err(self.error(&e));
             }
+            forget(&partial);
         }
         Ok(())
     }
@@ -239,7 +266,8 @@ impl Drop for OutputFile {
     fn drop(&mut self) {
         if let Some(partial) = self.partial.take() {
             self.writer = None;
-            let _ = std::fs::remove_file(partial);
+            let _ = std::fs::remove_file(&partial);
+            forget(&partial);
         }
     }
 }

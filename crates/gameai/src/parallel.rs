@@ -8,29 +8,38 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::CliError;
 
+/// Whether a run of games that Ctrl-C may stop is under way.
+static GAMES: AtomicBool = AtomicBool::new(false);
 /// Set by the first Ctrl-C of a run of games.
 static STOP: AtomicBool = AtomicBool::new(false);
 
-/// Makes the first Ctrl-C stop a run of games cleanly: no new game starts, the games in
-/// play finish, and the caller reports the games played (a long evaluation keeps what it
-/// measured). A second Ctrl-C quits at once, with the status a shell gives a program
-/// stopped by it (130). Without a handler (it could not be installed), Ctrl-C quits at once.
-fn stop_on_interrupt() {
+/// Handles Ctrl-C for the whole program. During a run of games the first one stops it
+/// cleanly: no new game starts, the games in play finish, and the caller reports the games
+/// played (a long evaluation keeps what it measured). Otherwise, and at a second Ctrl-C, the
+/// program quits at once, with the status a shell gives a program stopped by it (130), after
+/// removing the temporary files of outputs not yet complete (old files of their names stay
+/// as they were). Without a handler (it could not be installed), Ctrl-C quits at once, as by
+/// default.
+pub fn handle_interrupts() {
     static WATCH: Once = Once::new();
     WATCH.call_once(|| {
         let _ = ctrlc::set_handler(|| {
-            if STOP.swap(true, Ordering::SeqCst) {
+            if GAMES.load(Ordering::SeqCst) && !STOP.swap(true, Ordering::SeqCst) {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\ngameai: stopping: the games in play finish, then the games played are \
+                     reported (Ctrl-C again quits at once)"
+                );
+                return;
+            }
+            crate::output::remove_partials();
+            if STOP.load(Ordering::SeqCst) {
                 let _ = writeln!(
                     std::io::stderr(),
                     "\ngameai: quit at once: no report, no records written"
                 );
-                std::process::exit(130);
             }
-            let _ = writeln!(
-                std::io::stderr(),
-                "\ngameai: stopping: the games in play finish, then the games played are \
-                 reported (Ctrl-C again quits at once)"
-            );
+            std::process::exit(130);
         });
     });
 }
@@ -94,7 +103,7 @@ pub fn play_games<T: Send>(
     play_one: impl Fn(u64) -> T + Sync,
 ) -> Result<Played<T>, CliError> {
     let mut results: Vec<Option<T>> = results_buffer(games)?;
-    stop_on_interrupt();
+    handle_interrupts();
     let bar = games_bar(games);
     // No more workers than games (rayon reads 0 as one per core).
     let workers = threads.map_or(0, |t| {
@@ -112,6 +121,7 @@ pub fn play_games<T: Send>(
     // games played are the first ones (splitting the range among the workers, each would
     // play a block of its own, and all but the first block's games would be lost).
     let next = AtomicUsize::new(0);
+    GAMES.store(true, Ordering::SeqCst);
     pool.scope(|s| {
         for _ in 0..pool.current_num_threads().min(len) {
             s.spawn(|_| {
@@ -129,6 +139,8 @@ pub fn play_games<T: Send>(
             });
         }
     });
+    // A Ctrl-C from now on quits at once: what is left is quick (the report).
+    GAMES.store(false, Ordering::SeqCst);
     bar.finish_and_clear();
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let complete = results.iter().all(Option::is_some);

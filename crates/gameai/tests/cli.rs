@@ -1101,3 +1101,38 @@ fn ctrl_c_stops_an_evaluation_and_keeps_the_games_played() {
         }
     }
 }
+
+/// Ctrl-C outside a run of games quits at once (status 130), and an output file being
+/// written is not left half-made: the old file of that name stays as it was, and the
+/// temporary file that would have replaced it is removed.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_while_writing_a_file_keeps_the_old_one_and_no_partial_file() {
+    use std::process::{Command, Stdio};
+    let dir = Scratch::new("interrupt-writing");
+    let out_file = dir.file("boards.jsonl");
+    std::fs::write(&out_file, "old\n").unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .args(words(
+            "minesweeper boards --level 100x100x2000 --games 100000000 --rule safe --start corner --out",
+        ))
+        .arg(&out_file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "old\n");
+    let names: Vec<String> = std::fs::read_dir(out_file.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["boards.jsonl"], "files left: {names:?}");
+}
