@@ -1036,7 +1036,6 @@ fn the_exit_status_tells_parser_refusals_from_other_errors() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_an_evaluation_and_keeps_the_games_played() {
-    use std::process::{Command, Stdio};
     let dir = Scratch::new("interrupt");
     for (game, args) in [
         (
@@ -1051,20 +1050,8 @@ fn ctrl_c_stops_an_evaluation_and_keeps_the_games_played() {
             a.extend(["--games", games, "--records", records.to_str().unwrap()]);
             a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
         };
-        let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
-            .args(run("1000000"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         // Time to start and play some games; far too little for a million.
-        std::thread::sleep(std::time::Duration::from_secs(2));
-        let kill = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(kill.success());
-        let out = child.wait_with_output().unwrap();
+        let out = interrupted_after_2_s(&run("1000000"));
         assert_failed(&out, "interrupted: the report covers the first ");
         let err = text(&out.stderr);
         let played: usize = err
@@ -1108,15 +1095,33 @@ fn ctrl_c_stops_an_evaluation_and_keeps_the_games_played() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_while_writing_a_file_keeps_the_old_one_and_no_partial_file() {
-    use std::process::{Command, Stdio};
     let dir = Scratch::new("interrupt-writing");
     let out_file = dir.file("boards.jsonl");
     std::fs::write(&out_file, "old\n").unwrap();
+    let mut args: Vec<String> = words(
+        "minesweeper boards --level 100x100x2000 --games 100000000 --rule safe --start corner --out",
+    )
+    .into_iter()
+    .map(String::from)
+    .collect();
+    args.push(out_file.to_str().unwrap().to_owned());
+    let out = interrupted_after_2_s(&args);
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "old\n");
+    let names: Vec<String> = std::fs::read_dir(out_file.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["boards.jsonl"], "files left: {names:?}");
+}
+
+/// Runs `gameai` with `args` and sends it SIGINT after 2 seconds, with `kill`, as a
+/// terminal's Ctrl-C would.
+#[cfg(unix)]
+fn interrupted_after_2_s(args: &[String]) -> std::process::Output {
+    use std::process::{Command, Stdio};
     let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
-        .args(words(
-            "minesweeper boards --level 100x100x2000 --games 100000000 --rule safe --start corner --out",
-        ))
-        .arg(&out_file)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1127,12 +1132,5 @@ fn ctrl_c_while_writing_a_file_keeps_the_old_one_and_no_partial_file() {
         .status()
         .unwrap();
     assert!(kill.success());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
-    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "old\n");
-    let names: Vec<String> = std::fs::read_dir(out_file.parent().unwrap())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(names, ["boards.jsonl"], "files left: {names:?}");
+    child.wait_with_output().unwrap()
 }
