@@ -416,6 +416,9 @@ fn run(cli: Cli) -> ExitCode {
             ExitCode::FAILURE
         }
         Err(CliError(msg)) => {
+            // What the command wrote before it failed (a stopped evaluation's report) goes
+            // out before the message, not after it when the buffer is dropped.
+            let _ = out.flush();
             let _ = writeln!(io::stderr(), "gameai: {msg}");
             ExitCode::FAILURE
         }
