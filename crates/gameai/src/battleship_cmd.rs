@@ -187,7 +187,8 @@ struct EvalArgs {
     /// mean_shots, sem_shots (its standard error; null from one game), median_shots,
     /// p90_shots, max_shots, min_shots, ms_per_shot_mean, ms_per_shot_max,
     /// estimated_shot_fraction (the share of decisions on sampled probabilities), all null
-    /// when no game finished, and errors (games ended by a shooter error). The median and
+    /// when no game finished, errors (games ended by a shooter error) and games_asked (more
+    /// than games when Ctrl-C stopped the run). The median and
     /// p90 are by nearest rank: of an even number of games, the median is the lower of the
     /// two middle ones.
     #[arg(long)]
@@ -613,7 +614,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     }
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let run = crate::parallel::play_games(games, a.threads, play_one)?;
-    let finished = run.finished();
+    let complete = run.finished();
     let records: Vec<GameRecord> = run.results.into_iter().collect::<Result<_, _>>()?;
     let s = Summary::new(&records);
     let shooter_label = tuned.label();
@@ -659,7 +660,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         };
         writeln!(
             out,
-            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"block\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},{},\"ms_per_shot_mean\":{},\"ms_per_shot_max\":{},\"estimated_shot_fraction\":{},\"errors\":{}}}",
+            "{{\"games\":{},\"seed\":{},\"placer\":{},\"shooter\":\"{}\",\"shooter_settings\":\"{}\",\"exact_nodes\":{},\"sweeps\":{},\"block\":{},\"rules\":\"{}\",\"feedback\":\"{}\",\"width\":{},\"height\":{},\"fleet\":[{}],\"salvo\":{},{},\"ms_per_shot_mean\":{},\"ms_per_shot_max\":{},\"estimated_shot_fraction\":{},\"errors\":{},\"games_asked\":{games}}}",
             records.len(),
             a.seed,
             // The fleets' source: a placer, or `null` for the fleets of a file.
@@ -710,7 +711,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             )
         })?;
     }
-    finished
+    complete
 }
 
 /// A setting of the posterior in `--json`: its value for a shooter on the posterior, `null`

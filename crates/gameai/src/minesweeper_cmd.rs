@@ -145,9 +145,10 @@ struct EvalArgs {
     boards: Option<PathBuf>,
     /// End with one JSON line of results: played, won, win_rate, ci95 (Wilson's 95% interval,
     /// [low, high]), avg_guesses, ms_per_move_mean, ms_per_move_max, solver_errors,
-    /// approximate_guesses (guesses on estimates, exact counting being over budget), with
-    /// --bound win_bound and win_bound_upper95, and then the games played: level, rule,
-    /// start ([x, y]) and seed, or boards (the file).
+    /// approximate_guesses (guesses on estimates, exact counting being over budget),
+    /// games_asked (more than played when Ctrl-C stopped the run), with --bound win_bound
+    /// and win_bound_upper95, and then the games played: level, rule, start ([x, y]) and
+    /// seed, or boards (the file).
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
@@ -674,7 +675,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     // Results come back in game order, so the summary does not depend on scheduling.
     let run = crate::parallel::play_games(games, a.threads, play_one)?;
-    let finished = run.finished();
+    let complete = run.finished();
     let played = run.results.into_iter().collect::<Result<Vec<_>, _>>()?;
     // The lower of the two bounds, and what it counts.
     let bound = a.bound.then(|| {
@@ -733,7 +734,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         };
         writeln!(
             out,
-            "{{\"played\":{},\"won\":{},\"win_rate\":{:.6},\"ci95\":[{:.6},{:.6}],\"avg_guesses\":{:.4},\"ms_per_move_mean\":{:.4},\"ms_per_move_max\":{:.4},\"solver_errors\":{},\"approximate_guesses\":{}{bound_fields}{settings}}}",
+            "{{\"played\":{},\"won\":{},\"win_rate\":{:.6},\"ci95\":[{:.6},{:.6}],\"avg_guesses\":{:.4},\"ms_per_move_mean\":{:.4},\"ms_per_move_max\":{:.4},\"solver_errors\":{},\"approximate_guesses\":{},\"games_asked\":{games}{bound_fields}{settings}}}",
             s.played,
             s.won,
             s.win_rate(),
@@ -762,7 +763,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             )
         })?;
     }
-    finished
+    complete
 }
 
 fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Result<(), CliError> {

@@ -1071,6 +1071,7 @@ fn ctrl_c_stops_an_evaluation_and_keeps_the_games_played() {
             "games"
         };
         assert_eq!(json_number(&json, key) as usize, played, "{json}");
+        assert_eq!(json_number(&json, "games_asked"), 1e6, "{json}");
         if played > 0 {
             let again = gameai(
                 &run(&played.to_string())
