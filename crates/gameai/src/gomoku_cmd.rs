@@ -32,7 +32,8 @@ enum Command {
     /// Play against the engine: type moves as `h7` (column letter, row number as shown) or
     /// `7,7` (zero-based x,y); `undo` takes back your last move, `quit` ends.
     Play(PlayArgs),
-    /// Play engines against each other from openings, colours swapped, and summarise.
+    /// Play engines against each other from openings, colours swapped, and summarise
+    /// (Ctrl-C summarises the games played so far; a forfeit makes the exit status 1).
     Match(MatchArgs),
 }
 
@@ -105,7 +106,8 @@ struct MatchArgs {
     /// --nodes) and nodes ([a, b], null without --nodes), size, rule, a_wins, draws,
     /// b_wins, a_points (a win 1, a draw 1/2), a_share (a_points per game), a_mean_ms,
     /// b_mean_ms, a_max_ms, b_max_ms (time a move; 0 for an engine that made no move),
-    /// a_forfeits and b_forfeits.
+    /// a_forfeits, b_forfeits and games_asked (more than games when Ctrl-C stopped the
+    /// match).
     #[arg(long)]
     json: bool,
     /// Print every finished game's board.
@@ -536,7 +538,8 @@ fn play_game(
 /// `(g / 2) % openings.len()`, engine A black in the even games. `done` hears of each game
 /// as it finishes (so a long match can show its progress), in the order they finish; the
 /// first error, from a game or from `done`, ends the match (so does an empty list of
-/// openings).
+/// openings). Games start in order, and after Ctrl-C none starts: the games in play finish,
+/// so the games played are the first ones.
 fn play_games(
     args: &MatchArgs,
     rule: Rule,
@@ -546,7 +549,7 @@ fn play_games(
     if openings.is_empty() {
         return Err(CliError("no opening fits on this board".into()));
     }
-    // Each worker builds its engines once and plays every `workers`-th game with them
+    // Each worker builds its engines once and plays the next game not yet begun with them
     // (external brains start once a worker).
     let workers = args.threads.max(1).min(args.games.max(1));
     let pool = rayon::ThreadPoolBuilder::new()
@@ -556,25 +559,32 @@ fn play_games(
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<GameRecord, CliError>)>();
     // Set once the match has ended early: the games not yet begun are skipped.
     let ended = std::sync::atomic::AtomicBool::new(false);
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| -> Result<(), CliError> {
         scope.spawn(|| {
             let tx = tx;
             pool.install(|| {
-                (0..workers).into_par_iter().for_each(|w| {
+                (0..workers).into_par_iter().for_each(|_| {
                     let mut engines = (|| -> Result<[AnyEngine; 2], CliError> {
                         Ok([
                             make_engine(&args.engine_a, args.game.memory_mb)?,
                             make_engine(&args.engine_b, args.game.memory_mb)?,
                         ])
                     })();
-                    for g in (w..args.games).step_by(workers) {
-                        if ended.load(std::sync::atomic::Ordering::Relaxed) {
+                    loop {
+                        if ended.load(std::sync::atomic::Ordering::Relaxed)
+                            || crate::parallel::stop_requested()
+                        {
+                            return;
+                        }
+                        let g = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        if g >= args.games {
                             return;
                         }
                         let r = match engines.as_mut() {
                             Ok(engines) => {
                                 let o = (g / 2) % openings.len();
-                                play_game(args, rule, &openings[o], o, g % 2 == 0, engines)
+                                play_game(args, rule, &openings[o], o, g.is_multiple_of(2), engines)
                             }
                             Err(e) => Err(CliError(e.0.clone())),
                         };
@@ -641,34 +651,40 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let start = Instant::now();
     let mut records: Vec<Option<GameRecord>> = crate::parallel::results_buffer(args.games as u64)?;
     records.resize(args.games, None);
-    play_games(args, rule, &openings, |g, r| {
-        bar.inc(1);
-        let (a_colour, b_colour) = if r.a_black { ("X", "O") } else { ("O", "X") };
-        let result = match r.result {
-            Result3::Win => "A wins",
-            Result3::Draw => "draw",
-            Result3::Loss => "B wins",
-        };
-        bar.suspend(|| -> Result<(), CliError> {
-            writeln!(
-                out,
-                "game {:>3}: opening {:>2}, A {a_colour} B {b_colour}: {result} after {} \
+    // The first Ctrl-C lets the games in play finish and reports them.
+    crate::parallel::stoppable(|| {
+        play_games(args, rule, &openings, |g, r| {
+            bar.inc(1);
+            let (a_colour, b_colour) = if r.a_black { ("X", "O") } else { ("O", "X") };
+            let result = match r.result {
+                Result3::Win => "A wins",
+                Result3::Draw => "draw",
+                Result3::Loss => "B wins",
+            };
+            bar.suspend(|| -> Result<(), CliError> {
+                writeln!(
+                    out,
+                    "game {:>3}: opening {:>2}, A {a_colour} B {b_colour}: {result} after {} \
                  moves ({})",
-                g + 1,
-                r.opening + 1,
-                r.moves,
-                r.reason
-            )?;
-            if args.boards {
-                writeln!(out, "{}", r.board)?;
-            }
-            out.flush()?;
+                    g + 1,
+                    r.opening + 1,
+                    r.moves,
+                    r.reason
+                )?;
+                if args.boards {
+                    writeln!(out, "{}", r.board)?;
+                }
+                out.flush()?;
+                Ok(())
+            })?;
+            records[g] = Some(r);
             Ok(())
-        })?;
-        records[g] = Some(r);
-        Ok(())
+        })
     })?;
     bar.finish_and_clear();
+    // Fewer than asked only when Ctrl-C stopped the match: games start in order and each
+    // one started is finished, so these are the first ones.
+    let played = records.iter().take_while(|r| r.is_some()).count();
 
     let mut points = 0.0;
     let (mut wins, mut draws, mut losses) = (0, 0, 0);
@@ -704,7 +720,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             t.2 = t.2.max(rt.2);
         }
     }
-    let games = args.games.max(1) as f64;
+    let games = played.max(1) as f64;
     let share = 100.0 * points / games;
     writeln!(out)?;
     writeln!(
@@ -714,7 +730,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
         plural(wins, "win"),
         plural(draws, "draw"),
         plural(losses, "loss"),
-        args.games
+        played
     )?;
     for (i, name) in names.iter().enumerate() {
         // A forfeit is a result, but one an engine in working order does not give.
@@ -725,7 +741,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
                  above)",
                 ["A", "B"][i],
                 forfeits[i],
-                plural(args.games, "game")
+                plural(played, "game")
             )?;
         }
     }
@@ -771,10 +787,11 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
              \"size\":{},\
              \"rule\":\"{}\",\"a_wins\":{wins},\"draws\":{draws},\"b_wins\":{losses},\
              \"a_points\":{points},\"a_share\":{:.4},\"a_mean_ms\":{:.2},\"b_mean_ms\":{:.2},\
-             \"a_max_ms\":{:.2},\"b_max_ms\":{:.2},\"a_forfeits\":{},\"b_forfeits\":{}}}",
+             \"a_max_ms\":{:.2},\"b_max_ms\":{:.2},\"a_forfeits\":{},\"b_forfeits\":{},\
+             \"games_asked\":{}}}",
             crate::output::json_escape(&names[0]),
             crate::output::json_escape(&names[1]),
-            args.games,
+            played,
             match args.nodes {
                 None => args.time_ms.to_string(),
                 Some(_) => "null".into(),
@@ -792,8 +809,37 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             think[0].2.as_secs_f64() * 1000.0,
             think[1].2.as_secs_f64() * 1000.0,
             forfeits[0],
-            forfeits[1]
+            forfeits[1],
+            args.games
         )?;
+    }
+    if played < args.games {
+        out.flush()?;
+        return Err(CliError(format!(
+            "interrupted: the report covers the first {played} of {} games",
+            args.games
+        )));
+    }
+    // A match an engine could not play to the end is not a clean result: say so in the
+    // exit status too, so that a script testing a brain sees it.
+    let failed: Vec<String> = (0..2)
+        .filter(|&i| forfeits[i] > 0)
+        .map(|i| {
+            format!(
+                "{} ({}) forfeited {} of {}",
+                ["A", "B"][i],
+                names[i],
+                forfeits[i],
+                plural(played, "game")
+            )
+        })
+        .collect();
+    if !failed.is_empty() {
+        out.flush()?;
+        return Err(CliError(format!(
+            "{} (the report above is complete)",
+            failed.join(", ")
+        )));
     }
     Ok(())
 }

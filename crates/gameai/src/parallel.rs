@@ -44,6 +44,23 @@ pub fn handle_interrupts() {
     });
 }
 
+/// Runs `run` as a run of games that the first Ctrl-C stops cleanly: while it runs, that
+/// Ctrl-C only sets [`stop_requested`], which `run` checks before starting each game; after
+/// it, Ctrl-C quits at once again.
+pub fn stoppable<R>(run: impl FnOnce() -> R) -> R {
+    handle_interrupts();
+    GAMES.store(true, Ordering::SeqCst);
+    let r = run();
+    // A Ctrl-C from now on quits at once: what is left is quick (the report).
+    GAMES.store(false, Ordering::SeqCst);
+    r
+}
+
+/// Whether Ctrl-C has asked the run of games under way to stop (see [`stoppable`]).
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
 /// The results of a run of games: of all of them, or, when Ctrl-C stopped the run, of the
 /// games started before it (games are started in order, so these are what a run of that
 /// many games gives, whatever the number of threads).
@@ -103,7 +120,6 @@ pub fn play_games<T: Send>(
     play_one: impl Fn(u64) -> T + Sync,
 ) -> Result<Played<T>, CliError> {
     let mut results: Vec<Option<T>> = results_buffer(games)?;
-    handle_interrupts();
     let bar = games_bar(games);
     // No more workers than games (rayon reads 0 as one per core).
     let workers = threads.map_or(0, |t| {
@@ -121,26 +137,25 @@ pub fn play_games<T: Send>(
     // games played are the first ones (splitting the range among the workers, each would
     // play a block of its own, and all but the first block's games would be lost).
     let next = AtomicUsize::new(0);
-    GAMES.store(true, Ordering::SeqCst);
-    pool.scope(|s| {
-        for _ in 0..pool.current_num_threads().min(len) {
-            s.spawn(|_| {
-                while !STOP.load(Ordering::SeqCst) {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= len {
-                        break;
+    stoppable(|| {
+        pool.scope(|s| {
+            for _ in 0..pool.current_num_threads().min(len) {
+                s.spawn(|_| {
+                    while !stop_requested() {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= len {
+                            break;
+                        }
+                        let r = play_one(i as u64);
+                        if let Ok(mut results) = results.lock() {
+                            results[i] = Some(r);
+                        }
+                        bar.inc(1);
                     }
-                    let r = play_one(i as u64);
-                    if let Ok(mut results) = results.lock() {
-                        results[i] = Some(r);
-                    }
-                    bar.inc(1);
-                }
-            });
-        }
+                });
+            }
+        })
     });
-    // A Ctrl-C from now on quits at once: what is left is quick (the report).
-    GAMES.store(false, Ordering::SeqCst);
     bar.finish_and_clear();
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let complete = results.iter().all(Option::is_some);

@@ -3,7 +3,10 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
-use common::{Scratch, assert_failed, fails_with, gameai, json_number, text, words};
+use common::{
+    Scratch, assert_failed, fails_with, gameai, interrupted_after_2_s, interrupted_report,
+    json_number, text, words,
+};
 
 #[test]
 fn match_between_built_in_engines() {
@@ -154,7 +157,11 @@ fn an_external_brain_that_fails_forfeits() {
         &words("gomoku match cmd:true bestfirst --games 2 --time-ms 10 --size 9 --json"),
         b"",
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The report is complete, and the exit status says that an engine failed.
+    assert_failed(
+        &out,
+        "A (true) forfeited 2 of 2 games (the report above is complete)",
+    );
     let stdout = text(&out.stdout);
     // Each game says which side forfeited, and the summary counts them.
     assert_eq!(stdout.matches("A (true) forfeits").count(), 2, "{stdout}");
@@ -165,9 +172,36 @@ fn an_external_brain_that_fails_forfeits() {
     );
     assert!(!stdout.contains("B (bestfirst) forfeited"), "{stdout}");
     assert!(
-        stdout.contains("\"a_forfeits\":2,\"b_forfeits\":0}"),
+        stdout.contains("\"a_forfeits\":2,\"b_forfeits\":0,\"games_asked\":2}"),
         "{stdout}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_a_match_and_reports_the_games_played() {
+    let args: Vec<String> = words(
+        "gomoku match alphabeta bestfirst --games 100000 --nodes 300 --size 9 --threads 2 --json",
+    )
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let out = interrupted_after_2_s(&args);
+    let played = interrupted_report(&out, 100000);
+    assert!(played > 0, "{}", text(&out.stderr));
+    // Every game started was finished and reported, and they are the first ones.
+    let stdout = text(&out.stdout);
+    let numbers: Vec<usize> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("game "))
+        .map(|l| l.split(':').next().unwrap().trim().parse().unwrap())
+        .collect();
+    let mut sorted = numbers.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (1..=played).collect::<Vec<_>>(), "{stdout}");
+    assert!(stdout.contains(&format!(" of {played} points")), "{stdout}");
+    let json = stdout.lines().last().unwrap();
+    assert_eq!(json_number(json, "games"), played as f64, "{json}");
+    assert_eq!(json_number(json, "games_asked"), 100000.0, "{json}");
 }
 
 #[test]

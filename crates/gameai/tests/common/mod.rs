@@ -85,3 +85,35 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Runs `gameai` with `args` and sends it SIGINT after 2 seconds, with `kill`, as a
+/// terminal's Ctrl-C would.
+pub fn interrupted_after_2_s(args: &[String]) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    child.wait_with_output().unwrap()
+}
+
+/// Checks that a run stopped by Ctrl-C failed with the message saying how many of `asked`
+/// games its report covers, and returns that number.
+pub fn interrupted_report(out: &Output, asked: u64) -> usize {
+    assert_failed(out, "interrupted: the report covers the first ");
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!(" of {asked} games")), "{err}");
+    err.split("the first ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of games in {err}"))
+}
