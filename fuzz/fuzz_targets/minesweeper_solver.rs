@@ -1,10 +1,10 @@
 //! The solver on arbitrary text positions.
 //!
-//! `probabilities`, `decide` and `analyse` must never panic (errors are fine). When the
+//! `probabilities`, `decide` and `analyze` must never panic (errors are fine). When the
 //! probabilities are computed, every unrevealed cell has a finite probability in [0, 1] and
 //! every revealed cell none; the cells the solver calls safe are exactly those of probability
 //! 0 (a guess only when there is none), and a guess is a cell the player may click (hidden or
-//! flagged, not a known mine). `analyse` agrees with the
+//! flagged, not a known mine). `analyze` agrees with the
 //! other two, and with a tiny budget (the fallback's estimates) keeps the same shape and makes
 //! the fallback's move. Positions are kept small and the search budget low, so that each run
 //! stays fast.
@@ -73,7 +73,7 @@ fuzz_target!(|data: &[u8]| {
         shaped(p);
     }
     let decided = solver.decide(&position);
-    if let Ok(seen) = solver.analyse(&position) {
+    if let Ok(seen) = solver.analyze(&position) {
         shaped(&seen.probabilities);
         if seen.exact {
             assert_eq!(Some(&seen.probabilities), probabilities.as_ref());
@@ -85,7 +85,7 @@ fuzz_target!(|data: &[u8]| {
         budget: csp_core::Budget { max_nodes: 20 },
         ..SolverConfig::default()
     });
-    if let Ok(seen) = starved.analyse(&position) {
+    if let Ok(seen) = starved.analyze(&position) {
         shaped(&seen.probabilities);
         assert_eq!(seen.decision, starved.decide(&position).ok());
     }

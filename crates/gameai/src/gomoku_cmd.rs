@@ -181,11 +181,7 @@ fn parse_rule(s: &str) -> Result<Rule, CliError> {
 
 /// Reads `--colour`.
 fn colour(s: &str) -> Result<Stone, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "black" | "b" | "x" => Ok(Stone::Black),
-        "white" | "w" | "o" => Ok(Stone::White),
-        _ => Err("unknown colour (black or white)".to_string()),
-    }
+    s.parse().map_err(|e: gomoku::GomokuError| e.to_string())
 }
 
 /// Checks `--size` while the arguments are parsed.

@@ -771,7 +771,7 @@ fn solve(file: &std::path::Path, args: &SolverArgs, out: &mut impl Write) -> Res
     let config = args.config();
     let budget = config.budget;
     let solver = Solver::new(config);
-    let seen = match solver.analyse(&pos) {
+    let seen = match solver.analyze(&pos) {
         Err(minesweeper::SolveError::Inconsistent) => {
             // Say where the contradiction lies, where counting can tell.
             let why = match minesweeper::contradiction(&pos, &budget) {

@@ -112,6 +112,47 @@ impl Stone {
     pub fn code(self) -> u8 {
         self.index() as u8 + 1
     }
+
+    /// The colour's name: `black` or `white`, what [`Display`](fmt::Display) writes.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Stone::Black => "black",
+            Stone::White => "white",
+        }
+    }
+}
+
+impl fmt::Display for Stone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads a colour's [name](Stone::name) in any case, or `b`/`x` for Black and `w`/`o` for
+/// White (the letters of [`Board`]'s display).
+///
+/// ```
+/// use gomoku::Stone;
+///
+/// assert_eq!("White".parse::<Stone>()?, Stone::White);
+/// assert_eq!("x".parse::<Stone>()?, Stone::Black);
+/// assert_eq!(Stone::Black.to_string().parse::<Stone>()?, Stone::Black);
+/// let e = "red".parse::<Stone>().unwrap_err();
+/// assert_eq!(e.to_string(), "unknown colour \"red\" (black or white)");
+/// # Ok::<(), gomoku::GomokuError>(())
+/// ```
+impl std::str::FromStr for Stone {
+    type Err = GomokuError;
+
+    /// Parses a colour, ignoring ASCII case and surrounding whitespace.
+    fn from_str(s: &str) -> Result<Stone, GomokuError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "black" | "b" | "x" => Ok(Stone::Black),
+            "white" | "w" | "o" => Ok(Stone::White),
+            _ => Err(GomokuError::UnknownColour(s.to_string())),
+        }
+    }
 }
 
 /// A move: `x` is the column, `y` the row, both zero-based (the Gomocup convention).
@@ -390,7 +431,13 @@ pub(crate) fn makes_five(cells: &[u8], geo: &Geometry, i: usize, code: u8, rule:
 /// assert_eq!(b.winner(), None);
 /// # Ok::<(), gomoku::GomokuError>(())
 /// ```
-#[derive(Clone, Debug)]
+///
+/// Two boards are equal when they hold the same game: the same size and rule, the same
+/// moves in the same order (so the same stones too), and set up the same way (a board from
+/// [`Board::from_stones`] has a made-up order, which taking moves back treats differently,
+/// so it differs from one played move by move). To compare positions alone, compare their
+/// stones, or their [keys](Board::key) where a collision does not matter.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Board {
     geo: Geometry,
     rule: Rule,
@@ -803,6 +850,55 @@ pub(crate) mod tests {
 
     /// Every cell of every board size reads back from its diagram name and from `x,y`, and
     /// the names are those of the diagram's column letters.
+    #[test]
+    fn boards_are_equal_when_they_hold_the_same_game() {
+        let play = |moves: &[(u8, u8)], rule| {
+            let mut b = Board::new(9, rule).unwrap();
+            for &(x, y) in moves {
+                b.play(Move::new(x, y)).unwrap();
+            }
+            b
+        };
+        let a = play(&[(4, 4), (5, 5), (3, 3)], Rule::Freestyle);
+        assert_eq!(a, a.clone());
+        assert_eq!(a, play(&[(4, 4), (5, 5), (3, 3)], Rule::Freestyle));
+        // The same stones in another order, or under another rule, or on another size.
+        assert_ne!(a, play(&[(3, 3), (5, 5), (4, 4)], Rule::Freestyle));
+        assert_ne!(a, play(&[(4, 4), (5, 5), (3, 3)], Rule::ExactlyFive));
+        let mut wide = Board::new(10, Rule::Freestyle).unwrap();
+        for (x, y) in [(4, 4), (5, 5), (3, 3)] {
+            wide.play(Move::new(x, y)).unwrap();
+        }
+        assert_ne!(a, wide);
+        // Taking a move back gives the board before it.
+        let mut b = a.clone();
+        b.undo();
+        assert_eq!(b, play(&[(4, 4), (5, 5)], Rule::Freestyle));
+        // Set up from its stones, the same order is made up: not the same game.
+        let set = Board::from_stones(
+            9,
+            Rule::Freestyle,
+            &[Move::new(4, 4), Move::new(3, 3)],
+            &[Move::new(5, 5)],
+        )
+        .unwrap();
+        assert_eq!(set.history(), a.history());
+        assert_ne!(set, a);
+    }
+
+    #[test]
+    fn colours_read_back_from_their_names() {
+        for s in [Stone::Black, Stone::White] {
+            assert_eq!(s.to_string().parse::<Stone>().unwrap(), s);
+            assert_eq!(s.name().to_uppercase().parse::<Stone>().unwrap(), s);
+        }
+        assert_eq!(" o\n".parse::<Stone>().unwrap(), Stone::White);
+        assert!(matches!(
+            "".parse::<Stone>(),
+            Err(GomokuError::UnknownColour(e)) if e.is_empty()
+        ));
+    }
+
     #[test]
     fn moves_read_back_from_their_names() {
         for size in MIN_SIZE..=MAX_SIZE {

@@ -43,6 +43,9 @@ pub enum GomokuError {
     /// A rule's name that is not one ([`Rule`](crate::Rule)'s `FromStr`).
     #[error("unknown rule {0:?} (freestyle or exactly-five)")]
     UnknownRule(String),
+    /// A colour's name that is not one ([`Stone`](crate::Stone)'s `FromStr`).
+    #[error("unknown colour {0:?} (black or white)")]
+    UnknownColour(String),
     /// A node budget given to an engine that keeps to time budgets only (an external brain:
     /// see [`Budget`](crate::Budget)).
     #[error("the {0} engine cannot keep to a node budget: give it a time budget")]

@@ -207,7 +207,7 @@ pub struct Probabilities {
     pub mine: Vec<Option<f64>>,
 }
 
-/// What [`Solver::analyse`] makes of a position.
+/// What [`Solver::analyze`] makes of a position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Analysis {
     /// Per cell: `None` for revealed cells, else its mine probability.
@@ -556,12 +556,12 @@ impl Solver {
     /// use minesweeper::{Decision, Solver, SolverConfig, text};
     ///
     /// let pos = text::read("3x1x1\n1HH\n").unwrap();
-    /// let seen = Solver::new(SolverConfig::default()).analyse(&pos).unwrap();
+    /// let seen = Solver::new(SolverConfig::default()).analyze(&pos).unwrap();
     /// assert!(seen.exact);
     /// assert_eq!(seen.probabilities.mine, vec![None, Some(1.0), Some(0.0)]);
     /// assert_eq!(seen.decision, Some(Decision::Safe(vec![2])));
     /// ```
-    pub fn analyse(&self, pos: &Position) -> Result<Analysis, SolveError> {
+    pub fn analyze(&self, pos: &Position) -> Result<Analysis, SolveError> {
         let p = build(pos)?;
         let a = match csp_core::analyze(&p.csp, &self.config.budget) {
             Ok(a) => a,
@@ -1233,7 +1233,7 @@ mod tests {
     }
 
     #[test]
-    fn analyse_agrees_with_probabilities_and_decide() {
+    fn analyze_agrees_with_probabilities_and_decide() {
         let solver = Solver::new(SolverConfig::default());
         for t in [
             "5x3x3\n1H1HH\nHHHHH\nHHHHH\n",
@@ -1241,7 +1241,7 @@ mod tests {
             "3x1x1\n1M1\n",
         ] {
             let pos = text::read(t).unwrap();
-            let seen = solver.analyse(&pos).unwrap();
+            let seen = solver.analyze(&pos).unwrap();
             assert!(seen.exact);
             assert_eq!(seen.probabilities, solver.probabilities(&pos).unwrap());
             match solver.decide(&pos) {
@@ -1253,7 +1253,7 @@ mod tests {
     }
 
     #[test]
-    fn analyse_over_the_budget_gives_estimates_and_the_fallback_move() {
+    fn analyze_over_the_budget_gives_estimates_and_the_fallback_move() {
         let pos = text::read("6x3x4\n1H1H1H\nHHHHHH\nHHHHHH\n").unwrap();
         for fallback in [
             crate::model::Fallback::Sampling,
@@ -1266,7 +1266,7 @@ mod tests {
                 ..SolverConfig::default()
             });
             assert!(solver.probabilities(&pos).is_err());
-            let seen = solver.analyse(&pos).unwrap();
+            let seen = solver.analyze(&pos).unwrap();
             assert!(!seen.exact, "{fallback:?}");
             for (c, p) in seen.probabilities.mine.iter().enumerate() {
                 let revealed = matches!(pos.cells()[c], CellView::Revealed(_));
