@@ -52,8 +52,9 @@
 //! Five cells, a revealed "1" touching cells 0, 1 and 2, and 2 mines in total:
 //!
 //! ```
+//! use csp_core::rand::SeedableRng;
+//! use csp_core::rand_xoshiro::Xoshiro256PlusPlus;
 //! use csp_core::{analyze, sample, BigUint, BoolCsp, Budget};
-//! use rand::SeedableRng;
 //!
 //! let mut csp = BoolCsp::new(5);
 //! csp.exactly(&[0, 1, 2], 1)?;
@@ -67,7 +68,8 @@
 //! assert_eq!(a.forced, vec![None; 5]);
 //! assert_eq!(a.components, 1);
 //!
-//! let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+//! // Any `rand` generator will do; the re-exported ones need no dependency of your own.
+//! let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
 //! let s = sample(&csp, &Budget::default(), &mut rng)?;
 //! assert!(csp.is_satisfied_by(&s));
 //! # Ok::<(), csp_core::CspError>(())
@@ -90,14 +92,15 @@ pub use mcmc::{Estimate, McmcConfig, STD_ERROR_BATCHES, estimate};
 pub use naive::analyze_naive;
 pub use placement::{
     Family, PlacementAnalysis, PlacementChain, PlacementCsp, PlacementEstimate, Value,
-    analyze_placements, analyze_placements_naive, count_placements, estimate_placements,
-    estimate_placements_with_blocks, propagate_placements, sample_placements,
+    analyze_placements, analyze_placements_naive, analyze_placements_unlabelled, count_placements,
+    estimate_placements, estimate_placements_with_blocks, propagate_placements, sample_placements,
 };
 pub use propagate::propagate;
-/// The random-number crate of this crate's API (the samplers take a `rand` generator),
-/// re-exported so that a caller's generator is of the version the API expects.
-pub use rand;
 pub use sample::{Sampler, sample};
+/// The random-number crates of this crate's API (the samplers take a `rand` generator; a
+/// seeded `rand_xoshiro` one replays its draws), re-exported so that a caller's generator is
+/// of the version the API expects, with no dependency of the caller's own.
+pub use {rand, rand_xoshiro};
 
 /// Errors of the constraint functions.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

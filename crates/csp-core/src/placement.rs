@@ -82,7 +82,12 @@
 //! could) and the others only values above it; the credits of a group are shared out
 //! equally at the end. The 6x6 board's 6728 domino tilings (18! labelled orders each) are
 //! counted in 33,094 nodes (the `tilings` example), and each set of `k` identical pieces on
-//! an open board is visited once, not `k!` times.
+//! an open board is visited once, not `k!` times. Labelled counts of many identical pieces
+//! soon pass [`CspError::CountOverflow`]; [`analyze_placements_unlabelled`] counts each set
+//! of values of a group once (the number of tilings itself). Where the search runs past
+//! its node budget and only counts are wanted, the same exact cover can be written as a
+//! [`BoolCsp`](crate::BoolCsp) (one variable per placement, exactly one true among the
+//! placements covering each cell) for the boolean engine, whose counts are big integers.
 //!
 //! # Example
 //!
@@ -1041,7 +1046,7 @@ struct Counter<'a> {
     max_nodes: u64,
     /// Whether the counts are labelled. Without labels each set of values of a group
     /// counts once, and each member's credits end as the group's sum (see
-    /// [`analyze_unlabelled`]).
+    /// [`analyze_placements_unlabelled`]).
     labels: bool,
 }
 
@@ -1417,14 +1422,47 @@ pub fn analyze_placements(
     analyze(csp, budget, true)
 }
 
-/// [`analyze_placements`] without labels: each set of values that a group of
-/// interchangeable variables takes counts once (`solutions` is the labelled count divided
-/// by `k!` for every group of `k`), and each member's value counts are the group's: how
+/// [`analyze_placements`] without labels, for problems with interchangeable pieces (the
+/// dominoes of a tiling): each set of values that a group of variables with the same domain
+/// takes counts once (`solutions` is the labelled count divided by `k!` for every group of
+/// `k`: the number of tilings, say), and each member's value counts are the group's: how
 /// many of those solutions give the value to some member. So a member takes a value in a
 /// uniformly drawn labelled solution with probability its count over the sum of its counts
-/// (the group's size times `solutions`). Counts are `k!` smaller per group, which keeps
-/// problems with many identical pieces below [`CspError::CountOverflow`].
-fn analyze_unlabelled(csp: &PlacementCsp, budget: &Budget) -> Result<PlacementAnalysis, CspError> {
+/// (the group's size times `solutions`). `element_counts` count each solution covering the
+/// element once, so [`PlacementAnalysis::marginals`] are the labelled analysis's. Counts
+/// are `k!` smaller per group, which keeps problems with many identical pieces below
+/// [`CspError::CountOverflow`] (the 6x6 board's 6728 domino tilings are 6728 · 18!
+/// labelled solutions, past the limit). Groups are formed whatever
+/// [`PlacementCsp::set_labelled_search`] says.
+///
+/// ```
+/// use csp_core::{Budget, Grid, PlacementCsp, analyze_placements_unlabelled};
+///
+/// // The domino tilings of a 4x4 board: 8 interchangeable dominoes.
+/// let grid = Grid::new(4, 4)?;
+/// let domino = vec![grid.translates(&[(0, 0), (1, 0)])?, grid.translates(&[(0, 0), (0, 1)])?];
+/// let mut p = PlacementCsp::new(16)?;
+/// for _ in 0..8 {
+///     p.add_var(domino.clone())?;
+/// }
+/// p.require(grid.all())?;
+/// let a = analyze_placements_unlabelled(&p, &Budget::default())?;
+/// assert_eq!(a.solutions, 36);
+/// assert!(a.marginals().iter().all(|&m| m == 1.0)); // every cell is covered
+/// # Ok::<(), csp_core::CspError>(())
+/// ```
+///
+/// # Errors
+/// As [`analyze_placements`].
+pub fn analyze_placements_unlabelled(
+    csp: &PlacementCsp,
+    budget: &Budget,
+) -> Result<PlacementAnalysis, CspError> {
+    if csp.labelled_search {
+        let mut grouped = csp.clone();
+        grouped.labelled_search = false;
+        return analyze(&grouped, budget, false);
+    }
     analyze(csp, budget, false)
 }
 
@@ -1474,7 +1512,7 @@ fn analyze(
         min_size,
         min_block,
         order,
-        group,
+        group: group.clone(),
         floor: vec![None; n],
         grouped,
         counts: p
@@ -1496,7 +1534,10 @@ fn analyze(
     let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
     let solutions = c.count(all, 0, 0, 0)?;
     let (counts, nodes) = c.finish()?;
-    let element_counts = element_counts(&p, &counts, csp.universe);
+    // Without labels a member's counts are its group's: the group covers an element in as
+    // many solutions as one member's counts say, so each group is summed once.
+    let first_of_group = |v: usize| labels || (group[v] & ((1u64 << v) - 1)) == 0;
+    let element_counts = element_counts(&p, &counts, csp.universe, first_of_group);
     Ok(PlacementAnalysis {
         solutions,
         value_counts: counts,
@@ -1505,13 +1546,15 @@ fn analyze(
     })
 }
 
+/// Solutions covering each element: the counts of the variables `summed` says, added up.
 fn element_counts<T: Copy + Into<u128>>(
     p: &PlacementCsp,
     counts: &[Vec<Vec<T>>],
     universe: usize,
+    summed: impl Fn(usize) -> bool,
 ) -> Vec<u128> {
     let mut out = vec![0u128; universe];
-    for (v, fs) in p.vars.iter().enumerate() {
+    for (v, fs) in p.vars.iter().enumerate().filter(|&(v, _)| summed(v)) {
         for (fi, f) in fs.iter().enumerate() {
             for s in 0..MAX_ELEMENTS as u32 {
                 let c: u128 = counts[v][fi][s as usize].into();
@@ -1614,7 +1657,7 @@ pub fn analyze_placements_naive(
         &mut nodes,
         budget.max_nodes,
     )?;
-    let element_counts = element_counts(csp, &counts, csp.universe);
+    let element_counts = element_counts(csp, &counts, csp.universe, |_| true);
     Ok(PlacementAnalysis {
         solutions,
         value_counts: counts,
@@ -1703,7 +1746,7 @@ fn sample(
         // Labelled counts past the limit may still be unlabelled ones within it: the draw
         // needs only the ratios of the variable's counts.
         let a = match labels.then(|| analyze_placements(&p, budget)) {
-            None | Some(Err(CspError::CountOverflow)) => analyze_unlabelled(&p, budget)?,
+            None | Some(Err(CspError::CountOverflow)) => analyze_placements_unlabelled(&p, budget)?,
             Some(a) => a?,
         };
         if a.solutions == 0 {
@@ -2351,9 +2394,20 @@ mod tests {
         let p = two_groups();
         let budget = Budget::default();
         let l = analyze_placements(&p, &budget).unwrap();
-        let u = analyze_unlabelled(&p, &budget).unwrap();
+        let u = analyze_placements_unlabelled(&p, &budget).unwrap();
         assert!(u.solutions > 0);
         assert_eq!(l.solutions, u.solutions * 6 * 2);
+        // Each solution covering an element counts once, labelled or not.
+        for (&lc, &uc) in l.element_counts.iter().zip(&u.element_counts) {
+            assert_eq!(lc, uc * 6 * 2);
+        }
+        assert_eq!(l.marginals(), u.marginals());
+        // Whatever the labelled-search switch says.
+        let mut flagged = p.clone();
+        flagged.set_labelled_search(true);
+        let f = analyze_placements_unlabelled(&flagged, &budget).unwrap();
+        assert_eq!(f.solutions, u.solutions);
+        assert_eq!(f.value_counts, u.value_counts);
         for v in 0..5 {
             let k = if v < 3 { 3 } else { 2 };
             for (lf, uf) in l.value_counts[v].iter().zip(&u.value_counts[v]) {

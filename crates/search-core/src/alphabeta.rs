@@ -658,6 +658,12 @@ impl<G: Keyed + Evaluate> Searcher<G> {
 
     /// Iterative deepening from depth 1 until a limit is reached or the value is exact.
     /// `game` is left as it was, also when a limit stops the search.
+    ///
+    /// The transposition table is kept from one call to the next (the moves of one game
+    /// reuse it), and it trusts the keys: before searching a position of another variant
+    /// whose keys mean other positions (another board size, another rule), call
+    /// [`clear_memo`](Self::clear_memo) or use another searcher, or an exact result may be
+    /// wrong (see [`Keyed`]).
     pub fn search(&mut self, game: &mut G, limits: &Limits) -> SearchResult<G::Move> {
         self.start = Instant::now();
         self.halt = Halt::new(limits, self.start, 0);

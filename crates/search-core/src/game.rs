@@ -52,6 +52,23 @@ impl Outcome {
     }
 }
 
+/// `loss`, `draw` or `win`, for the side to move.
+///
+/// ```
+/// use search_core::Outcome;
+/// assert_eq!(Outcome::Win.to_string(), "win");
+/// assert_eq!(format!("{}", Outcome::Loss.flip()), "win");
+/// ```
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Outcome::Loss => "loss",
+            Outcome::Draw => "draw",
+            Outcome::Win => "win",
+        })
+    }
+}
+
 /// A two-player, zero-sum, perfect-information game position that can be changed in place.
 ///
 /// Implementations must keep `play` and `undo` exact inverses: after `play(m)` then `undo(m)` the

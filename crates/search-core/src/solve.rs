@@ -88,6 +88,17 @@ impl Default for Bounds {
 /// that needs only [`Game`] and [`Keyed`], keeps its results across calls and answers in one
 /// pass whatever the length of the game.
 ///
+/// It answers win, draw or loss. For a game with a score (the margin of boxes in Dots and
+/// Boxes, say), ask it threshold questions: wrap the game so that a finished game is a win
+/// when the side to move's margin is above a threshold `t` (a draw at `t`, a loss below),
+/// put `t` in the key (or use one solver per threshold), and find the exact margin by
+/// bisection over `t`; the wrapper delegates every other [`Game`] method, including the
+/// optional ones the game overrides.
+///
+/// A small game without a memo key can do without a `Solver`:
+/// [`minimax::solve`](crate::minimax::solve) visits the whole tree of any [`Game`] (no
+/// pruning, no memo).
+///
 /// The search recurses once a ply, so its stack grows with the longest line of play: a game
 /// thousands of plies long wants more stack than a spawned thread's default of 2 MiB (see
 /// [`std::thread::Builder::stack_size`]), in debug builds above all.
@@ -205,6 +216,12 @@ impl<G: Keyed> Solver<G> {
     }
 
     /// The exact result of `game` for its side to move. `game` is left as it was.
+    ///
+    /// The memo is kept from one call to the next, which is what makes solving many positions
+    /// of one game fast, and it trusts the keys: before solving a position of another variant
+    /// whose keys mean other positions (another board size, another rule), call
+    /// [`clear_memo`](Self::clear_memo) or use another solver, or the answer may be wrong
+    /// (see [`Keyed`]).
     pub fn solve(&mut self, game: &mut G) -> Outcome {
         // No limits, whatever an earlier `solve_within` left behind: one unwound by a panic
         // in the game's code never cleared its own.
