@@ -13,13 +13,14 @@ static GAMES: AtomicBool = AtomicBool::new(false);
 /// Set by the first Ctrl-C of a run of games.
 static STOP: AtomicBool = AtomicBool::new(false);
 
-/// Handles Ctrl-C for the whole program. During a run of games the first one stops it
-/// cleanly: no new game starts, the games in play finish, and the caller reports the games
-/// played (a long evaluation keeps what it measured). Otherwise, and at a second Ctrl-C, the
-/// program quits at once, with the status a shell gives a program stopped by it (130), after
-/// removing the temporary files of outputs not yet complete (old files of their names stay
-/// as they were). Without a handler (it could not be installed), Ctrl-C quits at once, as by
-/// default.
+/// Handles Ctrl-C for the whole program, and the termination signals SIGTERM and SIGHUP
+/// alike (`kill`, `timeout`, a closed terminal). During a run of games the first one stops
+/// it cleanly: no new game starts, the games in play finish, and the caller reports the
+/// games played (a long evaluation keeps what it measured, also under `timeout`). Otherwise,
+/// and at a second signal, the program quits at once, with the status a shell gives a
+/// program stopped by Ctrl-C (130, whichever the signal), after removing the temporary
+/// files of outputs not yet complete (old files of their names stay as they were). Without
+/// a handler (it could not be installed), the signals quit at once, as by default.
 pub fn handle_interrupts() {
     static WATCH: Once = Once::new();
     WATCH.call_once(|| {

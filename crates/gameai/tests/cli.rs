@@ -5,7 +5,7 @@
 mod common;
 use common::{
     Scratch, assert_failed, fails_with, gameai, interrupted_after_2_s, interrupted_report,
-    json_number, text, words,
+    json_number, signalled_after_2_s, text, words,
 };
 
 const SAMPLE: &str = "5 4\n0 3 4 1 2\n2 2 2 2 2\n1 1 2 2 4\n4 3 2 1 0\n";
@@ -1086,13 +1086,13 @@ fn ctrl_c_stops_an_evaluation_and_keeps_the_games_played() {
 
 /// Ctrl-C outside a run of games quits at once (status 130), and an output file being
 /// written is not left half-made: the old file of that name stays as it was, and the
-/// temporary file that would have replaced it is removed.
+/// temporary file that would have replaced it is removed. The same for the termination
+/// signals (`kill`, `timeout`, a closed terminal).
 #[cfg(unix)]
 #[test]
 fn ctrl_c_while_writing_a_file_keeps_the_old_one_and_no_partial_file() {
     let dir = Scratch::new("interrupt-writing");
     let out_file = dir.file("boards.jsonl");
-    std::fs::write(&out_file, "old\n").unwrap();
     let mut args: Vec<String> = words(
         "minesweeper boards --level 100x100x2000 --games 100000000 --rule safe --start corner --out",
     )
@@ -1100,12 +1100,35 @@ fn ctrl_c_while_writing_a_file_keeps_the_old_one_and_no_partial_file() {
     .map(String::from)
     .collect();
     args.push(out_file.to_str().unwrap().to_owned());
-    let out = interrupted_after_2_s(&args);
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
-    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "old\n");
-    let names: Vec<String> = std::fs::read_dir(out_file.parent().unwrap())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    for signal in ["INT", "TERM", "HUP"] {
+        std::fs::write(&out_file, "old\n").unwrap();
+        let out = signalled_after_2_s(&args, signal);
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{signal}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "old\n");
+        let names: Vec<String> = std::fs::read_dir(out_file.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["boards.jsonl"], "{signal}: files left: {names:?}");
+    }
+}
+
+/// A termination signal (from `kill` or `timeout`) stops an evaluation as Ctrl-C does: the
+/// games played are reported.
+#[cfg(unix)]
+#[test]
+fn a_termination_signal_stops_an_evaluation_and_keeps_the_games_played() {
+    let args: Vec<String> = words("battleship eval --games 1000000 --seed 3 --json")
+        .into_iter()
+        .map(String::from)
         .collect();
-    assert_eq!(names, ["boards.jsonl"], "files left: {names:?}");
+    let out = signalled_after_2_s(&args, "TERM");
+    let played = interrupted_report(&out, 1000000);
+    let json = text(&out.stdout).lines().last().unwrap().to_owned();
+    assert_eq!(json_number(&json, "games"), played as f64, "{json}");
 }

@@ -89,6 +89,12 @@ impl Drop for Scratch {
 /// Runs `gameai` with `args` and sends it SIGINT after 2 seconds, with `kill`, as a
 /// terminal's Ctrl-C would.
 pub fn interrupted_after_2_s(args: &[String]) -> std::process::Output {
+    signalled_after_2_s(args, "INT")
+}
+
+/// Runs `gameai` with `args` and sends it `signal` (`INT`, `TERM`, ...) after 2 seconds,
+/// with `kill`.
+pub fn signalled_after_2_s(args: &[String], signal: &str) -> std::process::Output {
     use std::process::{Command, Stdio};
     let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
         .args(args)
@@ -98,7 +104,7 @@ pub fn interrupted_after_2_s(args: &[String]) -> std::process::Output {
         .unwrap();
     std::thread::sleep(std::time::Duration::from_secs(2));
     let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(kill.success());
