@@ -15,7 +15,7 @@ use crate::Error;
 use crate::game::View;
 use crate::infer::{Posterior, PosteriorConfig, answer_distribution, consistent_fleets, posterior};
 use crate::optimal;
-use crate::rules::{Geometry, cell_bit, cells_of};
+use crate::rules::{Adjacency, Geometry, cell_bit, cells_of};
 
 mod article;
 pub use article::{ArticleSampler, ArticleShooter, MAX_DRAW_NODES, article_layout};
@@ -370,9 +370,10 @@ impl Shooter for HuntTarget {
 }
 
 /// The usual public "probability density" method: for every afloat ship, count its
-/// placements avoiding misses and sunk ships; when unexplained hits exist, count only
-/// placements through them, weighted by the number of hits they cover. Ignores interactions
-/// between ships (overlaps, covering every hit at once).
+/// placements avoiding misses and sunk ships (under no-touch rules, their neighbours too);
+/// when unexplained hits exist, count only placements through them, weighted by the number
+/// of hits they cover. Otherwise it ignores interactions between ships (overlaps, covering
+/// every hit at once, afloat ships keeping apart under no-touch).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DensityShooter;
 
@@ -382,7 +383,13 @@ pub fn density(view: &View) -> Vec<f64> {
     let rules = geo.rules();
     let unresolved = view.unresolved_hits();
     let resolved = (view.hits() | view.sunk_cells()) & !unresolved;
-    let blocked = view.misses() | resolved;
+    let mut blocked = view.misses() | resolved;
+    // Under no-touch the cells around a sunk ship are water, as any player of the rules
+    // knows. (No other ship may touch an unresolved hit either; like overlaps between the
+    // afloat ships, that interaction is left out.)
+    if rules.adjacency == Adjacency::NoTouch {
+        blocked |= geo.halo_of(resolved);
+    }
     let mut score = vec![0.0; rules.cells()];
     let add = |target: bool, score: &mut Vec<f64>| {
         let mut any = false;
@@ -863,7 +870,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::{Feedback, Placer, Rules, ShipSpec, game_seed, play, seeded_fleet};
+    use crate::{Feedback, Placer, Rules, ShipSpec, Shot, game_seed, play, seeded_fleet};
 
     #[test]
     fn argmax_draws_uniformly_among_scores_equal_within_a_relative_tolerance() {
@@ -907,6 +914,42 @@ mod tests {
             let score = |c: usize| if c == nan_cell { f64::NAN } else { c as f64 };
             let best = if nan_cell == 127 { 70 } else { 127 };
             assert_eq!(argmax(m, score, &mut rng).unwrap(), best, "{nan_cell}");
+        }
+    }
+
+    /// Under no-touch the density keeps off the cells around a sunk ship; with touching
+    /// allowed they stay open.
+    #[test]
+    fn density_keeps_off_the_cells_around_sunk_ships_under_no_touch() {
+        for adjacency in [Adjacency::Allowed, Adjacency::NoTouch] {
+            let rules = Rules {
+                adjacency,
+                ..Rules::with_lengths(6, 6, &[3, 2])
+            };
+            let geo = Geometry::new(&rules).unwrap();
+            let mut view = View::new(Arc::clone(&geo));
+            // The 3 along the top edge, cells 0, 1 and 2, sunk.
+            view.record(0, Shot::Hit { ship: None }).unwrap();
+            view.record(1, Shot::Hit { ship: None }).unwrap();
+            view.record(
+                2,
+                Shot::Sunk {
+                    ship: 0,
+                    cells: None,
+                },
+            )
+            .unwrap();
+            let d = density(&view);
+            let around = [3, 6, 7, 8, 9];
+            for c in around {
+                assert_eq!(
+                    d[c] == 0.0,
+                    adjacency == Adjacency::NoTouch,
+                    "{adjacency:?} {c}"
+                );
+            }
+            // Elsewhere the 2 can lie anywhere: the far corner still scores.
+            assert!(d[35] > 0.0);
         }
     }
 
