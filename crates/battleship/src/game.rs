@@ -113,7 +113,11 @@ impl View {
         self.hits
     }
 
-    /// Cells of sunk ships whose identity is unknown (text positions only).
+    /// Cells known to belong to some sunk ship, which one unknown: the `s` cells of a text
+    /// position ([`View::from_masks`]). Always 0 in a game's view, which records each
+    /// sinking in [`View::sunk`] instead (the hits that sank a ship stay in
+    /// [`View::hits`]), so a game's position written as text must mark a sunk ship's cells
+    /// as `s` from what it knows of them, or the text claims those ships afloat.
     pub fn sunk_cells(&self) -> u128 {
         self.sunk_cells
     }

@@ -196,8 +196,20 @@ impl ShooterKind {
 
 impl FromStr for ShooterKind {
     type Err = Error;
-    /// Parses a shooter's name (ignoring ASCII case and surrounding whitespace).
+    /// Parses a shooter's name (ignoring ASCII case and surrounding whitespace), or `best`
+    /// for [`ShooterKind::BEST`].
+    ///
+    /// ```
+    /// use battleship::ShooterKind;
+    /// assert_eq!(" Density ".parse::<ShooterKind>()?, ShooterKind::Density);
+    /// assert_eq!("best".parse::<ShooterKind>()?, ShooterKind::BEST);
+    /// assert!("sonar".parse::<ShooterKind>().is_err());
+    /// # Ok::<(), battleship::Error>(())
+    /// ```
     fn from_str(s: &str) -> Result<Self, Error> {
+        if s.trim().eq_ignore_ascii_case("best") {
+            return Ok(ShooterKind::BEST);
+        }
         ShooterKind::ALL
             .into_iter()
             .find(|k| s.trim().eq_ignore_ascii_case(k.name()))
@@ -206,7 +218,7 @@ impl FromStr for ShooterKind {
                 Error::UnknownName {
                     kind: "shooter",
                     name: s.to_string(),
-                    expected: format!("one of {}", names.join(", ")),
+                    expected: format!("one of {}, or best (the default)", names.join(", ")),
                 }
             })
     }

@@ -130,7 +130,7 @@ struct EvalArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// random, hunt-target, hunt-target-parity, article, density, info-gain, hybrid,
-    /// lookahead, posterior or endgame (the default, the strongest).
+    /// lookahead, posterior or endgame (the default, the strongest; `best` names it too).
     #[arg(long, default_value = "endgame", value_parser = crate::values::name_of::<ShooterKind>)]
     shooter: String,
     #[command(flatten)]
