@@ -1,10 +1,11 @@
 //! Exact expected shots of the optimal and the greedy strategy on a small board.
 //!
 //! ```sh
-//! cargo run --release -p battleship --example optimal_gap -- 5 5 3,2 standard
+//! cargo run --release -p battleship --example optimal_gap -- 4 4 3,2 standard
 //! ```
 //! Arguments: width, height, ship lengths, `standard` or `no-touch`, and optionally a
-//! feedback rule (default `standard`).
+//! feedback rule (default `standard`) and the most knowledge states stored (default
+//! `ExactLimits::default()`'s, 4 million; about 120 bytes each).
 
 use std::time::Instant;
 
@@ -14,7 +15,10 @@ use battleship::{Adjacency, Feedback, Geometry, Rules};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 4 {
-        return Err("usage: optimal_gap WIDTH HEIGHT LENGTHS standard|no-touch [FEEDBACK]".into());
+        return Err(
+            "usage: optimal_gap WIDTH HEIGHT LENGTHS standard|no-touch [FEEDBACK [MAX_STATES]]"
+                .into(),
+        );
     }
     let lens: Vec<usize> = args[2]
         .split(',')
@@ -38,7 +42,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Rules::with_lengths(args[0].parse()?, args[1].parse()?, &lens)
     };
     let geo = Geometry::new(&rules)?;
-    let limits = ExactLimits::default();
+    let mut limits = ExactLimits::default();
+    if let Some(n) = args.get(5) {
+        limits.max_states = n.parse()?;
+    }
     let mut values = Vec::new();
     for s in [Strategy::Optimal, Strategy::Greedy] {
         let t = Instant::now();

@@ -62,7 +62,10 @@ pub struct ExactLimits {
     pub max_fleets: usize,
     /// Most distinct knowledge states stored (the states left out of the memo, where a
     /// single line of play is left or greedy play is valued from at most a few fleets, are
-    /// not counted).
+    /// not counted). A stored state takes about 120 bytes. The optimal strategy on a 4x4
+    /// board with ships 3 and 2 stores 2.8 million; a 4x5 board with the same ships runs
+    /// past the default, 4 million, after 16 s of processor time at 0.6 GB, and past 20
+    /// million after three minutes at 2.4 GB.
     pub max_states: usize,
     /// Most steps of the search that lists the fleets (one step places one ship): a fleet
     /// crowded onto its board can take a long search to list even few fleets, or none.
@@ -73,7 +76,7 @@ impl Default for ExactLimits {
     fn default() -> Self {
         ExactLimits {
             max_fleets: 200_000,
-            max_states: 20_000_000,
+            max_states: 4_000_000,
             max_nodes: 100_000_000,
         }
     }
