@@ -238,15 +238,15 @@ impl View {
     /// [`crate::infer::posterior`]) reports those as [`Error::Inconsistent`].
     ///
     /// # Errors
-    /// [`Error::Shot`] when the cell is off the board or was already shot, or the answer
-    /// names a ship that does not exist or is not one the rules can give.
+    /// [`Error::OffBoard`] or [`Error::AlreadyShot`] for the cell; [`Error::Shot`] when the
+    /// answer names a ship that does not exist or is not one the rules can give.
     pub fn record(&mut self, cell: usize, shot: Shot) -> Result<(), Error> {
         if cell >= self.geo.rules().cells() {
-            return Err(Error::Shot(format!("cell {cell} is off the board")));
+            return Err(Error::OffBoard { cell });
         }
         let m = 1u128 << cell;
         if (self.misses | self.hits | self.sunk_cells) & m != 0 {
-            return Err(Error::Shot(format!("cell {cell} was already shot")));
+            return Err(Error::AlreadyShot { cell });
         }
         self.check_answer(cell, shot)?;
         match shot {
@@ -453,13 +453,13 @@ impl Game {
     /// Shoots at `cell` and returns the answer the rules give.
     ///
     /// # Errors
-    /// [`Error::Shot`] when the cell is off the board, already shot, or the game is over.
+    /// [`Error::GameOver`], [`Error::OffBoard`] or [`Error::AlreadyShot`].
     pub fn shoot(&mut self, cell: usize) -> Result<Shot, Error> {
         if self.is_over() {
-            return Err(Error::Shot("the game is over".into()));
+            return Err(Error::GameOver);
         }
         if cell >= self.view.geo.rules().cells() {
-            return Err(Error::Shot(format!("cell {cell} is off the board")));
+            return Err(Error::OffBoard { cell });
         }
         let m = 1u128 << cell;
         let feedback = self.view.geo.rules().feedback;

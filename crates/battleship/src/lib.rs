@@ -102,7 +102,27 @@ pub enum Error {
     /// A fleet breaks the rules (overlap, out of bounds, touching under no-touch).
     #[error("invalid fleet: {0}")]
     InvalidFleet(String),
-    /// A shot that cannot be made (off the board, repeated, game over).
+    /// A shot at a cell that is not on the board.
+    #[error("invalid shot: cell {cell} is off the board")]
+    OffBoard {
+        /// The cell shot at.
+        cell: usize,
+    },
+    /// A shot at a cell already shot.
+    #[error("invalid shot: cell {cell} was already shot")]
+    AlreadyShot {
+        /// The cell shot at.
+        cell: usize,
+    },
+    /// A shot after every ship was sunk.
+    #[error("invalid shot: the game is over")]
+    GameOver,
+    /// A shooter was asked for a shot with no unshot cell left.
+    #[error("invalid shot: no cell is left to shoot")]
+    NoCellLeft,
+    /// Any other shot or answer the rules do not allow: an answer that names a ship that
+    /// does not exist or that the feedback rule does not name, masks that overlap, a shot
+    /// a shooter may not choose in a salvo turn.
     #[error("invalid shot: {0}")]
     Shot(String),
     /// A malformed file line.

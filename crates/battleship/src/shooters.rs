@@ -53,7 +53,7 @@ pub struct Decision {
 ///         let post = infer::posterior(view, &infer::PosteriorConfig::default(), rng)?;
 ///         let best = battleship::cells_of(view.unknown())
 ///             .max_by(|&a, &b| post.hit[a].total_cmp(&post.hit[b]))
-///             .ok_or_else(|| Error::Shot("no cell is left".into()))?;
+///             .ok_or(Error::NoCellLeft)?;
 ///         Ok(Decision { cell: best, estimated: !post.is_exact() })
 ///     }
 /// }
@@ -77,7 +77,7 @@ pub trait Shooter: fmt::Debug + Send {
     /// cell.
     ///
     /// # Errors
-    /// [`Error::Shot`] when no cell is left; for the shooters on the posterior,
+    /// [`Error::NoCellLeft`] when no cell is left; for the shooters on the posterior,
     /// [`Error::Inconsistent`] when the observations contradict the rules, and
     /// [`Error::Csp`] when the constraint engine gives up (e.g. no first fleet for the Markov
     /// chain found within its node budget, on a board packed too tightly).
@@ -234,12 +234,10 @@ impl fmt::Display for ShooterKind {
 fn random_cell(m: u128, rng: &mut dyn Rng) -> Result<usize, Error> {
     let n = m.count_ones();
     if n == 0 {
-        return Err(Error::Shot("no cell is left to shoot".into()));
+        return Err(Error::NoCellLeft);
     }
     let k = rng.random_range(0..n);
-    cells_of(m)
-        .nth(k as usize)
-        .ok_or_else(|| Error::Shot("no cell is left to shoot".into()))
+    cells_of(m).nth(k as usize).ok_or(Error::NoCellLeft)
 }
 
 /// How far two scores near `x` may differ and still count as equal: 1e-12 relative (absolute
@@ -851,7 +849,7 @@ impl Shooter for LookaheadShooter {
             &mut r,
         );
         let Some(&first) = order.first() else {
-            return Err(Error::Shot("no cell is left to shoot".into()));
+            return Err(Error::NoCellLeft);
         };
         let best = post.hit[first];
         let cands = order

@@ -598,8 +598,13 @@ fn the_engine_answers_as_the_feedback_rule_says() {
         .unwrap();
         let mut game = Game::new(g.clone(), fleet).unwrap();
         assert_eq!(game.shoot(9).unwrap(), Shot::Miss);
-        assert!(game.shoot(9).is_err());
-        assert!(game.shoot(100).is_err());
+        // What is wrong with a shot is told apart by the error, not only its message.
+        assert_eq!(game.shoot(9), Err(Error::AlreadyShot { cell: 9 }));
+        assert_eq!(game.shoot(100), Err(Error::OffBoard { cell: 100 }));
+        assert_eq!(
+            game.shoot(100).unwrap_err().to_string(),
+            "invalid shot: cell 100 is off the board"
+        );
         // The patrol boat (ship 4) at row 8.
         let first = game.shoot(80).unwrap();
         let second = game.shoot(81).unwrap();
@@ -645,7 +650,25 @@ fn the_engine_answers_as_the_feedback_rule_says() {
             }
         }
         assert!(game.is_over());
-        assert!(game.shoot(99).is_err());
+        assert_eq!(game.shoot(99), Err(Error::GameOver));
+        // With every cell shot, a shooter has nothing to choose.
+        let mut view = View::new(g.clone());
+        for c in 0..100 {
+            view.record(c, Shot::Miss).unwrap();
+        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        for kind in [
+            ShooterKind::Random,
+            ShooterKind::Density,
+            ShooterKind::Article,
+        ] {
+            let mut shooter = kind.build();
+            assert_eq!(
+                shooter.choose(&view, &mut rng).map(|d| d.cell),
+                Err(Error::NoCellLeft),
+                "{kind}"
+            );
+        }
     }
 }
 

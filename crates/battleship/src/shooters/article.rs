@@ -211,7 +211,7 @@ impl Shooter for ArticleShooter {
         let (w, h) = (rules.width, rules.height);
         let unknown = view.unknown();
         if unknown == 0 {
-            return Err(Error::Shot("no cell is left to shoot".into()));
+            return Err(Error::NoCellLeft);
         }
         let lengths: Vec<usize> = view.afloat().map(|i| rules.fleet[i].length).collect();
         // 1. Constraint propagation: only misses block.
