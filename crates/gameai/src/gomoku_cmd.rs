@@ -65,11 +65,12 @@ struct GameArgs {
     /// freestyle (five or more wins) or exactly-five (`exact` for short).
     #[arg(long, default_value = "freestyle", value_parser = crate::values::name_of::<Rule>)]
     rule: String,
-    /// Memory for each built-in engine's tree or table, in MiB; an external brain is told it
-    /// as the limit of its whole process (`INFO max_memory`), so it has less for its table
-    /// (pbrain-gameai keeps 72 MiB for the rest: 350 gives it Gomocup's limit). At least 1.
-    #[arg(long, default_value_t = 64, value_parser = crate::values::at_least_one::<usize>)]
-    memory_mb: usize,
+    /// Memory for each built-in engine's tree or table, in MiB (default 64); an external
+    /// brain is told it as the limit of its whole process (`INFO max_memory`), so it has
+    /// less for its table (default 350, Gomocup's limit; pbrain-gameai keeps 72 MiB for the
+    /// rest). At least 1.
+    #[arg(long, value_parser = crate::values::at_least_one::<usize>)]
+    memory_mb: Option<usize>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -204,7 +205,21 @@ fn engine_name(spec: &str) -> Result<String, String> {
 type AnyEngine = Box<dyn Engine>;
 
 /// Builds the engine described by `spec` (see [`MatchArgs::engine_a`]).
-fn make_engine(spec: &str, memory_mb: usize) -> Result<AnyEngine, CliError> {
+/// Memory of a built-in engine's table or tree when `--memory-mb` is not given, in MiB.
+const BUILT_IN_MEMORY_MB: usize = 64;
+
+/// The memory limit an external brain is told when `--memory-mb` is not given, in MiB: the
+/// whole process's, as in Gomocup (a brain keeps part of it for more than its table, so
+/// the built-in engines' figure would starve it).
+const EXTERNAL_MEMORY_MB: usize = 350;
+
+fn make_engine(spec: &str, memory_mb: Option<usize>) -> Result<AnyEngine, CliError> {
+    let external = spec.starts_with("cmd:");
+    let memory_mb = memory_mb.unwrap_or(if external {
+        EXTERNAL_MEMORY_MB
+    } else {
+        BUILT_IN_MEMORY_MB
+    });
     let bytes = memory_mb
         .checked_mul(1 << 20)
         .ok_or_else(|| CliError(format!("--memory-mb {memory_mb} is too large")))?;
@@ -866,7 +881,7 @@ pub fn showcase(quick: bool, out: &mut impl Write) -> Result<Vec<Row>, CliError>
             size: 15,
             rule: "freestyle".into(),
             // Room for the best-first engine's tree over the whole game.
-            memory_mb: 64,
+            memory_mb: None,
         },
     };
     let budget = format!(
@@ -986,7 +1001,7 @@ mod tests {
             game: GameArgs {
                 size: 9,
                 rule: "freestyle".into(),
-                memory_mb: 8,
+                memory_mb: Some(8),
             },
         }
     }
@@ -1050,7 +1065,7 @@ mod tests {
             game: GameArgs {
                 size: 9,
                 rule: "freestyle".into(),
-                memory_mb: 8,
+                memory_mb: Some(8),
             },
         };
         let input = "h7\nzz\n4,4\n4,4\nundo\nhelp\n0,0\nquit\n";

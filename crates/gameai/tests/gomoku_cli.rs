@@ -204,6 +204,78 @@ fn ctrl_c_stops_a_match_and_reports_the_games_played() {
     assert_eq!(json_number(json, "games_asked"), 100000.0, "{json}");
 }
 
+/// A terminal's Ctrl-C goes to the whole process group: an external brain, in a group of
+/// its own, is not stopped with `gameai`, so the game in play finishes and nobody forfeits.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_at_the_terminal_lets_an_external_brain_finish_its_game() {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let brain = format!("cmd:{}", env!("CARGO_BIN_EXE_pbrain-gameai"));
+    let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
+        .args(["gomoku", "match", &brain, "bestfirst", "--games", "1000"])
+        .args(["--time-ms", "20", "--size", "9", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own group, as a shell gives a job: the group is what the terminal signals.
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let group = format!("-{}", child.id());
+    let kill = Command::new("kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let played = interrupted_report(&out, 1000);
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains(") forfeits"), "{stdout}");
+    let json = stdout.lines().last().unwrap();
+    assert_eq!(json_number(json, "games"), played as f64, "{json}");
+    assert_eq!(json_number(json, "a_forfeits"), 0.0, "{json}");
+}
+
+/// Without `--memory-mb` an external brain is told Gomocup's limit for its whole process,
+/// 350 MiB (a built-in engine's 64 would leave a brain little for its table), and with it,
+/// what it says.
+#[cfg(unix)]
+#[test]
+fn an_external_brain_is_told_gomocups_memory_limit_by_default() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("brain-memory");
+    let log = dir.file("log");
+    let brain = dir.file("brain.sh");
+    // Says OK to START and nothing else, writing down what it is told.
+    std::fs::write(
+        &brain,
+        format!(
+            "#!/bin/sh\nwhile IFS= read -r line; do\n  echo \"$line\" >> '{}'\n  \
+             case \"$line\" in START*) echo OK;; esac\ndone\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&brain, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let engine = format!("cmd:{}", brain.display());
+    for (extra, told) in [(None, 350u64 << 20), (Some("100"), 100 << 20)] {
+        let _ = std::fs::remove_file(&log);
+        let mut args = vec!["gomoku", "match", &engine, "bestfirst", "--games", "1"];
+        args.extend(["--time-ms", "10", "--size", "9"]);
+        if let Some(mb) = extra {
+            args.extend(["--memory-mb", mb]);
+        }
+        let out = gameai(&args, b"");
+        assert_failed(&out, "forfeited 1 of 1 game");
+        let said = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            said.lines().any(|l| l == format!("INFO max_memory {told}")),
+            "{said}"
+        );
+    }
+}
+
 #[test]
 fn openings_from_a_file() {
     let dir = Scratch::new("openings");

@@ -993,18 +993,26 @@ impl ExternalEngine {
     /// Starts `program` with `args` and names the engine by its `ABOUT` answer (or the
     /// program's name if it gives none within a second).
     ///
+    /// On Unix the brain runs in a process group of its own, so that a terminal's Ctrl-C,
+    /// or a signal `timeout` sends to the group of the program that started it, reaches
+    /// that program alone: it decides when the brain ends (when the engine is dropped:
+    /// `END`, then a kill), and can let a game in play finish. If that program dies at
+    /// once, the brain sees its input close, as brains do when a manager ends.
+    ///
     /// # Errors
     /// [`GomokuError::External`] when the program cannot be started.
     pub fn spawn(program: &str, args: &[String]) -> Result<ExternalEngine, GomokuError> {
         let io_error =
             |e: std::io::Error| GomokuError::External(format!("cannot run {program}: {e}"));
-        let mut child = Process::new(program)
+        let mut command = Process::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(io_error)?;
+            .stderr(Stdio::null());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(io_error)?;
         let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
             (Some(i), Some(o)) => (i, o),
             _ => {
