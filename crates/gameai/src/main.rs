@@ -45,6 +45,8 @@ enum Command {
     /// span lines and a line may hold several games, so a miscounted line usually shows up as
     /// a game whose balls do not add up, or as numbers missing or left over at the end (but
     /// goes unnoticed where the numbers happen to form valid games).
+    #[command(override_usage = "gameai twofour [OPTIONS] [FILE]\n       \
+                                gameai twofour --generate <N> <G> [--seed <SEED>]")]
     Twofour(twofour_cmd::Args),
     /// Evaluate the Minesweeper solver, or analyse a position.
     Minesweeper(minesweeper_cmd::Args),

@@ -184,6 +184,16 @@ fn parse_number<T: std::str::FromStr>(s: &str) -> Option<T> {
     s.trim().parse().ok()
 }
 
+/// As [`parse_number`], for a board size or coordinate: digits only (a sign is refused, as
+/// no manager writes one), spaces around allowed.
+fn parse_whole<T: std::str::FromStr>(s: &str) -> Option<T> {
+    if is_whole_number(s) {
+        parse_number(s)
+    } else {
+        None
+    }
+}
+
 /// Whether `s` is a plain whole number (digits only, spaces around allowed): where such a
 /// field fails to parse, it is too large for its type, not malformed.
 fn is_whole_number(s: &str) -> bool {
@@ -200,8 +210,8 @@ fn whole_numbers(s: &str, count: usize) -> bool {
 /// `x,y` (spaces around the parts allowed) into a move; coordinates above 255 are refused.
 fn parse_move(s: &str) -> Option<Move> {
     let mut parts = s.split(',');
-    let x = parse_number(parts.next()?)?;
-    let y = parse_number(parts.next()?)?;
+    let x = parse_whole(parts.next()?)?;
+    let y = parse_whole(parts.next()?)?;
     parts.next().is_none().then_some(Move::new(x, y))
 }
 
@@ -225,7 +235,7 @@ pub fn parse_line(line: &str) -> Command {
     };
     let bad = |what: &str| Command::Malformed(format!("{what}: {line:?}"));
     match word.to_ascii_uppercase().as_str() {
-        "START" => match parse_number::<usize>(rest) {
+        "START" => match parse_whole::<usize>(rest) {
             Some(n) => Command::Start(n),
             None if is_whole_number(rest) => bad("START board size too large"),
             None => bad("START needs a board size"),
@@ -233,8 +243,8 @@ pub fn parse_line(line: &str) -> Command {
         "RECTSTART" => {
             let mut p = rest.split(',');
             match (
-                p.next().and_then(parse_number::<usize>),
-                p.next().and_then(parse_number::<usize>),
+                p.next().and_then(parse_whole::<usize>),
+                p.next().and_then(parse_whole::<usize>),
                 p.next(),
             ) {
                 (Some(w), Some(h), None) => Command::RectStart(w, h),
@@ -267,9 +277,9 @@ pub fn parse_line(line: &str) -> Command {
             // A stone line of a BOARD block: x,y,f.
             let mut p = line.split(',');
             let stone = (|| {
-                let x = parse_number(p.next()?)?;
-                let y = parse_number(p.next()?)?;
-                let f = parse_number(p.next()?)?;
+                let x = parse_whole(p.next()?)?;
+                let y = parse_whole(p.next()?)?;
+                let f = parse_whole(p.next()?)?;
                 p.next()
                     .is_none()
                     .then_some(Command::Stone(Move::new(x, y), f))
@@ -278,7 +288,10 @@ pub fn parse_line(line: &str) -> Command {
                 Some(s) => s,
                 // Kept in the block (the prefix) and answered at its `DONE`.
                 None if whole_numbers(line, 3) => bad(&format!("{BAD_STONE} (a number above 255)")),
-                None if line.contains(',') && line.starts_with(|c: char| c.is_ascii_digit()) => {
+                // A signed number too: a stone line, if a bad one.
+                None if line.contains(',')
+                    && line.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-') =>
+                {
                     bad(BAD_STONE)
                 }
                 None => Command::Unknown(line.to_string()),
@@ -1500,6 +1513,16 @@ mod tests {
         assert!(matches!(parse_line("START -1"), Command::Malformed(_)));
         assert!(matches!(parse_line("TURN 300,1"), Command::Malformed(_)));
         assert!(matches!(parse_line("TURN 1,2,3"), Command::Malformed(_)));
+        // Coordinates and sizes are digits: no sign, as no manager writes one.
+        for line in [
+            "TURN +1,2",
+            "TURN 1,+2",
+            "START +15",
+            "RECTSTART +9,9",
+            "+1,2,1",
+        ] {
+            assert!(matches!(parse_line(line), Command::Malformed(_)), "{line}");
+        }
         for line in ["BEGIN now", "BOARD 1", "DONE x"] {
             assert_eq!(
                 parse_line(line),
