@@ -177,6 +177,9 @@ fn an_external_brain_that_fails_forfeits() {
     );
 }
 
+/// Ctrl-C stops a match cleanly: the games in play finish, and the report covers the games
+/// played, the first ones, with the number asked for in the JSON line.
+#[cfg(unix)]
 #[test]
 fn ctrl_c_stops_a_match_and_reports_the_games_played() {
     let args: Vec<String> = words(

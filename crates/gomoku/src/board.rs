@@ -848,8 +848,6 @@ pub(crate) mod tests {
         b
     }
 
-    /// Every cell of every board size reads back from its diagram name and from `x,y`, and
-    /// the names are those of the diagram's column letters.
     #[test]
     fn boards_are_equal_when_they_hold_the_same_game() {
         let play = |moves: &[(u8, u8)], rule| {
@@ -899,6 +897,8 @@ pub(crate) mod tests {
         ));
     }
 
+    /// Every cell of every board size reads back from its diagram name and from `x,y`, and
+    /// the names are those of the diagram's column letters.
     #[test]
     fn moves_read_back_from_their_names() {
         for size in MIN_SIZE..=MAX_SIZE {
