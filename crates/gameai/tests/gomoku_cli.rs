@@ -3,6 +3,8 @@
 #![allow(clippy::unwrap_used)] // test helpers may panic: that is a failed test
 
 mod common;
+#[cfg(unix)]
+use common::group_signalled_after_2_s;
 use common::{
     Scratch, assert_failed, fails_with, gameai, interrupted_after_2_s, interrupted_report,
     json_number, text, words,
@@ -212,26 +214,14 @@ fn ctrl_c_stops_a_match_and_reports_the_games_played() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_at_the_terminal_lets_an_external_brain_finish_its_game() {
-    use std::os::unix::process::CommandExt;
-    use std::process::{Command, Stdio};
     let brain = format!("cmd:{}", env!("CARGO_BIN_EXE_pbrain-gameai"));
-    let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
-        .args(["gomoku", "match", &brain, "bestfirst", "--games", "1000"])
-        .args(["--time-ms", "20", "--size", "9", "--json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own group, as a shell gives a job: the group is what the terminal signals.
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    let group = format!("-{}", child.id());
-    let kill = Command::new("kill")
-        .args(["-INT", "--", &group])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let out = child.wait_with_output().unwrap();
+    let mut args: Vec<String> = vec!["gomoku".into(), "match".into(), brain];
+    args.extend(
+        words("bestfirst --games 1000 --time-ms 20 --size 9 --json")
+            .into_iter()
+            .map(String::from),
+    );
+    let out = group_signalled_after_2_s(&args, "INT");
     let played = interrupted_report(&out, 1000);
     let stdout = text(&out.stdout);
     assert!(!stdout.contains(") forfeits"), "{stdout}");

@@ -95,16 +95,38 @@ pub fn interrupted_after_2_s(args: &[String]) -> std::process::Output {
 /// Runs `gameai` with `args` and sends it `signal` (`INT`, `TERM`, ...) after 2 seconds,
 /// with `kill`.
 pub fn signalled_after_2_s(args: &[String], signal: &str) -> std::process::Output {
+    signal_after_2_s(args, signal, false)
+}
+
+/// As [`signalled_after_2_s`], with `gameai` started in a process group of its own, as a
+/// shell starts a job, and the signal sent to that whole group, as a terminal's Ctrl-C is
+/// (programs `gameai` starts in the group receive it too).
+#[cfg(unix)]
+pub fn group_signalled_after_2_s(args: &[String], signal: &str) -> std::process::Output {
+    signal_after_2_s(args, signal, true)
+}
+
+fn signal_after_2_s(args: &[String], signal: &str, group: bool) -> std::process::Output {
     use std::process::{Command, Stdio};
-    let child = Command::new(env!("CARGO_BIN_EXE_gameai"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gameai"));
+    command
         .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    if group {
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    }
+    let child = command.spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_secs(2));
+    // A negative id names the process group the child leads.
+    let target = if group {
+        format!("-{}", child.id())
+    } else {
+        child.id().to_string()
+    };
     let kill = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
+        .args([&format!("-{signal}"), "--", &target])
         .status()
         .unwrap();
     assert!(kill.success());
