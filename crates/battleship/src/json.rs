@@ -535,6 +535,11 @@ mod tests {
             parse(r#""\u0041\u00e9\u20AC\ud83d\ude00\u0000""#),
             Ok(Json::Str("Aé€😀\0".into()))
         );
+        // The ends of the surrogate ranges: the first and the last pair.
+        assert_eq!(
+            parse(r#""\ud800\udc00\udbff\udfff""#),
+            Ok(Json::Str("\u{10000}\u{10FFFF}".into()))
+        );
         for (bad, col, message) in [
             (r#""ab\x""#, 4, "unknown escape in string"),
             (r#""\"#, 2, "unknown escape in string"),

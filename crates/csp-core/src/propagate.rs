@@ -1233,6 +1233,31 @@ mod tests {
     /// A "between" constraint beside the total decides what lies outside it, and what lies
     /// inside: at most 2 of 0..3 with 4 trues among 5 makes 3 and 4 true (and then, with 0
     /// fixed false, 1 and 2 true); at least 3 of 0..4 with a total of 3 makes 4 false.
+    /// Two overlapping rows force the part of either that lies outside the other: with
+    /// `x0 + x1 = 1`, `x1 + x2 + x3 + x4 = 1`, `x3` false and two mines in all, `x2 + x4`
+    /// must be 1, so `x1` is false and `x0` true, whichever row comes first.
+    #[test]
+    fn overlapping_rows_force_the_outside_part_of_either() {
+        for first_short in [true, false] {
+            let mut csp = BoolCsp::new(5);
+            let (short, long) = (vec![0, 1], vec![1, 2, 3, 4]);
+            if first_short {
+                csp.exactly(&short, 1).unwrap();
+                csp.exactly(&long, 1).unwrap();
+            } else {
+                csp.exactly(&long, 1).unwrap();
+                csp.exactly(&short, 1).unwrap();
+            }
+            csp.fix(3, false).unwrap();
+            csp.set_total(2);
+            assert_eq!(
+                super::run(&csp).unwrap().values,
+                [Some(true), Some(false), None, Some(false), None],
+                "short row first: {first_short}"
+            );
+        }
+    }
+
     #[test]
     fn between_constraints_meet_the_total() {
         let mut csp = BoolCsp::new(5);

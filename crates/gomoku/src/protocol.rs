@@ -1651,6 +1651,22 @@ mod tests {
             .unwrap_or("")
     }
 
+    /// A `BOARD` block sent to a brain lists the moves in order as `x,y,field`, the field 1
+    /// for the brain's own stones and 2 for its opponent's.
+    #[test]
+    fn a_board_block_gives_each_move_its_column_row_and_owner() {
+        let history = [Move::new(1, 2), Move::new(3, 4), Move::new(0, 5)];
+        assert_eq!(
+            board_block(&history, Stone::White),
+            "BOARD\n1,2,2\n3,4,1\n0,5,2\nDONE"
+        );
+        assert_eq!(
+            board_block(&history, Stone::Black),
+            "BOARD\n1,2,1\n3,4,2\n0,5,1\nDONE"
+        );
+        assert_eq!(board_block(&[], Stone::Black), "BOARD\nDONE");
+    }
+
     /// The three shapes of Gomocup's Swap2 block (no stones, three, five) each get exactly
     /// one answer, at `DONE`; the stones change nothing; a command inside ends the block.
     #[test]

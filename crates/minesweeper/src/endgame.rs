@@ -379,6 +379,24 @@ mod tests {
             .fold(0.0, f64::max)
     }
 
+    /// A revealed cell may show 8: the numbers that group layouts must not run into one
+    /// another. Cell 0 touches cells 3 to 10, cells 1 and 2 touch cells 11 and 12. Cell 2
+    /// is safe in every layout, and its number singles out the first; in the other two,
+    /// cells 0 and 1 are safe and show 8 and 0, or 0 and 1, which tells them apart: a sure
+    /// win.
+    #[test]
+    fn a_cell_showing_eight_still_tells_layouts_apart() {
+        let mut neighbours = vec![(0b111_1111_1000, 0), (1 << 11, 0), (1 << 12, 0)];
+        neighbours.resize(13, (0, 0));
+        let layouts = vec![0b1_0000_0000_0011, 0b111_1111_1000, 1 << 11];
+        let mut e = Endgame::new(neighbours, layouts.clone(), 1_000_000);
+        assert_eq!(e.shows(0, 0b111_1111_1000), 8);
+        let (cell, p) = e.best_guess().unwrap();
+        assert!((p - reference_win(&e, &layouts, 0)).abs() < 1e-12, "{p}");
+        assert!((p - 1.0).abs() < 1e-12, "{p}");
+        assert_eq!(cell, 2);
+    }
+
     #[test]
     fn a_pure_fifty_fifty_is_a_coin_flip() {
         // Two isolated cells, one mine, nothing around: either guess wins half the time.

@@ -1149,6 +1149,29 @@ mod tests {
     use super::*;
     use crate::{Game, Keyed, Outcome};
 
+    /// Mate-distance pruning settles a node without a search only when no result there can
+    /// reach the window: at ply 2 the soonest win is at ply 3, so a window above a win at
+    /// ply 4 is searched (and the win at ply 3 found), and only a window above that is cut.
+    #[test]
+    fn mate_distance_pruning_cuts_only_above_the_soonest_win() {
+        let config = SearchConfig {
+            memo_bytes: 0,
+            ..SearchConfig::default()
+        };
+        let mut s: Searcher<Subtract> = Searcher::new(config);
+        let soonest = Score::win_in(3);
+        assert_eq!(
+            s.node(&mut Subtract(1), 3, 2, Score::win_in(4), Score::INFINITY),
+            soonest
+        );
+        let nodes = s.stats.nodes;
+        assert_eq!(
+            s.node(&mut Subtract(1), 3, 2, soonest, Score::INFINITY),
+            soonest
+        );
+        assert_eq!(s.stats.nodes, nodes + 1, "searched below a cut node");
+    }
+
     /// A complete tree of `b` moves a position and `d` plies, with distinct leaf values and
     /// a perfect evaluation (every position's exact negamax value), its moves ordered best
     /// first or worst first. Node `n`'s children are `n * b + 1 ..= n * b + b`.

@@ -275,6 +275,32 @@ mod tests {
         }
     }
 
+    /// In a bucket, a newcomer at least as costly as the first slot's entry takes that slot
+    /// and moves the entry to the second (always replaced) slot; a cheaper one replaces
+    /// the second slot's entry.
+    #[test]
+    fn the_costlier_entry_stays_and_the_newer_wins_a_tie() {
+        let mut t: MemoTable<u64, u32> = MemoTable::with_memory(1);
+        assert_eq!(t.capacity(), 2);
+        t.store(1, 10, 5);
+        t.store(2, 20, 5);
+        t.store(3, 30, 5);
+        assert_eq!(
+            (t.get(&1), t.get(&2), t.get(&3)),
+            (None, Some(&20), Some(&30))
+        );
+        t.store(4, 40, 1);
+        assert_eq!(
+            (t.get(&2), t.get(&3), t.get(&4)),
+            (None, Some(&30), Some(&40))
+        );
+        t.store(5, 50, 9);
+        assert_eq!(
+            (t.get(&3), t.get(&4), t.get(&5)),
+            (Some(&30), None, Some(&50))
+        );
+    }
+
     #[test]
     fn respects_memory_bound() {
         for bytes in [0, 1, 100, 1000, 1 << 20] {
