@@ -384,6 +384,10 @@ impl Shooter for HuntTarget {
 /// when unexplained hits exist, count only placements through them, weighted by the number
 /// of hits they cover. Otherwise it ignores interactions between ships (overlaps, covering
 /// every hit at once, afloat ships keeping apart under no-touch).
+///
+/// It relies on sinks being announced: with [`Feedback::Bare`](crate::rules::Feedback::Bare) no hit is ever explained,
+/// so it keeps firing beside every hit (a finished ship's line stays open to the other
+/// ships' placements), and needs more shots than hunt-target with parity.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DensityShooter;
 

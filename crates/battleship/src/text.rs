@@ -54,15 +54,20 @@ impl TextPosition {
     }
 }
 
-/// Reads a position. Accepts CRLF, trailing spaces, blank lines before and after the rows
-/// and a UTF-8 byte-order mark at the start.
+/// Reads a position. Accepts lines ended by LF, CRLF or CR alone, trailing spaces, blank
+/// lines before and after the rows and a UTF-8 byte-order mark at the start.
 ///
 /// # Errors
 /// [`Error::Parse`] with the line (and column in the message): unknown characters, rows of
 /// different lengths, a blank line between rows, an empty input or more than 128 cells.
 pub fn read(input: &str) -> Result<TextPosition, Error> {
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
-    let lines: Vec<&str> = input.lines().map(str::trim_end).collect();
+    // A CR alone ends a line too (as old Mac editors write), a CRLF once.
+    let lines: Vec<&str> = input
+        .split('\n')
+        .flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r'))
+        .map(str::trim_end)
+        .collect();
     let (Some(first), Some(last)) = (
         lines.iter().position(|r| !r.is_empty()),
         lines.iter().rposition(|r| !r.is_empty()),

@@ -532,6 +532,12 @@ fn text_positions_round_trip_and_report_errors() {
         "line 1: the position is empty"
     );
     assert_eq!(text::read("\u{feff}..o.\r\nxs..  \n....\n").unwrap(), p);
+    // Lines ended by CR alone (old Mac files) are lines too, and counted as such.
+    assert_eq!(text::read("..o.\rxs..\r....\r").unwrap(), p);
+    assert_eq!(
+        msg(text::read("..o.\rxs.q\r....\r").unwrap_err()),
+        "line 2: column 4: unknown character `q` (expected `.`, `o`, `x` or `s`)"
+    );
     // Blank lines before the rows are skipped, and line numbers still count them; a blank
     // line between rows is named.
     assert_eq!(text::read("\n  \r\n..o.\nxs..\n....\n").unwrap(), p);

@@ -127,7 +127,7 @@ struct EvalArgs {
     #[arg(long, default_value_t = 100, value_parser = crate::values::at_least_one::<u64>)]
     games: u64,
     /// Seed: fleet i and the shooter's choices in game i derive from (seed, i).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::values::whole::<u64>)]
     seed: u64,
     /// random, hunt-target, hunt-target-parity, article, density, info-gain, hybrid,
     /// lookahead, posterior or endgame (the default, the strongest; `best` names it too).
@@ -138,7 +138,7 @@ struct EvalArgs {
     /// Shots per turn (salvo): each turn's shots are chosen before any is answered. The
     /// figures count shots, not turns, and each shot chosen is one decision, those of the
     /// last turn left unfired included.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::values::whole::<usize>)]
     salvo: usize,
     /// Board size `WxH` (at most 128 cells).
     #[arg(long, default_value = "10x10", allow_hyphen_values = true, value_parser = board_arg)]
@@ -151,7 +151,7 @@ struct EvalArgs {
     #[arg(long, conflicts_with_all = ["games", "placer"])]
     fleets: Option<PathBuf>,
     /// Posterior shooters: search nodes of the exact count before sampling (default 40000).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::values::whole::<u64>)]
     exact_nodes: Option<u64>,
     /// Posterior shooters: Markov chain sweeps recorded when sampling (at least 1; default
     /// 400).
@@ -162,7 +162,7 @@ struct EvalArgs {
     /// fleets that those moves cannot, such as a run of hits that one long ship or two
     /// shorter ones can fill, at the cost of an exact count a sweep: many times slower, and
     /// each ship more multiplies it again. At most the fleet's number of ships.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::values::whole::<usize>)]
     block: Option<usize>,
     /// Hybrid shooter: weight of the answer's entropy (bits) against the hit probability
     /// (default 0.05).
@@ -173,12 +173,12 @@ struct EvalArgs {
     #[arg(long, value_parser = crate::values::at_least_one::<usize>)]
     candidates: Option<usize>,
     /// Endgame shooter: its exact search starts once at most this many fleets remain
-    /// (default 6000; 0 never searches, playing as `posterior`).
+    /// (default 6000; 0 to 1000000; 0 never searches, playing as `posterior`).
     #[arg(long, value_parser = search_fleets)]
     search_fleets: Option<usize>,
     /// Endgame shooter: knowledge states its exact search may store for one decision; past
-    /// them it chooses among the candidates valued so far (default 200000; memory grows
-    /// with it, about 50 bytes a state).
+    /// them it chooses among the candidates valued so far (default 200000; 1 to 50000000;
+    /// memory grows with it, about 50 bytes a state).
     #[arg(long, value_parser = search_states)]
     search_states: Option<usize>,
     /// End with one JSON line of results: the settings (games, seed, placer (null for the
@@ -216,13 +216,13 @@ struct ShowArgs {
     svg: PathBuf,
     /// Seed of the sampler (used only when exact counting is too costly) and of the default
     /// shooter's choice among equally likely cells.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::values::whole::<u64>)]
     seed: u64,
     /// Search nodes of the exact count before falling back to the Markov chain: far more
     /// than a shooter's budget, as one position may take a moment (some 20 million nodes a
     /// second; with the standard fleet, a position with one hit is exact within the
     /// default).
-    #[arg(long, default_value_t = SHOW_EXACT_NODES)]
+    #[arg(long, default_value_t = SHOW_EXACT_NODES, value_parser = crate::values::whole::<u64>)]
     exact_nodes: u64,
     /// Markov chain sweeps recorded when sampling (at least 1).
     #[arg(long, default_value_t = infer::PosteriorConfig::default().sweeps,
@@ -233,11 +233,11 @@ struct ShowArgs {
     /// of hits that one long ship or two shorter ones can fill (with fewer ships, all of
     /// them); 0 to 2 moves only one or two, as the shooters do in play (faster, and it may
     /// stay among some of the fleets). At most the fleet's number of ships.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::values::whole::<usize>)]
     block: Option<usize>,
     /// Colour the terminal heatmap: auto (when writing to a terminal and `NO_COLOR` is not
     /// set), always or never.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
 }
 
@@ -469,6 +469,14 @@ impl Tuned {
         if !endgame_options {
             return Ok(Tuned::Default(kind));
         }
+        // No search, nothing for its settings to set: said, not ignored.
+        if a.search_fleets == Some(0) && (a.candidates.is_some() || a.search_states.is_some()) {
+            return Err(CliError(
+                "--candidates and --search-states set the endgame search, which \
+                 --search-fleets 0 turns off"
+                    .into(),
+            ));
+        }
         let d = EndgameShooter::default();
         let candidates = a.candidates.unwrap_or(d.candidates);
         let max_fleets = a.search_fleets.unwrap_or(d.max_fleets);
@@ -595,20 +603,24 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         config.sweeps = n;
         config.burn_in = config.burn_in.min(n);
     }
-    let play_one = |i: u64| -> Result<GameRecord, CliError> {
-        let fleet: Fleet = match &fleets {
-            Some(f) => f[i as usize].clone(),
-            // Drawing may fail for one seed and not another (a crowded fleet): say which.
-            None => seeded_fleet(&geo, placer, a.seed, i)
-                .map_err(|e| CliError(format!("game {} (seed {}): {e}", i + 1, a.seed)))?,
-        };
-        let mut shooter = tuned.build(config);
-        Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(a.seed, i)))
-    };
     if fleets.is_none() {
         // A fleet that cannot be drawn fails at once, not after every game has tried.
         seeded_fleet(&geo, placer, a.seed, 0)?;
     }
+    let from_file = fleets.is_some();
+    let play_one = {
+        let (geo, seed) = (geo.clone(), a.seed);
+        move |i: u64| -> Result<GameRecord, CliError> {
+            let fleet: Fleet = match &fleets {
+                Some(f) => f[i as usize].clone(),
+                // Drawing may fail for one seed and not another (a crowded fleet): say which.
+                None => seeded_fleet(&geo, placer, seed, i)
+                    .map_err(|e| CliError(format!("game {} (seed {seed}): {e}", i + 1)))?,
+            };
+            let mut shooter = tuned.build(config);
+            Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(seed, i)))
+        }
+    };
     if let (Some(records), Some(fleets)) = (&a.records, &a.fleets) {
         crate::check_not_input(records, fleets)?;
     }
@@ -664,7 +676,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
             records.len(),
             a.seed,
             // The fleets' source: a placer, or `null` for the fleets of a file.
-            if fleets.is_some() {
+            if from_file {
                 "null".to_owned()
             } else {
                 format!("\"{placer}\"")
@@ -860,18 +872,12 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     let svg = heatmap_svg(&view, &post.hit, w, h);
-    if crate::is_standard_output(&a.svg) {
-        // The SVG goes to standard output, and nothing else does.
-        crate::write_output(&a.svg, svg.as_bytes(), out)?;
-        return Ok(());
-    }
-    // The terminal heatmap first: a file that cannot be written does not hide it.
-    match post.solutions {
-        Some(n) => writeln!(
-            out,
+    // How the map was made, and the shot the default shooter would fire.
+    let method = match post.solutions {
+        Some(n) => format!(
             "exact: {n} consistent fleet{}",
             if n == 1 { "" } else { "s" }
-        )?,
+        ),
         None => {
             let largest = post
                 .hit_std_errors
@@ -893,16 +899,20 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
             } else {
                 "no standard errors: fewer than 2 sweeps averaged".to_string()
             };
-            writeln!(out, "estimated by the Markov chain ({why}; {errors})")?;
+            format!("estimated by the Markov chain ({why}; {errors})")
         }
+    };
+    let best = best_shot(&view, &post, a.seed)?;
+    if crate::is_standard_output(&a.svg) {
+        // The SVG goes to standard output, and nothing else does: the two lines that
+        // would frame the terminal heatmap go to standard error.
+        crate::write_output(&a.svg, svg.as_bytes(), out)?;
+        let _ = writeln!(std::io::stderr(), "{method}\n{best}");
+        return Ok(());
     }
+    // The terminal heatmap first: a file that cannot be written does not hide it.
+    writeln!(out, "{method}")?;
     let colored = a.color.enabled();
-    let unknown = view.unknown();
-    // No best shot when no unknown cell can hit (every ship is sunk or fully hit).
-    let best = (0..w * h)
-        .filter(|&c| unknown >> c & 1 == 1)
-        .max_by(|&x, &y| post.hit[x].total_cmp(&post.hit[y]))
-        .filter(|&b| post.hit[b] > 0.0);
     for y in 0..h {
         let mut line = String::new();
         for x in 0..w {
@@ -919,46 +929,66 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         }
         writeln!(out, "{}", if colored { &line } else { line.trim_end() })?;
     }
-    match best {
-        None => writeln!(
-            out,
-            "no shot left: every ship is hit in every consistent fleet"
-        )?,
-        Some(b) => {
-            // What the default shooter fires: the likeliest hit (ties at random), or near the
-            // end what its exact search prefers.
-            let mut shooter = ShooterKind::BEST.build();
-            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(a.seed);
-            let d = shooter.choose(&view, &mut rng)?;
-            let c = d.cell;
-            writeln!(
-                out,
-                "best shot ({}, the default shooter): {},{} (hit probability {:.2}%; the highest is {:.2}%){}",
-                ShooterKind::BEST,
-                c % w,
-                c / w,
-                100.0 * post.hit[c],
-                100.0 * post.hit[b],
-                if d.estimated {
-                    "; chosen on the shooter's own sampled estimate, as in play"
-                } else if post.solutions.is_none() {
-                    "; chosen on the shooter's own exact count (its budget, not --exact-nodes), \
-                     where this map is estimated"
-                } else if post.solutions.is_some() && post.hit[c] < post.hit[b] {
-                    // On exact probabilities the shooter leaves the likeliest cell only for its
-                    // search of the endgame.
-                    "; chosen by the shooter's exact search over the remaining fleets, for \
-                     fewer shots to the end"
-                } else {
-                    ""
-                }
-            )?;
-        }
-    }
+    writeln!(out, "{best}")?;
     if crate::write_output(&a.svg, svg.as_bytes(), out)? {
         writeln!(out, "wrote {}", a.svg.display())?;
     }
     Ok(())
+}
+
+/// The line that names the shot the default shooter fires at `view` (with `seed` for its
+/// choices), beside the likeliest cell of the map `post`.
+fn best_shot(
+    view: &battleship::View,
+    post: &infer::Posterior,
+    seed: u64,
+) -> Result<String, CliError> {
+    let w = view.geometry().rules().width;
+    let unknown = view.unknown();
+    // No best shot when no unknown cell can hit (every ship is sunk or fully hit).
+    let likeliest = (0..post.hit.len())
+        .filter(|&c| unknown >> c & 1 == 1)
+        .max_by(|&x, &y| post.hit[x].total_cmp(&post.hit[y]))
+        .filter(|&b| post.hit[b] > 0.0);
+    let Some(b) = likeliest else {
+        return Ok("no shot left: every ship is hit in every consistent fleet".into());
+    };
+    // What the default shooter fires: the likeliest hit (ties at random), or near the end
+    // what its exact search prefers.
+    let mut shooter = ShooterKind::BEST.build();
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let d = shooter.choose(view, &mut rng)?;
+    let c = d.cell;
+    let highest = if post.hit[c] < post.hit[b] {
+        format!(
+            "; the highest on this map is {:.2}%, at {},{}",
+            100.0 * post.hit[b],
+            b % w,
+            b / w
+        )
+    } else {
+        String::new()
+    };
+    let why = if d.estimated {
+        "; chosen on the shooter's own sampled estimate, as in play"
+    } else if post.solutions.is_none() {
+        "; chosen on the shooter's own exact count (its budget, not --exact-nodes), where this \
+         map is estimated"
+    } else if post.hit[c] < post.hit[b] {
+        // On exact probabilities the shooter leaves the likeliest cell only for its search
+        // of the endgame.
+        "; chosen by the shooter's exact search over the remaining fleets, for fewer shots to \
+         the end"
+    } else {
+        ""
+    };
+    Ok(format!(
+        "best shot ({}, the default shooter): {},{} (hit probability {:.2}%{highest}){why}",
+        ShooterKind::BEST,
+        c % w,
+        c / w,
+        100.0 * post.hit[c],
+    ))
 }
 
 /// What a heatmap shows in cell `c`: `o` for a miss, `x` for a hit, `s` for a sunk ship's

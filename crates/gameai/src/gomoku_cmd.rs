@@ -193,8 +193,10 @@ fn board_side(s: &str) -> Result<usize, String> {
 /// Checks an engine's name while the arguments are parsed; whether a `cmd:` brain starts
 /// is known only once it is run.
 fn engine_name(spec: &str) -> Result<String, String> {
+    // The built-in names in any case, as the other names of the command line.
+    let name = spec.trim().to_ascii_lowercase();
     match spec.strip_prefix("cmd:") {
-        _ if spec == "alphabeta" || spec == "bestfirst" => Ok(spec.to_string()),
+        _ if name == "alphabeta" || name == "bestfirst" => Ok(name),
         Some(command) if command.split_whitespace().next().is_some() => Ok(spec.to_string()),
         Some(_) => Err("cmd: needs a program".to_string()),
         None => Err("unknown engine (alphabeta, bestfirst or cmd:PROGRAM ARGS...)".to_string()),
@@ -204,7 +206,6 @@ fn engine_name(spec: &str) -> Result<String, String> {
 /// An engine chosen on the command line.
 type AnyEngine = Box<dyn Engine>;
 
-/// Builds the engine described by `spec` (see [`MatchArgs::engine_a`]).
 /// Memory of a built-in engine's table or tree when `--memory-mb` is not given, in MiB.
 const BUILT_IN_MEMORY_MB: usize = 64;
 
@@ -213,6 +214,7 @@ const BUILT_IN_MEMORY_MB: usize = 64;
 /// the built-in engines' figure would starve it).
 const EXTERNAL_MEMORY_MB: usize = 350;
 
+/// Builds the engine described by `spec` (see [`MatchArgs::engine_a`]).
 fn make_engine(spec: &str, memory_mb: Option<usize>) -> Result<AnyEngine, CliError> {
     let external = spec.starts_with("cmd:");
     let memory_mb = memory_mb.unwrap_or(if external {
@@ -955,6 +957,19 @@ fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The built-in engines are named in any case (and come out as the program spells
+    /// them); a brain's command line is kept as written.
+    #[test]
+    fn engine_names_are_read_in_any_case() {
+        assert_eq!(engine_name("AlphaBeta").as_deref(), Ok("alphabeta"));
+        assert_eq!(engine_name(" BESTFIRST ").as_deref(), Ok("bestfirst"));
+        assert_eq!(
+            engine_name("cmd:./Brain -X").as_deref(),
+            Ok("cmd:./Brain -X")
+        );
+        assert!(engine_name("alpha").is_err());
+    }
 
     #[test]
     fn thousands_are_separated() {

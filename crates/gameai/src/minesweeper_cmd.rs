@@ -67,7 +67,7 @@ struct SeededGames {
     #[arg(long, default_value_t = 100, value_parser = crate::values::at_least_one::<u64>)]
     games: u64,
     /// Seed of the boards: game i is drawn from a seed derived from (seed, i).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::values::whole::<u64>)]
     seed: u64,
     /// First-click rule: safe (never a mine), zero (no mine around it either) or none.
     #[arg(long, default_value = "safe")]
@@ -94,7 +94,7 @@ struct SampleArgs {
     /// Seed of the boards (and of the choice of cells recorded); the defaults differ between
     /// `train` and `calibrate`, so that a model is calibrated on other games than it was
     /// trained on.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::values::whole::<u64>)]
     seed: Option<u64>,
     /// Undecided cells recorded per position (at least 1).
     #[arg(long, default_value_t = 4, value_parser = crate::values::at_least_one::<usize>)]
@@ -190,10 +190,12 @@ struct SolverArgs {
           value_parser = endgame_cells)]
     endgame_cells: usize,
     /// ... and at most this many mine layouts remain.
-    #[arg(long, default_value_t = SolverConfig::default().endgame_layouts)]
+    #[arg(long, default_value_t = SolverConfig::default().endgame_layouts,
+          value_parser = crate::values::whole::<usize>)]
     endgame_layouts: usize,
     /// Work budget of one endgame search (layouts handled); over it, the usual guess.
-    #[arg(long, default_value_t = SolverConfig::default().endgame_work)]
+    #[arg(long, default_value_t = SolverConfig::default().endgame_work,
+          value_parser = crate::values::whole::<u64>)]
     endgame_work: u64,
     /// Guess the safest cell, without the look-ahead (so no look-ahead option applies).
     #[arg(long, conflicts_with_all = ["candidates", "depth", "second", "opening_depth",
@@ -214,10 +216,12 @@ struct SolverArgs {
           value_parser = clap::value_parser!(u8).range(1..=3))]
     opening_depth: u8,
     /// The opening lasts while at most this many cells are revealed.
-    #[arg(long, default_value_t = SolverConfig::default().opening_cells)]
+    #[arg(long, default_value_t = SolverConfig::default().opening_cells,
+          value_parser = crate::values::whole::<usize>)]
     opening_cells: usize,
     /// The opening looks deeper only on boards of at most this many cells.
-    #[arg(long, default_value_t = SolverConfig::default().opening_board_cells)]
+    #[arg(long, default_value_t = SolverConfig::default().opening_board_cells,
+          value_parser = crate::values::whole::<usize>)]
     opening_board_cells: usize,
     /// Guess in closed pockets whose mine count is open as soon as they are the safest,
     /// instead of after the rest of the board.
@@ -225,11 +229,12 @@ struct SolverArgs {
     no_postpone_pockets: bool,
     /// Search nodes allowed per component for exact counting; beyond it the solver guesses
     /// with the fallback estimate.
-    #[arg(long, default_value_t = csp_core::Budget::default().max_nodes)]
+    #[arg(long, default_value_t = csp_core::Budget::default().max_nodes,
+          value_parser = crate::values::whole::<u64>)]
     budget: u64,
     /// The fallback estimate: model (the trained pattern model), sampling (block Gibbs
     /// sampling of whole layouts) or local (numbers around the cell only).
-    #[arg(long, default_value = fallback_name(Fallback::default()),
+    #[arg(long, default_value = fallback_name(Fallback::default()), ignore_case = true,
           value_parser = ["model", "sampling", "local"])]
     fallback: String,
 }
@@ -290,7 +295,8 @@ impl SolverArgs {
             budget: csp_core::Budget {
                 max_nodes: self.budget,
             },
-            fallback: match self.fallback.as_str() {
+            // Any case, as the parser allows.
+            fallback: match self.fallback.to_ascii_lowercase().as_str() {
                 "local" => Fallback::Local,
                 "sampling" => Fallback::Sampling,
                 _ => Fallback::PatternModel,
@@ -651,22 +657,25 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         coin_flips: 1.0,
         first_guess: 1.0,
     };
-    let play_one = |i: u64| -> Result<(GameRecord, Shares), BoardError> {
-        match &specs {
-            Some(specs) => {
-                let BoardSpec { board, start } = &specs[i as usize];
-                let r = minesweeper::play(board.clone(), *start, false, &solver);
-                Ok((r, none))
+    let play_one = {
+        let (level, rule, seed, bound) = (g.level, g.rule, g.seed, a.bound);
+        move |i: u64| -> Result<(GameRecord, Shares), BoardError> {
+            match &specs {
+                Some(specs) => {
+                    let BoardSpec { board, start } = &specs[i as usize];
+                    let r = minesweeper::play(board.clone(), *start, false, &solver);
+                    Ok((r, none))
+                }
+                None => seeded_board(&level, rule, start, seed, i).map(|b| {
+                    let share = if bound {
+                        board_bound(&b, rule, start, BOUND_SET_CELLS)
+                    } else {
+                        none
+                    };
+                    let r = minesweeper::play(b, start, rule == FirstClick::None, &solver);
+                    (r, share)
+                }),
             }
-            None => seeded_board(&g.level, g.rule, start, g.seed, i).map(|b| {
-                let share = if a.bound {
-                    board_bound(&b, g.rule, start, BOUND_SET_CELLS)
-                } else {
-                    none
-                };
-                let r = minesweeper::play(b, start, g.rule == FirstClick::None, &solver);
-                (r, share)
-            }),
         }
     };
     if let (Some(records), Some(boards)) = (&a.records, &a.boards) {
@@ -1016,6 +1025,11 @@ mod tests {
         assert!(!config.lookahead);
         let config = solver_config(&["m", "eval", "--fallback", "sampling"]);
         assert_eq!(config.fallback, Fallback::Sampling);
+        // In any case, as the other names.
+        let config = solver_config(&["m", "eval", "--fallback", "Sampling"]);
+        assert_eq!(config.fallback, Fallback::Sampling);
+        let config = solver_config(&["m", "eval", "--fallback", "LOCAL"]);
+        assert_eq!(config.fallback, Fallback::Local);
     }
 
     /// Training and calibration samples come from games opened at (3,3), or at the centre

@@ -2,7 +2,8 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, Once};
+use std::sync::{Once, mpsc};
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -15,9 +16,9 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Handles Ctrl-C for the whole program, and the termination signals SIGTERM and SIGHUP
 /// alike (`kill`, `timeout`, a closed terminal). During a run of games the first one stops
-/// it cleanly: no new game starts, the games in play finish, and the caller reports the
-/// games played (a long evaluation keeps what it measured, also under `timeout`). Otherwise,
-/// and at a second signal, the program quits at once, with the status a shell gives a
+/// it cleanly: no new game starts, the games in play finish (see [`STOP_GRACE`]), and the
+/// caller reports the games played (a long evaluation keeps what it measured, also under
+/// `timeout`). Otherwise, and at a second signal, the program quits at once, with the status a shell gives a
 /// program stopped by Ctrl-C (130, whichever the signal), after removing the temporary
 /// files of outputs not yet complete (old files of their names stay as they were). Without
 /// a handler (it could not be installed), the signals quit at once, as by default.
@@ -28,8 +29,9 @@ pub fn handle_interrupts() {
             if GAMES.load(Ordering::SeqCst) && !STOP.swap(true, Ordering::SeqCst) {
                 let _ = writeln!(
                     std::io::stderr(),
-                    "\ngameai: stopping: the games in play finish, then the games played are \
-                     reported (Ctrl-C again quits at once)"
+                    "\ngameai: stopping: the games in play finish (for up to {} s), then the \
+                     games played are reported (Ctrl-C again quits at once)",
+                    STOP_GRACE.as_secs()
                 );
                 return;
             }
@@ -111,14 +113,21 @@ pub fn results_buffer<T>(games: u64) -> Result<Vec<T>, CliError> {
     Ok(v)
 }
 
+/// How long the games in play may run on after the signal that stops a run of games: the
+/// ones still in play then are left out of the report (a game can take minutes under some
+/// settings, and `timeout` sends a single signal).
+pub const STOP_GRACE: Duration = Duration::from_secs(10);
+
 /// Runs `play_one(i)` for every game `i` in `0..games` on `threads` workers (all cores when
 /// `None`), with a progress bar. The results come back in game order, so a summary built from
 /// them does not depend on the number of threads or on scheduling. Ctrl-C stops the run (see
-/// [`Played`]).
-pub fn play_games<T: Send>(
+/// [`Played`]); the games still in play [`STOP_GRACE`] after it are left to run on unseen
+/// (the program ends soon after its report), so the results are those of the games before
+/// the first of them.
+pub fn play_games<T: Send + 'static>(
     games: u64,
     threads: Option<usize>,
-    play_one: impl Fn(u64) -> T + Sync,
+    play_one: impl Fn(u64) -> T + Send + Sync + 'static,
 ) -> Result<Played<T>, CliError> {
     let mut results: Vec<Option<T>> = results_buffer(games)?;
     let bar = games_bar(games);
@@ -133,32 +142,64 @@ pub fn play_games<T: Send>(
     // The buffer was made for the count, so it fits in `usize`.
     let len = usize::try_from(games).unwrap_or(0);
     results.resize_with(len, || None);
-    let results = Mutex::new(results);
-    // Games are handed out in order, one at a time, so that when Ctrl-C stops the run the
-    // games played are the first ones (splitting the range among the workers, each would
-    // play a block of its own, and all but the first block's games would be lost).
-    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
     stoppable(|| {
-        pool.scope(|s| {
-            for _ in 0..pool.current_num_threads().min(len) {
-                s.spawn(|_| {
-                    while !stop_requested() {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        if i >= len {
-                            break;
+        // The workers run under a thread of their own, which is not waited for when the
+        // games in play outlast the grace after a stop.
+        let runner = std::thread::spawn(move || {
+            // Games are handed out in order, one at a time, so that when Ctrl-C stops the
+            // run the games played are the first ones (splitting the range among the
+            // workers, each would play a block of its own, and all but the first block's
+            // games would be lost).
+            let next = AtomicUsize::new(0);
+            let (next, play_one) = (&next, &play_one);
+            pool.scope(|s| {
+                for _ in 0..pool.current_num_threads().min(len) {
+                    let tx = tx.clone();
+                    s.spawn(move |_| {
+                        while !stop_requested() {
+                            let i = next.fetch_add(1, Ordering::SeqCst);
+                            if i >= len || tx.send((i, play_one(i as u64))).is_err() {
+                                break;
+                            }
                         }
-                        let r = play_one(i as u64);
-                        if let Ok(mut results) = results.lock() {
-                            results[i] = Some(r);
+                    });
+                }
+            });
+        });
+        let mut stopped_at: Option<Instant> = None;
+        let finished = loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok((i, r)) => {
+                    results[i] = Some(r);
+                    bar.inc(1);
+                }
+                // Every worker is done: all games played, or the run stopped.
+                Err(mpsc::RecvTimeoutError::Disconnected) => break true,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if stop_requested() {
+                        let at = *stopped_at.get_or_insert_with(Instant::now);
+                        if at.elapsed() >= STOP_GRACE {
+                            break false;
                         }
-                        bar.inc(1);
                     }
-                });
+                }
             }
-        })
+        };
+        if finished {
+            // The workers are done; a panic in one of them is passed on.
+            if let Err(panic) = runner.join() {
+                std::panic::resume_unwind(panic);
+            }
+        } else {
+            let _ = writeln!(
+                std::io::stderr(),
+                "\ngameai: games still in play {} s after the stop are left out",
+                STOP_GRACE.as_secs()
+            );
+        }
     });
     bar.finish_and_clear();
-    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let complete = results.iter().all(Option::is_some);
     Ok(Played {
         results: results.into_iter().map_while(|r| r).collect(),

@@ -32,18 +32,19 @@ pub struct Args {
     /// every game is already over]; 0 runs without a memo, as the plain and merged levels
     /// always do (they ignore this option, and are slow past 8 and 12 piles: see
     /// docs/PERFORMANCE.md)
-    #[arg(long)]
+    #[arg(long, value_parser = crate::values::whole::<usize>)]
     memo_bytes: Option<usize>,
     /// Print search statistics and timing to standard error.
     #[arg(long)]
     stats: bool,
     /// Instead of solving, write G random games of N piles in the olympiad format.
     #[arg(long, num_args = 2, value_names = ["N", "G"], action = clap::ArgAction::Set,
+          value_parser = crate::values::whole::<u64>,
           conflicts_with_all = ["file", "explain", "level", "memo_bytes", "stats"])]
     generate: Option<Vec<u64>>,
     /// Seed of --generate [default: 1]
     // Checked by `usage_error`: with `file` defaulted, clap would blame the file instead.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::values::whole::<u64>)]
     seed: Option<u64>,
 }
 

@@ -230,6 +230,27 @@ fn show_prints_a_heatmap_and_writes_svg() {
         empty.contains("chosen on the shooter's own sampled estimate"),
         "{empty}"
     );
+    // The documented run of hits, where the shooter's chain misreads the position: the
+    // likeliest cell of the exact map is named beside the shot.
+    let bare_run = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/positions/battleship-bare-run.txt"
+    );
+    let out = gameai(&[
+        "battleship",
+        "show",
+        bare_run,
+        "--feedback",
+        "bare",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("(hit probability 15.89%; the highest on this map is 21.66%, at 7,3)"),
+        "{s}"
+    );
     // One patrol boat: 180 fleets, counted exactly by the shooter too.
     let small = show("--fleet 2");
     assert!(
@@ -346,6 +367,12 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
         assert!(
             s.starts_with("<svg") && s.trim_end().ends_with("</svg>"),
             "{svg}: {s}"
+        );
+        // The lines around the terminal heatmap go to standard error, not nowhere.
+        let e = text(&out.stderr);
+        assert!(
+            e.starts_with("exact: ") && e.contains("\nbest shot (endgame, the default shooter): "),
+            "{svg}: {e}"
         );
     }
     // An SVG path that cannot be written is refused before the posterior is computed or
@@ -585,6 +612,15 @@ fn endgame_search_options_set_the_search_and_are_refused_elsewhere() {
             "apply to the endgame shooter only",
         ),
         (
+            "battleship eval --games 1 --search-fleets 0 --candidates 3",
+            "--candidates and --search-states set the endgame search, which --search-fleets 0 \
+             turns off",
+        ),
+        (
+            "battleship eval --games 1 --search-fleets 0 --search-states 10",
+            "which --search-fleets 0 turns off",
+        ),
+        (
             "battleship eval --games 1 --search-states 0",
             "for '--search-states <SEARCH_STATES>': expected 1 to 50000000 states",
         ),
@@ -621,6 +657,12 @@ fn the_rule_set_is_named_as_the_program_spells_it() {
         last_json(&out).contains("\"rules\":\"no-touch\""),
         "{stdout}"
     );
+    // `show --color` takes its names in any case too.
+    let out = common::gameai(
+        &words("battleship show - --fleet 2 --svg - --color NEVER"),
+        b"...\n.x.\n...\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
 #[test]

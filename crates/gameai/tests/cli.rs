@@ -1118,6 +1118,33 @@ fn ctrl_c_while_writing_a_file_keeps_the_old_one_and_no_partial_file() {
     }
 }
 
+/// A game in play does not hold up a stopped evaluation for long: under `timeout`, which
+/// sends one signal, a run whose game takes minutes (a chain that re-places the whole fleet
+/// at each step, with exact counting off) reports what it played once the grace after the
+/// signal is over.
+#[cfg(unix)]
+#[test]
+fn a_stopped_evaluation_does_not_wait_long_for_a_slow_game() {
+    let args: Vec<String> =
+        words("battleship eval --games 2 --threads 1 --block 5 --exact-nodes 0 --seed 3 --json")
+            .into_iter()
+            .map(String::from)
+            .collect();
+    let start = std::time::Instant::now();
+    let out = signalled_after_2_s(&args, "TERM");
+    let took = start.elapsed();
+    assert_eq!(interrupted_report(&out, 2), 0);
+    assert!(
+        text(&out.stderr).contains("games still in play 10 s after the stop are left out"),
+        "{}",
+        text(&out.stderr)
+    );
+    let json = text(&out.stdout).lines().last().unwrap().to_owned();
+    assert_eq!(json_number(&json, "games"), 0.0, "{json}");
+    // Two seconds before the signal, ten of grace, and some to spare on a loaded machine.
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+}
+
 /// A termination signal (from `kill` or `timeout`) stops an evaluation as Ctrl-C does: the
 /// games played are reported.
 #[cfg(unix)]

@@ -130,7 +130,34 @@ fn signal_after_2_s(args: &[String], signal: &str, group: bool) -> std::process:
         .status()
         .unwrap();
     assert!(kill.success());
-    child.wait_with_output().unwrap()
+    // A program that does not stop is killed after a minute (and the test fails on its
+    // status), rather than hanging the test run.
+    let (id, done) = (
+        child.id(),
+        std::sync::Arc::new(std::sync::Mutex::new(false)),
+    );
+    let watchdog = {
+        let done = std::sync::Arc::clone(&done);
+        std::thread::spawn(move || {
+            for _ in 0..600 {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                if *done.lock().unwrap() {
+                    return;
+                }
+            }
+            // Checked under the lock, so the process is still the child (not yet waited).
+            let done = done.lock().unwrap();
+            if !*done {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &id.to_string()])
+                    .status();
+            }
+        })
+    };
+    let out = child.wait_with_output().unwrap();
+    *done.lock().unwrap() = true;
+    watchdog.join().unwrap();
+    out
 }
 
 /// Checks that a run stopped by Ctrl-C failed with the message saying how many of `asked`

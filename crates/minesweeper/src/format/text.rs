@@ -11,8 +11,8 @@
 //! 01HH
 //! ```
 //!
-//! The reader accepts CRLF line ends, trailing whitespace on any line and trailing blank
-//! lines. Beyond the syntax it runs only cheap structural checks (see
+//! The reader accepts lines ended by LF, CRLF or CR alone, trailing whitespace on any line
+//! and trailing blank lines. Beyond the syntax it runs only cheap structural checks (see
 //! [`Position::new`]): a solver decides whether a consistent layout exists.
 
 use std::sync::Arc;
@@ -43,8 +43,12 @@ fn at(line: usize, column: Option<usize>, error: TextError) -> FormatError {
 pub fn read(input: &str) -> Result<Position, FormatError> {
     // A UTF-8 byte-order mark, as some editors write, is not part of the header.
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
-    // Read line by line: a padded input costs no list of its lines.
-    let mut lines = input.split('\n').map(str::trim_end);
+    // Read line by line: a padded input costs no list of its lines. A CR alone ends a line
+    // too (as old Mac editors write), a CRLF once.
+    let mut lines = input
+        .split('\n')
+        .flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r'))
+        .map(str::trim_end);
     // Blank lines before the header are skipped; the line numbers count them. `first` is
     // the header's line.
     let mut first = 1;
@@ -133,8 +137,8 @@ pub fn read(input: &str) -> Result<Position, FormatError> {
 
 /// A header for an error message: at most 40 characters of it, with `...` for the rest.
 fn shorten(header: &str) -> String {
-    // Control characters (a CR of a file whose lines end in CR alone, say) escaped, so
-    // that the message shows them instead of acting on the terminal.
+    // Control characters escaped, so that the message shows them instead of acting on the
+    // terminal.
     let escaped = |s: &str| -> String {
         s.chars()
             .map(|c| {
@@ -212,12 +216,15 @@ mod tests {
             err("3x3\nHHH\n"),
             "line 1: bad header `3x3`: expected `WxHxM` (width, height, mines) such as `30x16x99`"
         );
-        // Lines ended by CR alone are one line, shown with the CRs escaped.
+        // Lines ended by CR alone are lines, as with LF or CRLF, and counted as such.
         assert_eq!(
-            err("3x3x1\rHHH\rHHH\rHHH\r"),
-            "line 1: bad header `3x3x1\\rHHH\\rHHH\\rHHH`: expected `WxHxM` (width, height, \
-             mines) such as `30x16x99`"
+            read("3x3x1\rHHH\rH1H\rHHH\r").unwrap(),
+            read("3x3x1\nHHH\nH1H\nHHH\n").unwrap()
         );
+        assert_eq!(err("3x3x1\rHHH\rH9H\rHHH\r"), err("3x3x1\nHHH\nH9H\nHHH\n"));
+        assert!(err("3x3x1\rHHH\rH9H\rHHH\r").starts_with("line 3, column 2: "));
+        // A control character in a bad header is shown escaped.
+        assert!(err("3x\u{1}3x1\nHHH\nHHH\nHHH\n").contains("`3x\\u{1}3x1`"));
         // Blank lines before the header are skipped, and counted.
         let p = read("\n \r\n3x3x1\nHHH\nH1H\nHHH\n").unwrap();
         assert_eq!(p, read("3x3x1\nHHH\nH1H\nHHH\n").unwrap());
