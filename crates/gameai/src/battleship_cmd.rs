@@ -757,29 +757,69 @@ fn colour(p: f64) -> (u8, u8, u8) {
     }
 }
 
-/// Whether some straight run of hits (the cells marked `x`), ended by the board or a cell
-/// that is not a hit, is as long as a ship of the fleet: a finished ship written with `x`,
-/// the likely slip in a position without a fleet.
-fn hit_run_of_a_ship_length(view: &battleship::View, rules: &Rules) -> bool {
+/// The cells of the straight runs of hits (cells marked `x`) as long as a ship of the fleet
+/// and closed at both ends (by the board's edge, a miss or a sunk cell): what a finished
+/// ship written with `x` looks like.
+fn closed_hit_runs_of_ship_length(view: &battleship::View, rules: &Rules) -> u128 {
     let (w, h) = (rules.width, rules.height);
-    let hit = |x: usize, y: usize| view.hits() >> (y * w + x) & 1 == 1;
     let lengths: Vec<usize> = rules.fleet.iter().map(|s| s.length).collect();
-    let mut runs = Vec::new();
+    let unknown = view.unknown();
+    let mut found = 0u128;
     for (outer, inner, vertical) in [(h, w, false), (w, h, true)] {
+        let cell = |a: usize, b: usize| if vertical { b * w + a } else { a * w + b };
         for a in 0..outer {
-            let mut run = 0;
+            let (mut run, mut start) = (0u128, 0usize);
             for b in 0..=inner {
-                let (x, y) = if vertical { (a, b) } else { (b, a) };
-                if b < inner && hit(x, y) {
-                    run += 1;
-                } else {
-                    runs.push(run);
-                    run = 0;
+                if b < inner && view.hits() >> cell(a, b) & 1 == 1 {
+                    if run == 0 {
+                        start = b;
+                    }
+                    run |= 1 << cell(a, b);
+                    continue;
                 }
+                let closed =
+                    |end: Option<usize>| end.is_none_or(|e| unknown >> cell(a, e) & 1 == 0);
+                let before = start.checked_sub(1);
+                let after = (b < inner).then_some(b);
+                if run != 0
+                    && lengths.contains(&(run.count_ones() as usize))
+                    && closed(before)
+                    && closed(after)
+                {
+                    found |= run;
+                }
+                run = 0;
             }
         }
     }
-    runs.iter().any(|r| *r > 0 && lengths.contains(r))
+    found
+}
+
+/// Whether the inconsistent position `view` would fit the rules with the runs of hits that
+/// look like finished ships ([`closed_hit_runs_of_ship_length`]) marked sunk: the likely
+/// slip under feedback that announces sinkings. A quick check (a small count, else the
+/// search for one fleet that fits); `false` when it cannot tell.
+fn fits_with_finished_ships_sunk(view: &battleship::View, rules: &Rules) -> bool {
+    let runs = closed_hit_runs_of_ship_length(view, rules);
+    if runs == 0 {
+        return false;
+    }
+    let Ok(sunk) = battleship::View::from_masks(
+        std::sync::Arc::clone(view.geometry()),
+        view.misses(),
+        view.hits() & !runs,
+        view.sunk_cells() | runs,
+    ) else {
+        return false;
+    };
+    let quick = infer::PosteriorConfig {
+        exact_nodes: 1_000_000,
+        burn_in: 0,
+        sweeps: 1,
+        block: 0,
+    };
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    infer::posterior(&sunk, &quick, &mut rng).is_ok()
 }
 
 fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
@@ -831,11 +871,12 @@ fn show(a: &ShowArgs, out: &mut impl Write) -> Result<(), CliError> {
         // sinkings, a ship whose cells are all hit is sunk, and an afloat one cannot be.
         if e == battleship::Error::Inconsistent
             && rules.feedback.reports_sunk()
-            && hit_run_of_a_ship_length(&view, &rules)
+            && fits_with_finished_ships_sunk(&view, &rules)
         {
             CliError(format!(
                 "{e} (under {} feedback a ship whose cells are all hit is sunk: mark its \
-                 cells `s`, not `x`)",
+                 cells `s`, not `x`; with the closed runs of hits as long as a ship marked \
+                 `s`, some fleet fits)",
                 rules.feedback
             ))
         } else if let battleship::Error::Csp(battleship::csp_core::CspError::BudgetExceeded {

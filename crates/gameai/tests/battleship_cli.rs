@@ -397,6 +397,18 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     assert_failed(&out, "mark its cells `s`, not `x`");
     let out = show("oxxo\n.oo.\n", "--feedback bare");
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // A hit walled in by misses is the trouble here, not the run of two hits (marked `s`,
+    // no fleet fits either): no hint about finished ships.
+    let out = common::gameai(
+        &words("battleship show - --fleet 2,2 --svg -"),
+        b"xxo\nooo\nxo.\n",
+    );
+    assert!(!out.status.success());
+    assert!(
+        !text(&out.stderr).contains("mark its cells"),
+        "{}",
+        text(&out.stderr)
+    );
     // A hit walled in by misses, as long as no ship: no fleet fits, and the hint about
     // finished ships would not help.
     let out = show("xo\no.\n", "");

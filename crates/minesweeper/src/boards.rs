@@ -58,12 +58,13 @@ impl Reader<'_> {
         }
     }
 
-    /// An error at byte `at` (0-based; a position past the end names the byte after it).
+    /// An error at byte `at` (0-based; a position past the end names the column after
+    /// it), named by its column in characters (1-based), as editors count.
     fn err_at<T>(&self, at: usize, what: &str) -> Result<T, String> {
-        Err(format!(
-            "invalid JSON at byte {}: {what}",
-            at.min(self.s.len()) + 1
-        ))
+        let before = &self.s[..at.min(self.s.len())];
+        // Continuation bytes of UTF-8 start no character.
+        let column = before.iter().filter(|&&b| b & 0xc0 != 0x80).count() + 1;
+        Err(format!("invalid JSON at column {column}: {what}"))
     }
 
     fn err<T>(&self, what: &str) -> Result<T, String> {
@@ -545,7 +546,7 @@ mod tests {
         ] {
             assert_eq!(
                 e(json),
-                format!("line 1: invalid JSON at byte {byte}: {what}"),
+                format!("line 1: invalid JSON at column {byte}: {what}"),
                 "{json}"
             );
         }
@@ -565,16 +566,21 @@ mod tests {
         let empty = |k: usize| nested(k).replace("[0]", "[]");
         assert!(read_boards(&empty(63)).is_ok());
         assert!(e(&empty(64)).contains("nested too deeply"));
-        // A line may end inside a number, a word or an escape; the error names the byte.
+        // A line may end inside a number, a word or an escape; the error names the column
+        // after it. Columns count characters, not bytes.
+        assert_eq!(
+            e("{\"é€\":x}"),
+            "line 1: invalid JSON at column 7: expected a value"
+        );
         assert_eq!(
             e("{\"width\":2"),
-            "line 1: invalid JSON at byte 11: expected `,` or `}`"
+            "line 1: invalid JSON at column 11: expected `,` or `}`"
         );
         assert_eq!(e("7"), "line 1: expected a JSON object");
-        assert_eq!(e("[tru"), "line 1: invalid JSON at byte 2: unknown word");
+        assert_eq!(e("[tru"), "line 1: invalid JSON at column 2: unknown word");
         assert_eq!(
             e("{\"a\\"),
-            "line 1: invalid JSON at byte 5: unterminated string"
+            "line 1: invalid JSON at column 5: unterminated string"
         );
     }
 
