@@ -18,10 +18,11 @@ static STOP: AtomicBool = AtomicBool::new(false);
 /// alike (`kill`, `timeout`, a closed terminal). During a run of games the first one stops
 /// it cleanly: no new game starts, the games in play finish (see [`STOP_GRACE`]), and the
 /// caller reports the games played (a long evaluation keeps what it measured, also under
-/// `timeout`). Otherwise, and at a second signal, the program quits at once, with the status a shell gives a
-/// program stopped by Ctrl-C (130, whichever the signal), after removing the temporary
-/// files of outputs not yet complete (old files of their names stay as they were). Without
-/// a handler (it could not be installed), the signals quit at once, as by default.
+/// `timeout`). Otherwise, and at a second signal, the program quits at once, with the
+/// status a shell gives a program stopped by Ctrl-C (130, whichever the signal), after
+/// removing the temporary files of outputs not yet complete (old files of their names stay
+/// as they were). Without a handler (it could not be installed), the signals quit at once,
+/// as by default.
 pub fn handle_interrupts() {
     static WATCH: Once = Once::new();
     WATCH.call_once(|| {

@@ -117,7 +117,7 @@ fn signal_after_2_s(args: &[String], signal: &str, group: bool) -> std::process:
     if group {
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
     }
-    let child = command.spawn().unwrap();
+    let mut child = command.spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_secs(2));
     // A negative id names the process group the child leads.
     let target = if group {
@@ -131,33 +131,36 @@ fn signal_after_2_s(args: &[String], signal: &str, group: bool) -> std::process:
         .unwrap();
     assert!(kill.success());
     // A program that does not stop is killed after a minute (and the test fails on its
-    // status), rather than hanging the test run.
-    let (id, done) = (
-        child.id(),
-        std::sync::Arc::new(std::sync::Mutex::new(false)),
-    );
-    let watchdog = {
-        let done = std::sync::Arc::clone(&done);
+    // status), rather than hanging the test run. Its outputs are read meanwhile, so that
+    // it never waits on a full pipe.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
         std::thread::spawn(move || {
-            for _ in 0..600 {
-                std::thread::sleep(std::time::Duration::from_millis(100));
-                if *done.lock().unwrap() {
-                    return;
-                }
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                std::io::Read::read_to_end(&mut pipe, &mut bytes).unwrap();
             }
-            // Checked under the lock, so the process is still the child (not yet waited).
-            let done = done.lock().unwrap();
-            if !*done {
-                let _ = Command::new("kill")
-                    .args(["-KILL", &id.to_string()])
-                    .status();
-            }
+            bytes
         })
     };
-    let out = child.wait_with_output().unwrap();
-    *done.lock().unwrap() = true;
-    watchdog.join().unwrap();
-    out
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() >= deadline {
+            // Not yet waited for, so the process is still the child.
+            child.kill().unwrap();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
 }
 
 /// Checks that a run stopped by Ctrl-C failed with the message saying how many of `asked`
