@@ -1434,4 +1434,46 @@ mod tests {
             assert_eq!(shots[0], shots[1]);
         }
     }
+
+    /// Edge neighbours stop at the sides of the board: the last cell of a row has none at
+    /// the start of the next, the first cell of a row none at the end of the one before.
+    #[test]
+    fn edge_neighbours_do_not_wrap_between_rows() {
+        let geo = Geometry::new(&Rules::with_lengths(6, 6, &[3, 2])).unwrap();
+        assert_eq!(neighbours4(&geo, 1 << 5), 1 << 4 | 1 << 11);
+        assert_eq!(neighbours4(&geo, 1 << 6), 1 << 0 | 1 << 7 | 1 << 12);
+        assert_eq!(
+            neighbours4(&geo, 1 << 14),
+            1 << 8 | 1 << 13 | 1 << 15 | 1 << 20
+        );
+    }
+
+    /// Hunting with parity fires only on the lattice of the shortest ship afloat: with a 2
+    /// afloat, on cells whose x + y is even.
+    #[test]
+    fn parity_hunts_on_the_lattice_of_the_shortest_ship() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        let geo = Geometry::new(&Rules::with_lengths(6, 6, &[3, 2])).unwrap();
+        let view = View::new(Arc::clone(&geo));
+        let mut s = HuntTarget { parity: true };
+        for seed in 0..50 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let c = s.choose(&view, &mut rng).unwrap().cell;
+            assert_eq!((c % 6 + c / 6) % 2, 0, "seed {seed}: cell {c}");
+        }
+    }
+
+    /// In target mode each placement through unexplained hits counts once per hit it
+    /// covers: a 3 on a 5-cell row with hits at 1 and 2 lies at 0, 1 (two hits each) or 2
+    /// (one hit).
+    #[test]
+    fn density_weighs_target_placements_by_the_hits_they_cover() {
+        let geo = Geometry::new(&Rules::with_lengths(5, 2, &[3])).unwrap();
+        let mut view = View::new(Arc::clone(&geo));
+        view.record(1, Shot::Hit { ship: None }).unwrap();
+        view.record(2, Shot::Hit { ship: None }).unwrap();
+        let d = density(&view);
+        assert_eq!(&d[..5], &[2.0, 4.0, 5.0, 3.0, 1.0]);
+        assert!(d[5..].iter().all(|&x| x == 0.0), "{d:?}");
+    }
 }

@@ -949,4 +949,19 @@ mod tests {
             Err(CspError::BudgetExceeded { max_nodes: 5, .. })
         ));
     }
+
+    /// Batch means by hand: four batches of one step each, whose means are 1, 0, 1, 0 (sample
+    /// variance 1/3), give the standard error sqrt(1/3 / 4) of their mean.
+    #[test]
+    fn batch_means_give_the_textbook_standard_error() {
+        let mut b = BatchMeans::new(1, 4);
+        let mut total = 0.0;
+        for (step, x) in [1.0, 0.0, 1.0, 0.0].into_iter().enumerate() {
+            total += x;
+            assert!(b.closes(step as u64));
+            b.close(&[total]);
+        }
+        let se = b.std_error(0);
+        assert!((se - (1.0f64 / 12.0).sqrt()).abs() < 1e-12, "{se}");
+    }
 }

@@ -2709,4 +2709,21 @@ mod tests {
             3 * (0..1000u128).filter(|i| i >> 9 & 1 == 1).count() as u128
         );
     }
+
+    /// A family of another shape shares nothing: a single cell offered a domino's no-touch
+    /// halos keeps its cells as its halos.
+    #[test]
+    fn a_halo_of_another_shape_is_not_shared() {
+        let grid = Grid::new(4, 4).unwrap();
+        let domino = grid.translates_no_touch(&[(0, 0), (1, 0)]).unwrap();
+        let cell = grid.translates(&[(0, 0)]).unwrap();
+        let shared = cell.clone().share_halo(&domino);
+        for s in bits(cell.starts()) {
+            assert_eq!(shared.block(s), cell.cells(s), "start {s}");
+        }
+        let mut csp = PlacementCsp::new(16).unwrap();
+        csp.add_var(vec![shared]).unwrap();
+        csp.add_var(vec![cell]).unwrap();
+        assert!(csp.check_halos().is_ok());
+    }
 }

@@ -1285,4 +1285,14 @@ mod tests {
         assert_eq!((r.width, r.height), (10, 10));
         assert_eq!(r.fleet.len(), 2);
     }
+
+    /// Nearest rank rounds the rank up: the 0.9-quantile of six games is the sixth (rank
+    /// 5.4 up to 6), not the fifth.
+    #[test]
+    fn nearest_rank_rounds_up() {
+        let records: Vec<GameRecord> = (1..=6).map(|s| record(s, s, 1, false)).collect();
+        let s = Summary::new(&records);
+        assert_eq!(s.quantile(0.9), 6);
+        assert_eq!(s.quantile(0.5), 3);
+    }
 }

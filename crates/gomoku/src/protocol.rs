@@ -2655,4 +2655,34 @@ done
         assert_eq!(about_field(r#"name="unclosed"#, "name"), None);
         assert_eq!(about_field("name=\"\"", "name").as_deref(), Some(""));
     }
+
+    /// Managers repeat their settings: the same match limit again keeps the time left; only
+    /// another limit forgets it.
+    #[test]
+    fn a_repeated_match_limit_keeps_the_time_left() {
+        let mut b = Brain::new(FirstEmpty);
+        say(&mut b, "INFO timeout_match 100000");
+        say(&mut b, "START 15");
+        say(&mut b, "INFO time_left 6000");
+        say(&mut b, "INFO timeout_match 100000");
+        assert_eq!(b.time_control().time_left, Some(6000));
+        say(&mut b, "INFO timeout_match 50000");
+        assert_eq!(b.time_control().time_left, None);
+    }
+
+    /// A `TURN` after the game ended is refused because the game is over, not because it
+    /// would be the brain's turn.
+    #[test]
+    fn a_turn_after_the_end_says_the_game_is_over() {
+        let mut b = Brain::new(FirstEmpty);
+        say(&mut b, "START 15");
+        for x in 0..4 {
+            assert_eq!(say(&mut b, &format!("TURN {x},5")), [format!("{x},0")]);
+        }
+        assert_eq!(say(&mut b, "TURN 4,5"), ["ERROR the game is over"]);
+        assert_eq!(
+            say(&mut b, "TURN 5,5"),
+            ["ERROR TURN 5,5: the game is over"]
+        );
+    }
 }

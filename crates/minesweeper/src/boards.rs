@@ -677,4 +677,14 @@ mod tests {
         let line = r#"{"w\u0069dth":2,"height":1,"mines":0,"start":0,"mineIndices":[]}"#;
         assert_eq!(read_boards(line).unwrap()[0].board.width(), 2);
     }
+
+    /// The largest whole number a board file may hold is read; one more is refused.
+    #[test]
+    fn the_largest_whole_number_is_read() {
+        assert_eq!(
+            whole(&Json::Number("1000000000".into()), "start"),
+            Ok(MAX_WHOLE)
+        );
+        assert!(whole(&Json::Number("1000000001".into()), "start").is_err());
+    }
 }

@@ -2217,4 +2217,18 @@ mod tests {
         }
         counts
     }
+
+    /// A closed pocket of exactly `POCKET_CELLS` cells, beside a larger group, is postponed:
+    /// its cells leave the guessable ones.
+    #[test]
+    fn a_pocket_of_the_largest_size_is_postponed() {
+        let n = 2 * POCKET_CELLS + 1;
+        let a =
+            csp_core::analyze(&csp_core::BoolCsp::new(n), &csp_core::Budget::default()).unwrap();
+        let main: Vec<usize> = (0..=POCKET_CELLS).collect();
+        let pocket: Vec<usize> = (POCKET_CELLS + 1..n).collect();
+        assert_eq!(pocket.len(), POCKET_CELLS);
+        let kept = Solver::default().guessable(&a, (0..n).collect(), &[main.clone(), pocket]);
+        assert_eq!(kept, main);
+    }
 }
