@@ -391,8 +391,8 @@ fn field_usize(obj: &Json, key: &str, what: &str) -> Result<usize, String> {
 /// key given twice in one object is refused.
 ///
 /// # Errors
-/// [`Error::Parse`] (with line 1) for malformed JSON or fields, [`Error::InvalidFleet`] for a
-/// fleet the rules do not allow.
+/// [`Error::Parse`] (with line 1) for malformed JSON or fields, [`Error::FleetLine`] (with
+/// line 1, holding an [`Error::InvalidFleet`]) for a fleet the rules do not allow.
 pub fn read_fleet(geo: &Geometry, line: &str) -> Result<Fleet, Error> {
     read_fleet_at(geo, line, 1)
 }
@@ -401,6 +401,10 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
     let perr = |message: String| Error::Parse {
         line: lineno,
         message,
+    };
+    let at_line = |e: Error| Error::FleetLine {
+        line: lineno,
+        source: Box::new(e),
     };
     // A byte-order mark before the first line, as `read_fleets` skips it.
     let line = if lineno == 1 {
@@ -458,22 +462,22 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
         };
         let Some(i) = (0..r.fleet.len()).find(|&i| r.fleet[i].length == len && slots[i].is_none())
         else {
-            return Err(Error::InvalidFleet(format!(
-                "line {lineno}: {what} of length {len} is not in the fleet (or is one too many)"
-            )));
+            return Err(at_line(Error::InvalidFleet(format!(
+                "{what} of length {len} is not in the fleet (or is one too many)"
+            ))));
         };
         slots[i] = Some(ShipPlacement { x, y, dir });
     }
     let placements: Option<Vec<ShipPlacement>> = slots.into_iter().collect();
     let Some(placements) = placements else {
-        return Err(Error::InvalidFleet(format!(
-            "line {lineno}: {} given, the fleet has {}",
+        return Err(at_line(Error::InvalidFleet(format!(
+            "{} given, the fleet has {}",
             ship_count(ships.len()),
             r.fleet.len()
-        )));
+        ))));
     };
     Fleet::new(geo, placements).map_err(|e| match e {
-        Error::InvalidFleet(m) => Error::InvalidFleet(format!("line {lineno}: {m}")),
+        e @ Error::InvalidFleet(_) => at_line(e),
         e => e,
     })
 }

@@ -8,7 +8,7 @@ use csp_core::{
 use rand::Rng;
 
 use crate::Error;
-use crate::game::View;
+use crate::game::{Shot, View};
 use crate::rules::{Feedback, cell_bit, cells_of};
 
 /// The constraint problem of a view: the fleets consistent with every observation.
@@ -456,29 +456,48 @@ impl Combine<'_> {
     }
 }
 
-/// The probability distribution of the answer to a shot at `cell`, in this order: the miss;
-/// then, under [`Feedback::Standard`], the sinking of each ship still afloat (under
-/// [`Feedback::SunkRevealsCells`], of each of its placements, as the cells tell them apart);
-/// then the plain hit, every hit that sinks nothing. Under [`Feedback::HitNamesShip`] the hit
-/// is split by ship instead: the miss, then for each ship (in the fleet's order, sunk ones
-/// included, at probability 0) the hit that names it without sinking it and the hit that sinks
-/// it. Under [`Feedback::Bare`] there are the miss and the hit. Used by the information-gain
-/// and hybrid shooters.
+/// The probability distribution of the answer to a shot at `cell`, each answer labelled with
+/// the [`Shot`] the game would give: the miss; then, under [`Feedback::Standard`], the
+/// sinking of each ship still afloat (under [`Feedback::SunkRevealsCells`], of each of its
+/// placements, as the cells tell them apart); then the plain hit, every hit that sinks nothing.
+/// Under [`Feedback::HitNamesShip`] the hit is split by ship instead: the miss, then for each
+/// ship (in the fleet's order, sunk ones included, at probability 0) the hit that names it
+/// without sinking it and the hit that sinks it. Under [`Feedback::Bare`] there are the miss
+/// and the hit. Used by the information-gain and hybrid shooters ([`answer_entropy`] is the
+/// entropy of this distribution).
 ///
 /// `post` must be a posterior of `view` (from [`posterior`] or [`exact_posterior`] of it):
 /// this function returns plain numbers and checks nothing, so one of another board or fleet
 /// gives meaningless ones ([`consistent_fleets`] checks).
-pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f64> {
+///
+/// ```
+/// use battleship::{Geometry, Rules, Shot, View};
+/// use battleship::infer::{answer_distribution, exact_posterior};
+///
+/// let geo = Geometry::new(&Rules::with_lengths(4, 1, &[2]))?;
+/// let view = View::new(geo);
+/// let post = exact_posterior(&view, &csp_core::Budget::default())?;
+/// // The ship of 2 lies on cells 0-1, 1-2 or 2-3: a shot at cell 0 misses two times in three
+/// // and never sinks it.
+/// let d = answer_distribution(&view, &post, 0);
+/// assert_eq!(d[0].0, Shot::Miss);
+/// assert!((d[0].1 - 2.0 / 3.0).abs() < 1e-12);
+/// assert_eq!(d[1], (Shot::Sunk { ship: 0, cells: None }, 0.0));
+/// assert_eq!(d[2].0, Shot::Hit { ship: None });
+/// # Ok::<(), battleship::Error>(())
+/// ```
+pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<(Shot, f64)> {
     // A cell off the board (nothing there) is a certain miss.
     let m = cell_bit(cell);
     let p_hit = post.hit.get(cell).copied().unwrap_or(0.0).clamp(0.0, 1.0);
-    let mut out = vec![1.0 - p_hit];
+    let mut out = vec![(Shot::Miss, 1.0 - p_hit)];
     let feedback = view.geometry().rules().feedback;
+    let plain = Shot::Hit { ship: None };
     match feedback {
-        Feedback::Bare => out.push(p_hit),
+        Feedback::Bare => out.push((plain, p_hit)),
         Feedback::HitNamesShip => {
             let known = view.hits() | view.sunk_cells();
-            for list in &post.ships {
+            for (ship, list) in post.ships.iter().enumerate() {
                 let (mut hit, mut sunk) = (0.0, 0.0);
                 for (c, p) in list.iter().filter(|(c, _)| c & m != 0) {
                     if c & !known == m {
@@ -487,22 +506,28 @@ pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f6
                         hit += p;
                     }
                 }
-                out.push(hit);
-                out.push(sunk);
+                out.push((Shot::Hit { ship: Some(ship) }, hit));
+                out.push((Shot::Sunk { ship, cells: None }, sunk));
             }
         }
         Feedback::Standard | Feedback::SunkRevealsCells => {
             let known = view.hits() | view.sunk_cells();
             let mut sunk_total = 0.0;
-            for (i, list) in post.ships.iter().enumerate() {
-                if view.sunk().get(i).is_some_and(Option::is_some) {
+            for (ship, list) in post.ships.iter().enumerate() {
+                if view.sunk().get(ship).is_some_and(Option::is_some) {
                     continue;
                 }
                 if feedback == Feedback::SunkRevealsCells {
                     // Each sunk placement is its own answer.
                     for (c, p) in list {
                         if c & m != 0 && c & !known == m {
-                            out.push(*p);
+                            out.push((
+                                Shot::Sunk {
+                                    ship,
+                                    cells: Some(*c),
+                                },
+                                *p,
+                            ));
                             sunk_total += p;
                         }
                     }
@@ -511,14 +536,25 @@ pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<f6
                         .iter()
                         .filter(|(c, _)| c & m != 0 && c & !known == m)
                         .fold(0.0, |a, (_, p)| a + p);
-                    out.push(s);
+                    out.push((Shot::Sunk { ship, cells: None }, s));
                     sunk_total += s;
                 }
             }
-            out.push((p_hit - sunk_total).max(0.0));
+            out.push((plain, (p_hit - sunk_total).max(0.0)));
         }
     }
     out
+}
+
+/// The entropy, in bits, of the answer to a shot at `cell`: how much the answer is expected
+/// to tell (the information-gain shooter's score). Of [`answer_distribution`], with the same
+/// requirement on `post`.
+pub fn answer_entropy(view: &View, post: &Posterior, cell: usize) -> f64 {
+    answer_distribution(view, post, cell)
+        .iter()
+        .filter(|&&(_, p)| p > 1e-15)
+        .map(|&(_, p)| -p * p.log2())
+        .sum()
 }
 
 #[cfg(test)]

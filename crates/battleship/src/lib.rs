@@ -125,6 +125,15 @@ pub enum Error {
     /// a shooter may not choose in a salvo turn.
     #[error("invalid shot: {0}")]
     Shot(String),
+    /// A fleet file line that reads as a fleet the rules do not allow: `source` says why
+    /// (an [`Error::InvalidFleet`]).
+    #[error("line {line}: {source}")]
+    FleetLine {
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong with the fleet.
+        source: Box<Error>,
+    },
     /// A malformed file line.
     #[error("line {line}: {message}")]
     Parse {

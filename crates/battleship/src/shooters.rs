@@ -13,7 +13,7 @@ use rand::{Rng, RngExt};
 
 use crate::Error;
 use crate::game::View;
-use crate::infer::{Posterior, PosteriorConfig, answer_distribution, consistent_fleets, posterior};
+use crate::infer::{Posterior, PosteriorConfig, answer_entropy, consistent_fleets, posterior};
 use crate::optimal;
 use crate::rules::{Adjacency, Geometry, cell_bit, cells_of};
 
@@ -675,7 +675,7 @@ impl Shooter for InfoGainShooter {
         let post = seeded_posterior(view, &self.config, rng)?;
         let unknown = view.unknown();
         let info: Vec<(usize, f64)> = cells_of(unknown)
-            .map(|c| (c, entropy(&answer_distribution(view, &post, c))))
+            .map(|c| (c, answer_entropy(view, &post, c)))
             .collect();
         let top = info
             .iter()
@@ -724,7 +724,7 @@ impl Shooter for HybridShooter {
             self.info_weight.clamp(-1e9, 1e9)
         };
         best_on_posterior(view, &self.config, rng, |post, c| {
-            post.hit[c] + w * entropy(&answer_distribution(view, post, c))
+            post.hit[c] + w * answer_entropy(view, post, c)
         })
     }
 }

@@ -6,7 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::needless_range_loop)]
 
 use battleship::infer::{
-    Posterior, PosteriorConfig, answer_distribution, exact_posterior, posterior, sampled_posterior,
+    Posterior, PosteriorConfig, answer_distribution, answer_entropy, exact_posterior, posterior,
+    sampled_posterior,
 };
 use battleship::{Adjacency, Feedback, Fleet, Game, Geometry, Rules, ShooterKind, Shot, View};
 use csp_core::Budget;
@@ -197,52 +198,63 @@ fn check_answers(view: &View, post: &Posterior, consistent: &[&Fleet], cell: usi
         |keep: &dyn Fn(&Shot) -> bool| answers.iter().filter(|a| keep(a)).count() as f64 / n;
     let ships = post.ships.len();
     let afloat = (0..ships).filter(|&i| view.sunk()[i].is_none());
-    let mut want = vec![share(&|a| *a == Shot::Miss)];
+    let mut want = vec![(Shot::Miss, share(&|a| *a == Shot::Miss))];
+    let plain = Shot::Hit { ship: None };
     match view.geometry().rules().feedback {
-        Feedback::Bare => want.push(share(&|a| *a != Shot::Miss)),
+        Feedback::Bare => want.push((plain, share(&|a| *a != Shot::Miss))),
         Feedback::HitNamesShip => {
             for i in 0..ships {
-                want.push(share(
-                    &|a| matches!(*a, Shot::Hit { ship: Some(k) } if k == i),
-                ));
-                want.push(share(
-                    &|a| matches!(*a, Shot::Sunk { ship, .. } if ship == i),
-                ));
+                let hit = Shot::Hit { ship: Some(i) };
+                want.push((hit, share(&|a| *a == hit)));
+                let sunk = Shot::Sunk {
+                    ship: i,
+                    cells: None,
+                };
+                want.push((sunk, share(&|a| *a == sunk)));
             }
         }
         Feedback::Standard => {
             for i in afloat {
-                want.push(share(
-                    &|a| matches!(*a, Shot::Sunk { ship, .. } if ship == i),
-                ));
+                let sunk = Shot::Sunk {
+                    ship: i,
+                    cells: None,
+                };
+                want.push((sunk, share(&|a| *a == sunk)));
             }
-            want.push(share(&|a| matches!(a, Shot::Hit { .. })));
+            want.push((plain, share(&|a| *a == plain)));
         }
         Feedback::SunkRevealsCells => {
             for i in afloat {
                 for &(c, _) in &post.ships[i] {
-                    let p = share(&|a| {
-                        *a == Shot::Sunk {
-                            ship: i,
-                            cells: Some(c),
-                        }
-                    });
+                    let sunk = Shot::Sunk {
+                        ship: i,
+                        cells: Some(c),
+                    };
+                    let p = share(&|a| *a == sunk);
                     if p > 0.0 {
-                        want.push(p);
+                        want.push((sunk, p));
                     }
                 }
             }
             // Every sinking is listed.
             let sunk = share(&|a| matches!(a, Shot::Sunk { .. }));
-            assert!((want[1..].iter().sum::<f64>() - sunk).abs() < 1e-9);
-            want.push(share(&|a| matches!(a, Shot::Hit { .. })));
+            assert!((want[1..].iter().map(|w| w.1).sum::<f64>() - sunk).abs() < 1e-9);
+            want.push((plain, share(&|a| *a == plain)));
         }
     }
+    // Labelled as the game labels the fleets' answers.
     let got = answer_distribution(view, post, cell);
     assert_eq!(got.len(), want.len(), "cell {cell}: {got:?} vs {want:?}");
     for (g, w) in got.iter().zip(&want) {
-        assert!((g - w).abs() < 1e-9, "cell {cell}: {got:?} vs {want:?}");
+        assert_eq!(g.0, w.0, "cell {cell}: {got:?} vs {want:?}");
+        assert!((g.1 - w.1).abs() < 1e-9, "cell {cell}: {got:?} vs {want:?}");
     }
+    let h: f64 = want
+        .iter()
+        .filter(|w| w.1 > 1e-15)
+        .map(|w| -w.1 * w.1.log2())
+        .sum();
+    assert!((answer_entropy(view, post, cell) - h).abs() < 1e-9);
 }
 
 /// Calls `f` with the rules of a `w` x `h` board and these ships under each adjacency and
@@ -358,9 +370,9 @@ fn answers_off_the_board_are_misses() {
             let post = exact_posterior(view, &Budget::default()).unwrap();
             for cell in [12, 127, 128, 1000] {
                 let d = answer_distribution(view, &post, cell);
-                assert_eq!(d[0], 1.0, "{feedback:?} {cell}");
+                assert_eq!(d[0], (Shot::Miss, 1.0), "{feedback:?} {cell}");
                 assert!(
-                    d[1..].iter().all(|&p| p == 0.0),
+                    d[1..].iter().all(|&(_, p)| p == 0.0),
                     "{feedback:?} {cell}: {d:?}"
                 );
             }

@@ -388,9 +388,11 @@ fn views_take_only_answers_the_rules_can_give() {
     // The answer distribution of a cell off the board: a certain miss.
     let post = battleship::infer::exact_posterior(&v, &csp_core::Budget::default()).unwrap();
     let d = battleship::infer::answer_distribution(&v, &post, 500);
-    assert_eq!(d[0], 1.0);
+    assert_eq!(d[0], (Shot::Miss, 1.0));
     assert!(
-        d[1..].iter().all(|&p| p == 0.0 && p.is_sign_positive()),
+        d[1..]
+            .iter()
+            .all(|&(_, p)| p == 0.0 && p.is_sign_positive()),
         "{d:?}"
     );
 }
@@ -497,6 +499,18 @@ fn fleet_files_round_trip_and_report_errors() {
     }
     let e = msg(read_fleets(&g, &format!("{line}\n{{oops\n")).unwrap_err());
     assert!(e.starts_with("line 2: column 2"), "{e}");
+    // A fleet the rules refuse: its line, and the fleet's own error inside.
+    let overlap = line.replacen(r#""y":2"#, r#""y":0"#, 1);
+    assert_ne!(overlap, line);
+    match read_fleets(&g, &format!("{line}\n\n{overlap}\n")).unwrap_err() {
+        Error::FleetLine { line: 3, source } => {
+            assert!(matches!(*source, Error::InvalidFleet(ref m) if m.contains("overlaps")));
+        }
+        e => panic!("{e:?}"),
+    }
+    let e = msg(read_fleet(&g, &overlap).unwrap_err());
+    assert!(e.starts_with("line 1: invalid fleet: "), "{e}");
+    assert!(e.contains("overlaps"), "{e}");
 }
 
 #[test]

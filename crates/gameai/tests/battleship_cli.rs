@@ -107,7 +107,10 @@ fn eval_plays_a_fleet_file_and_the_default_shooter() {
     ]);
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("line 2: Battleship touches Carrier"), "{err}");
+    assert!(
+        err.contains("line 2: invalid fleet: Battleship touches Carrier"),
+        "{err}"
+    );
     std::fs::write(&file, "{\"width\":10\n").unwrap();
     let out = gameai(&["battleship", "eval", "--fleets", file.to_str().unwrap()]);
     assert_failed(&out, "line 1: column");
