@@ -24,12 +24,12 @@
 //!
 //! ```
 //! use csp_core::{estimate, BoolCsp, McmcConfig};
-//! use rand::SeedableRng;
+//! use csp_core::rand::SeedableRng;
 //!
 //! let mut csp = BoolCsp::new(5);
 //! csp.exactly(&[0, 1, 2], 1)?;
 //! csp.set_total(2);
-//! let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+//! let mut rng = csp_core::rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
 //! let e = estimate(&csp, &McmcConfig::default(), &mut rng)?;
 //! // Exact: 1/3 for cells 0..3, 1/2 for cells 3 and 4.
 //! assert!((e.probabilities[0] - 1.0 / 3.0).abs() < 0.05);
@@ -114,7 +114,7 @@ impl Estimate {
     ///
     /// ```
     /// use csp_core::{estimate, BoolCsp, McmcConfig};
-    /// use rand::SeedableRng;
+    /// use csp_core::rand::SeedableRng;
     ///
     /// // A row where every three neighbours hold exactly one true: 0,3,6,... or 1,4,7,...
     /// // (or 2,5,8,...): going from one to another flips the whole row.
@@ -123,7 +123,7 @@ impl Estimate {
     /// for i in 0..n - 2 {
     ///     csp.exactly(&[i, i + 1, i + 2], 1)?;
     /// }
-    /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    /// let mut rng = csp_core::rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
     /// let e = estimate(&csp, &McmcConfig::default(), &mut rng)?;
     /// // Every variable is true in one solution of three, yet the chain never left its first.
     /// assert_eq!(e.unmoved().len(), n);

@@ -84,10 +84,14 @@
 //! counted in 33,094 nodes (the `tilings` example), and each set of `k` identical pieces on
 //! an open board is visited once, not `k!` times. Labelled counts of many identical pieces
 //! soon pass [`CspError::CountOverflow`]; [`analyze_placements_unlabelled`] counts each set
-//! of values of a group once (the number of tilings itself). Where the search runs past
-//! its node budget and only counts are wanted, the same exact cover can be written as a
-//! [`BoolCsp`](crate::BoolCsp) (one variable per placement, exactly one true among the
-//! placements covering each cell) for the boolean engine, whose counts are big integers.
+//! of values of a group once (the number of tilings itself). Where the counts pass even
+//! that, the same exact cover can be written as a [`BoolCsp`](crate::BoolCsp) (one variable
+//! per placement, exactly one true among the placements covering each cell) for the boolean
+//! engine, whose counts are big integers. That does not help a search that runs past its
+//! node budget: the boolean engine does about as much work on the same cover, so give the
+//! search a larger [`Budget`] instead. Interchangeable pieces that can never meet (single
+//! cells, say) are better counted by hand, as binomials: the search still places them one
+//! by one.
 //!
 //! # Example
 //!
@@ -1803,8 +1807,8 @@ fn sample(
 ///
 /// ```
 /// use csp_core::{Budget, Grid, PlacementChain, PlacementCsp};
-/// use rand::SeedableRng;
-/// use rand_xoshiro::Xoshiro256PlusPlus;
+/// use csp_core::rand::SeedableRng;
+/// use csp_core::rand_xoshiro::Xoshiro256PlusPlus;
 ///
 /// let grid = Grid::new(3, 3)?;
 /// let mut csp = PlacementCsp::new(9)?;

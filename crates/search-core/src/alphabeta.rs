@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::game::{generate_moves, memo_key, merge_classes};
+use crate::game::{generate_moves, memo_key, memo_wanted, merge_classes};
 use crate::{Bound, Evaluate, Keyed, MemoTable, Outcome, Score, Stats};
 
 /// Fail-soft alpha-beta to `depth` plies, with the game's own move ordering and no memo.
@@ -331,7 +331,8 @@ impl<M> SearchResult<M> {
 /// Options of a [`Searcher`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchConfig {
-    /// Transposition table size in bytes; 0 disables it.
+    /// Transposition table size in bytes; 0 disables it, and so does a game whose
+    /// [`Keyed::Key`] has size zero, such as `()` (a game without a key of its own).
     pub memo_bytes: usize,
     /// Search only one move of each [`move_class`](crate::Game::move_class).
     pub merge_moves: bool,
@@ -511,7 +512,8 @@ impl<G: Keyed + Evaluate> Searcher<G> {
     /// A searcher with the given options and enhancements.
     #[must_use]
     pub fn with_tuning(config: SearchConfig, tuning: Tuning) -> Self {
-        let memo = (config.memo_bytes > 0).then(|| MemoTable::with_memory(config.memo_bytes));
+        let memo =
+            memo_wanted::<G>(config.memo_bytes).then(|| MemoTable::with_memory(config.memo_bytes));
         Searcher::with_memo(config, tuning, memo)
     }
 
@@ -529,9 +531,10 @@ impl<G: Keyed + Evaluate> Searcher<G> {
         config: SearchConfig,
         tuning: Tuning,
     ) -> Result<Self, std::collections::TryReserveError> {
-        let memo = match config.memo_bytes {
-            0 => None,
-            bytes => Some(MemoTable::try_with_memory(bytes)?),
+        let memo = if memo_wanted::<G>(config.memo_bytes) {
+            Some(MemoTable::try_with_memory(config.memo_bytes)?)
+        } else {
+            None
         };
         Ok(Searcher::with_memo(config, tuning, memo))
     }

@@ -184,6 +184,34 @@ pub trait Game {
 /// [`Limits::MAX_DEPTH`](crate::Limits::MAX_DEPTH)). The same holds across games: a solver
 /// kept for positions of another variant whose keys mean other positions (another board
 /// size, another rule) must forget its memo first ([`Solver::clear_memo`](crate::Solver::clear_memo)).
+///
+/// A game with no key (yet) implements it with the key `()`: a key of size zero could tell no
+/// two positions apart, so it turns the memo off in the [`Solver`](crate::Solver) and the
+/// [`Searcher`](crate::Searcher) whatever size their configuration asks for, and they search
+/// without one (a key with a few values, such as a `bool`, is trusted like any other).
+///
+/// ```
+/// use search_core::{Game, Keyed, Outcome, Solver, SolverConfig};
+///
+/// /// Take 1 or 2 from a pile; whoever takes the last stone wins.
+/// struct Nim(u32);
+/// impl Game for Nim {
+///     type Move = u32;
+///     fn generate_moves(&self, m: &mut Vec<u32>) { m.extend((1..=2).filter(|&k| k <= self.0)) }
+///     fn play(&mut self, k: &u32) { self.0 -= k }
+///     fn undo(&mut self, k: &u32) { self.0 += k }
+///     fn outcome(&self) -> Option<Outcome> { (self.0 == 0).then_some(Outcome::Loss) }
+/// }
+/// impl Keyed for Nim {
+///     type Key = ();
+///     fn key(&self) {}
+/// }
+///
+/// let mut solver = Solver::new(SolverConfig::default());
+/// assert_eq!(solver.memo_bytes(), 0); // no memo, whatever the configuration
+/// assert_eq!(solver.solve(&mut Nim(4)), Outcome::Win);
+/// assert_eq!(solver.solve(&mut Nim(6)), Outcome::Loss); // multiples of 3 lose
+/// ```
 pub trait Keyed: Game {
     /// The key type: a packed integer for most games. (`Default` fills the memo's empty
     /// slots; any value will do, as the slots are marked empty apart from their key.)
@@ -218,6 +246,13 @@ pub(crate) fn memo_key<G: Keyed>(game: &G, symmetry: bool, scratch: &mut Vec<G::
     scratch.clear();
     game.symmetric_keys(scratch);
     scratch.iter().copied().fold(key, Ord::min)
+}
+
+/// Whether a search over `G` gets a memo of `bytes` bytes: not with 0 bytes, and not with a
+/// key of size zero (such as `()`), which holds one value for every position and so could
+/// only answer one position with another's result.
+pub(crate) fn memo_wanted<G: Keyed>(bytes: usize) -> bool {
+    bytes > 0 && std::mem::size_of::<G::Key>() > 0
 }
 
 /// A game with a heuristic evaluation, for depth-limited search.

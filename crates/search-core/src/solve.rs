@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use crate::alphabeta::Halt;
-use crate::game::generate_moves;
+use crate::game::{generate_moves, memo_wanted};
 use crate::{Game, Keyed, Limits, MemoTable, Outcome, Stats};
 
 /// Which optimisations the [`Solver`] uses.
@@ -20,7 +20,8 @@ pub struct SolverConfig {
     /// Search only one move of each [`move_class`](crate::Game::move_class).
     pub merge_moves: bool,
     /// Memo size in bytes; 0 disables the memo (any other size gets at least one bucket of
-    /// two entries, which may be more than a size of a few bytes).
+    /// two entries, which may be more than a size of a few bytes), and so does a game whose
+    /// [`Keyed::Key`] has size zero, such as `()`.
     pub memo_bytes: usize,
     /// Store and look up positions under their smallest symmetric key
     /// ([`Keyed::symmetric_keys`]), so one solved position also answers its images.
@@ -95,7 +96,9 @@ impl Default for Bounds {
 /// bisection over `t`; the wrapper delegates every other [`Game`] method, including the
 /// optional ones the game overrides.
 ///
-/// A small game without a memo key can do without a `Solver`:
+/// A game without a memo key can give itself the key `()` (`type Key = (); fn key(&self) {}`):
+/// a key of size zero turns the memo off, whatever [`SolverConfig::memo_bytes`] says, and
+/// the solver prunes with alpha-beta alone. A small game can also do without a `Solver`:
 /// [`minimax::solve`](crate::minimax::solve) visits the whole tree of any [`Game`] (no
 /// pruning, no memo).
 ///
@@ -150,7 +153,7 @@ impl<G: Keyed> Solver<G> {
     pub fn new(config: SolverConfig) -> Self {
         Solver::with_memo(
             config,
-            (config.memo_bytes > 0).then(|| MemoTable::with_memory(config.memo_bytes)),
+            memo_wanted::<G>(config.memo_bytes).then(|| MemoTable::with_memory(config.memo_bytes)),
         )
     }
 
@@ -159,7 +162,7 @@ impl<G: Keyed> Solver<G> {
     /// # Errors
     /// When the memo's slots cannot be allocated.
     pub fn try_new(config: SolverConfig) -> Result<Self, std::collections::TryReserveError> {
-        let memo = if config.memo_bytes > 0 {
+        let memo = if memo_wanted::<G>(config.memo_bytes) {
             Some(MemoTable::try_with_memory(config.memo_bytes)?)
         } else {
             None

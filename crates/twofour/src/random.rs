@@ -9,8 +9,8 @@ use crate::position::{Position, PositionError, check_piles};
 /// the right total; about one draw in `2.5 * sqrt(2N)` is kept).
 ///
 /// ```
-/// use rand::SeedableRng;
-/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+/// use twofour::rand::SeedableRng;
+/// let mut rng = twofour::rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
 /// let game = twofour::random_game(30, &mut rng).unwrap();
 /// assert_eq!(game.piles().len(), 30);
 /// ```
