@@ -6,11 +6,20 @@
 //!   board, no cell required: the count and every marginal.
 //! - `placement/identical-tiling`: the 4x4 board's domino tilings (eight dominoes, every
 //!   cell required).
+//!
+//! And exact uniform sampling, 100 draws of a fleet of ships 3, 2, 2 on an empty 6x6 board:
+//! `sample_placements`, which recounts the problem for every variable of every draw,
+//! against a reusable `PlacementSampler`, which keeps the counts of the partial draws
+//! (`placement/sample-100`; the same draws, as a test checks).
 
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use csp_core::{Budget, Grid, PlacementCsp, analyze_placements};
+use csp_core::rand::SeedableRng;
+use csp_core::rand_xoshiro::Xoshiro256PlusPlus;
+use csp_core::{
+    Budget, Grid, PlacementCsp, PlacementSampler, analyze_placements, sample_placements,
+};
 
 /// `pieces` copies of the same variable on a `w` x `h` board: single cells kept apart, or
 /// dominoes covering every cell.
@@ -70,5 +79,53 @@ fn placement(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, placement);
+/// Ships of lengths 3, 2, 2 on an empty 6x6 board (touching allowed).
+fn fleet() -> PlacementCsp {
+    let grid = Grid::new(6, 6).expect("grid");
+    let mut p = PlacementCsp::new(grid.cells()).expect("problem");
+    for len in [3, 2, 2] {
+        let cells: Vec<(usize, usize)> = (0..len).map(|i| (i, 0)).collect();
+        let down: Vec<(usize, usize)> = (0..len).map(|i| (0, i)).collect();
+        p.add_var(vec![
+            grid.translates(&cells).expect("family"),
+            grid.translates(&down).expect("family"),
+        ])
+        .expect("variable");
+    }
+    p
+}
+
+fn sampling(c: &mut Criterion) {
+    let p = fleet();
+    let budget = Budget::default();
+    let mut group = c.benchmark_group("placement/sample-100");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_function("sample_placements", |b| {
+        b.iter(|| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            (0..100)
+                .map(|_| {
+                    sample_placements(&p, &budget, &mut rng)
+                        .expect("draw")
+                        .len()
+                })
+                .sum::<usize>()
+        });
+    });
+    group.bench_function("PlacementSampler", |b| {
+        b.iter(|| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+            let mut sampler = PlacementSampler::new(&p, &budget).expect("sampler");
+            (0..100)
+                .map(|_| sampler.sample(&mut rng).expect("draw").len())
+                .sum::<usize>()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, placement, sampling);
 criterion_main!(benches);

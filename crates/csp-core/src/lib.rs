@@ -25,7 +25,8 @@
 //! pairwise disjoint (optionally with a "halo" around each value), with required, forbidden
 //! and per-variable covering constraints: propagation ([`propagate_placements`]), exact
 //! counting with per-value and per-element counts ([`analyze_placements`]), exactly-uniform
-//! sampling ([`sample_placements`]) and a Markov chain sampler as the fallback when counting
+//! sampling ([`sample_placements`], and [`PlacementSampler`] for many draws) and a Markov
+//! chain sampler as the fallback when counting
 //! exceeds its budget ([`PlacementChain`], [`estimate_placements`]). A [`Grid`] builds the
 //! domains of pieces on a rectangular board (every translate of a shape, with or without a
 //! no-touch halo).
@@ -91,9 +92,10 @@ pub use grid::Grid;
 pub use mcmc::{Estimate, McmcConfig, STD_ERROR_BATCHES, estimate};
 pub use naive::analyze_naive;
 pub use placement::{
-    Family, PlacementAnalysis, PlacementChain, PlacementCsp, PlacementEstimate, Value,
-    analyze_placements, analyze_placements_naive, analyze_placements_unlabelled, count_placements,
-    estimate_placements, estimate_placements_with_blocks, propagate_placements, sample_placements,
+    Family, PlacementAnalysis, PlacementChain, PlacementCsp, PlacementEstimate, PlacementSampler,
+    Value, analyze_placements, analyze_placements_naive, analyze_placements_unlabelled,
+    count_placements, estimate_placements, estimate_placements_with_blocks, propagate_placements,
+    sample_placements,
 };
 pub use propagate::propagate;
 pub use sample::{Sampler, sample};

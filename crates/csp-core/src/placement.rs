@@ -118,6 +118,7 @@
 //! # Ok::<(), csp_core::CspError>(())
 //! ```
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rand::{Rng, RngExt};
@@ -1747,40 +1748,167 @@ fn sample(
     let mut out = Vec::with_capacity(p.vars.len());
     for v in 0..p.vars.len() {
         let budget = if v == 0 { first } else { rest };
-        // Labelled counts past the limit may still be unlabelled ones within it: the draw
-        // needs only the ratios of the variable's counts.
-        let a = match labels.then(|| analyze_placements(&p, budget)) {
-            None | Some(Err(CspError::CountOverflow)) => analyze_placements_unlabelled(&p, budget)?,
-            Some(a) => a?,
-        };
-        if a.solutions == 0 {
-            return Err(CspError::Inconsistent);
-        }
-        let weights: Vec<(usize, u32, u128)> = a.value_counts[v]
-            .iter()
-            .enumerate()
-            .flat_map(|(fi, cs)| {
-                cs.iter()
-                    .enumerate()
-                    .filter(|(_, c)| **c > 0)
-                    .map(move |(s, &c)| (fi, s as u32, c))
-            })
-            .collect();
-        let total = weights
-            .iter()
-            .try_fold(0u128, |t, w| t.checked_add(w.2))
-            .ok_or(CspError::CountOverflow)?;
+        let (weights, total) = next_weights(&p, v, budget, labels)?;
         let val = pick_weighted(&weights, total, rng);
-        for (fi, f) in p.vars[v].iter_mut().enumerate() {
-            f.starts = if fi == val.family {
-                f.starts & (1u128 << val.start)
-            } else {
-                0
-            };
-        }
+        fix_value(&mut p, v, val);
         out.push(val);
     }
     Ok(out)
+}
+
+/// The values of variable `v` of `p` (whose variables before `v` are fixed) that have
+/// completions, each with its number of completions, and their total: the weights of
+/// [`sample`]'s draw of `v`, from labelled counts where they fit (`labels`) or unlabelled
+/// ones.
+fn next_weights(
+    p: &PlacementCsp,
+    v: usize,
+    budget: &Budget,
+    labels: bool,
+) -> Result<Weights, CspError> {
+    // Labelled counts past the limit may still be unlabelled ones within it: the draw needs
+    // only the ratios of the variable's counts.
+    let a = match labels.then(|| analyze_placements(p, budget)) {
+        None | Some(Err(CspError::CountOverflow)) => analyze_placements_unlabelled(p, budget)?,
+        Some(a) => a?,
+    };
+    if a.solutions == 0 {
+        return Err(CspError::Inconsistent);
+    }
+    let weights: Vec<(usize, u32, u128)> = a.value_counts[v]
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, cs)| {
+            cs.iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(move |(s, &c)| (fi, s as u32, c))
+        })
+        .collect();
+    let total = weights
+        .iter()
+        .try_fold(0u128, |t, w| t.checked_add(w.2))
+        .ok_or(CspError::CountOverflow)?;
+    Ok((weights, total))
+}
+
+/// A variable's values with completions, `(family, start, count)`, and their total.
+type Weights = (Vec<(usize, u32, u128)>, u128);
+
+/// Fixes variable `v` of `p` to `val`: its domain keeps that one value.
+fn fix_value(p: &mut PlacementCsp, v: usize, val: Value) {
+    for (fi, f) in p.vars[v].iter_mut().enumerate() {
+        f.starts = if fi == val.family {
+            f.starts & (1u128 << val.start)
+        } else {
+            0
+        };
+    }
+}
+
+/// Draws many solutions exactly uniformly, counting each partial draw's completions once.
+///
+/// [`sample_placements`] recounts the problem for every variable of every draw. Draws share
+/// their first values, and the counts that choose the next value depend only on the values
+/// drawn before it, so this sampler keeps them, keyed by those values: the first variable's
+/// counts are made once, the second's once per value of the first, and so on. Draws from the
+/// same generator state are the ones [`sample_placements`] would make (the same counts, the
+/// same random numbers). What it keeps is bounded ([`PlacementSampler::KEPT_WEIGHTS`]);
+/// past the bound it counts the rest afresh, as [`sample_placements`] does.
+///
+/// ```
+/// use csp_core::{Budget, Grid, PlacementCsp, PlacementSampler};
+/// use csp_core::rand::SeedableRng;
+/// use csp_core::rand_xoshiro::Xoshiro256PlusPlus;
+///
+/// // Two dominoes on a 2x3 board, covering it: 3 tilings, each in 2 labelled orders.
+/// let grid = Grid::new(3, 2)?;
+/// let mut csp = PlacementCsp::new(6)?;
+/// for _ in 0..3 {
+///     csp.add_var(vec![
+///         grid.translates(&[(0, 0), (1, 0)])?,
+///         grid.translates(&[(0, 0), (0, 1)])?,
+///     ])?;
+/// }
+/// csp.require(grid.all())?;
+/// let mut sampler = PlacementSampler::new(&csp, &Budget::default())?;
+/// let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+/// let mut all_vertical = 0;
+/// for _ in 0..600 {
+///     let draw = sampler.sample(&mut rng)?;
+///     all_vertical += usize::from(draw.iter().all(|v| v.family == 1));
+/// }
+/// // Each tiling has six labelled orders: the three vertical dominoes are one tiling in three.
+/// assert!((150..250).contains(&all_vertical), "{all_vertical}");
+/// # Ok::<(), csp_core::CspError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PlacementSampler {
+    csp: PlacementCsp,
+    budget: Budget,
+    /// Per prefix of drawn values, the next variable's weights and their total.
+    kept: HashMap<Vec<Value>, Arc<Weights>>,
+    /// Weights held in `kept`.
+    kept_weights: usize,
+}
+
+impl PlacementSampler {
+    /// The most weights (values with their counts, 24 bytes each) a sampler keeps: 2^20,
+    /// some 24 MiB with the keys.
+    pub const KEPT_WEIGHTS: usize = 1 << 20;
+
+    /// A sampler for the solutions of `csp`, whose counts each get `budget`. The first
+    /// variable's counts are made here.
+    ///
+    /// # Errors
+    /// As [`sample_placements`]: [`CspError::Inconsistent`] when there is no solution, and
+    /// the errors of [`analyze_placements`] for the first count.
+    pub fn new(csp: &PlacementCsp, budget: &Budget) -> Result<PlacementSampler, CspError> {
+        let mut sampler = PlacementSampler {
+            csp: csp.clone(),
+            budget: *budget,
+            kept: HashMap::new(),
+            kept_weights: 0,
+        };
+        if csp.vars.is_empty() {
+            if analyze_placements(csp, budget)?.solutions == 0 {
+                return Err(CspError::Inconsistent);
+            }
+        } else {
+            sampler.weights(&sampler.csp.clone(), &[])?;
+        }
+        Ok(sampler)
+    }
+
+    /// One solution, exactly uniformly: each variable's value in turn, with probability
+    /// proportional to its number of completions.
+    ///
+    /// # Errors
+    /// As [`sample_placements`], for counts not made before.
+    pub fn sample(&mut self, rng: &mut (impl Rng + ?Sized)) -> Result<Vec<Value>, CspError> {
+        let mut p = self.csp.clone();
+        let mut out = Vec::with_capacity(p.vars.len());
+        for v in 0..p.vars.len() {
+            let w = self.weights(&p, &out)?;
+            let val = pick_weighted(&w.0, w.1, rng);
+            fix_value(&mut p, v, val);
+            out.push(val);
+        }
+        Ok(out)
+    }
+
+    /// The weights of the next variable of `p`, whose earlier variables hold `prefix`.
+    fn weights(&mut self, p: &PlacementCsp, prefix: &[Value]) -> Result<Arc<Weights>, CspError> {
+        if let Some(w) = self.kept.get(prefix) {
+            return Ok(Arc::clone(w));
+        }
+        let w = Arc::new(next_weights(p, prefix.len(), &self.budget, true)?);
+        if self.kept_weights + w.0.len() <= Self::KEPT_WEIGHTS {
+            self.kept_weights += w.0.len();
+            self.kept.insert(prefix.to_vec(), Arc::clone(&w));
+        }
+        Ok(w)
+    }
 }
 
 /// A Markov chain over the solutions of a placement problem whose stationary distribution is

@@ -3,9 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::needless_range_loop)]
 
 use csp_core::{
-    Budget, CspError, Family, Grid, PlacementChain, PlacementCsp, Value, analyze_placements,
-    analyze_placements_naive, count_placements, estimate_placements, propagate_placements,
-    sample_placements,
+    Budget, CspError, Family, Grid, PlacementChain, PlacementCsp, PlacementSampler, Value,
+    analyze_placements, analyze_placements_naive, count_placements, estimate_placements,
+    propagate_placements, sample_placements,
 };
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
@@ -176,6 +176,53 @@ fn a_board_packed_full_samples_every_layout_alike() {
         .map(|&c| (c as f64 - expected).powi(2) / expected)
         .sum();
     assert!(chi2 < 34.5, "{chi2} {seen:?}");
+}
+
+/// The reusable sampler makes the draws `sample_placements` makes from the same generator
+/// state, on fleets with and without no-touch, with many ships of one length and with a
+/// required cell; it refuses a
+/// problem with no solution, as `sample_placements` does, and draws the empty solution of a
+/// problem without variables.
+#[test]
+fn the_reusable_sampler_draws_what_sample_placements_draws() {
+    let mut required = fleet(&[3, 2, 2], 5, 4, false);
+    required.require(1 << 7).unwrap();
+    let problems = [
+        fleet(&[3, 2, 2], 6, 6, false),
+        fleet(&[3, 2, 2], 6, 6, true),
+        fleet(&[4; 10], 10, 4, false),
+        fleet(&[1; 6], 4, 4, false),
+        required,
+    ];
+    for (i, p) in problems.iter().enumerate() {
+        let mut sampler = PlacementSampler::new(p, &Budget::default()).unwrap();
+        let mut a = Xoshiro256PlusPlus::seed_from_u64(i as u64);
+        let mut b = a.clone();
+        for _ in 0..200 {
+            let s = sampler.sample(&mut a).unwrap();
+            assert!(p.is_solution(&s), "{i}");
+            assert_eq!(
+                s,
+                sample_placements(p, &Budget::default(), &mut b).unwrap(),
+                "{i}"
+            );
+        }
+    }
+    let none = fleet(&[2, 2], 2, 2, true);
+    assert!(matches!(
+        PlacementSampler::new(&none, &Budget::default()),
+        Err(CspError::Inconsistent)
+    ));
+    let empty = PlacementCsp::new(4).unwrap();
+    let mut sampler = PlacementSampler::new(&empty, &Budget::default()).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    assert_eq!(sampler.sample(&mut rng).unwrap(), Vec::new());
+    let mut unmet = PlacementCsp::new(4).unwrap();
+    unmet.require(1).unwrap();
+    assert!(matches!(
+        PlacementSampler::new(&unmet, &Budget::default()),
+        Err(CspError::Inconsistent)
+    ));
 }
 
 #[test]
