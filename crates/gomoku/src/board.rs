@@ -749,6 +749,23 @@ impl fmt::Display for Board {
 pub(crate) mod tests {
     use super::*;
 
+    /// Stones judged by the stones alone: a four of one colour ended by the other colour's
+    /// stone is no five, and where both colours show a five the side that moved last wins.
+    #[test]
+    fn stones_alone_judge_only_each_colours_own_runs() {
+        let m = Move::new;
+        // White's (0..=3, 0) ended by Black's stone on (4, 0): four, not five.
+        let black = [m(4, 0), m(9, 9), m(9, 11), m(11, 12), m(13, 9)];
+        let white = [m(0, 0), m(1, 0), m(2, 0), m(3, 0)];
+        let b = Board::from_stones(15, Rule::Freestyle, &black, &white).unwrap();
+        assert_eq!(b.winner(), None);
+        // Fives of both colours, as many stones each: White moved last.
+        let black: Vec<Move> = (0..5).map(|x| m(x, 0)).collect();
+        let white: Vec<Move> = (0..5).map(|x| m(x, 2)).collect();
+        let b = Board::from_stones(15, Rule::Freestyle, &black, &white).unwrap();
+        assert_eq!(b.winner(), Some(Stone::White));
+    }
+
     /// Black's (3..=8, 7) played in order with White's stones far apart, Black last: under
     /// exactly five the order passes through a five that the last stone makes an overline.
     pub(crate) fn overline_made_up_order() -> Vec<Move> {

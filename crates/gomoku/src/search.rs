@@ -88,7 +88,9 @@ impl SearchGame {
             return;
         }
         let defending = pos.pattern_count(op, Pattern::OpenFour) > 0;
-        // Fours can be made up to four cells from a stone; other candidates lie within two.
+        // Every four, and every block of the opponent's open four, lies within two cells of a
+        // stone of its line, as the other candidates do; the wider margin only adds cells
+        // that the threat checks below drop.
         let margin = if defending { 4 } else { 2 };
         for q in pos.cells_near_stones(margin) {
             if !pos.is_empty_cell(q) {
@@ -456,6 +458,22 @@ mod tests {
         }
         let game = SearchGame::new(Position::from_board(&b));
         assert_eq!(game.static_eval(), WIN_SOON);
+        // The same open three, but White has a four to block first: not won soon.
+        let mut b = Board::new(15, Rule::Freestyle).unwrap();
+        for (x, y) in [
+            (5, 7),
+            (0, 0),
+            (6, 7),
+            (0, 1),
+            (7, 7),
+            (0, 2),
+            (14, 14),
+            (0, 3),
+        ] {
+            b.play(Move::new(x, y)).unwrap();
+        }
+        let game = SearchGame::new(Position::from_board(&b));
+        assert_ne!(game.static_eval(), WIN_SOON);
         // A quiet position: the side to move's patterns count six fifths.
         let mut b = Board::new(15, Rule::Freestyle).unwrap();
         for (x, y) in [(7, 7), (8, 8), (6, 7), (9, 9)] {

@@ -404,7 +404,7 @@ impl ThreatSolver {
             for q in pos.on_board_cells() {
                 if pos.is_empty_cell(q) {
                     let t = pos.threat(a, q);
-                    if t >= min && (threes || t != Threat::ThreeThree) {
+                    if t >= min {
                         moves.push((t, q));
                     }
                 }

@@ -698,3 +698,62 @@ fn a_solver_forgets_its_memos_for_another_board_or_rule() {
     );
     assert_eq!(vcf(&mut solver, 15, Rule::Freestyle), fresh);
 }
+
+/// A VCF failure remembered at one depth does not answer a deeper search: on one solver, a
+/// search with one four too few and then one with enough still finds the win.
+#[test]
+fn a_vcf_failure_at_a_smaller_depth_does_not_hide_a_deeper_win() {
+    let mut solver = ThreatSolver::new();
+    let mut hidden = 0;
+    for &(moves, plies) in VCF_SET {
+        let board = board_of(15, Rule::Freestyle, &parse_moves(moves));
+        let mut pos = Position::from_board(&board);
+        let fours = (plies as u32 - 1) / 2;
+        let limits = |vcf_depth| ThreatLimits {
+            vcf_depth,
+            ..ThreatLimits::default()
+        };
+        solver.clear();
+        if solver.vcf(&mut pos, &limits(fours - 1)).is_none() {
+            hidden += 1;
+        }
+        assert!(solver.vcf(&mut pos, &limits(fours)).is_some(), "{moves}");
+    }
+    assert!(hidden > 0);
+}
+
+/// A budget that runs out while `vct_defences` checks its candidates leaves nothing reliable:
+/// the answer is `None` whenever the solver says it stopped.
+#[test]
+fn vct_defences_cut_short_by_the_budget_answer_nothing() {
+    let mut solver = ThreatSolver::new();
+    let mut cut_while_checking = 0;
+    for board in random_positions(12, 200) {
+        let mut pos = Position::from_board(&board);
+        let full = ThreatLimits {
+            vct_depth: 3,
+            ..ThreatLimits::default()
+        };
+        solver.clear();
+        pos.pass();
+        let threat = solver.vct(&mut pos, &full).is_some();
+        pos.pass();
+        if !threat {
+            continue;
+        }
+        for k in 1..=40 {
+            let limits = ThreatLimits {
+                nodes: Some(256 * k),
+                ..full
+            };
+            solver.clear();
+            let defences = solver.vct_defences(&mut pos, &limits);
+            if !solver.aborted() {
+                break;
+            }
+            assert_eq!(defences, None, "{} nodes\n{board}", 256 * k);
+            cut_while_checking += 1;
+        }
+    }
+    assert!(cut_while_checking > 0);
+}

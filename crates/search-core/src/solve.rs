@@ -574,6 +574,17 @@ mod tests {
         }
     }
 
+    /// Two moves of one class are merged as any more are: one kept, one counted.
+    #[test]
+    fn two_moves_of_one_class_merge_into_one() {
+        let g = merged(Piles(1, 1));
+        let mut moves = Vec::new();
+        assert_eq!(generate_moves(&g, &mut moves, true), 1);
+        assert_eq!(moves, vec![(false, 1)]);
+        assert_eq!(generate_moves(&g, &mut moves, false), 0);
+        assert_eq!(moves.len(), 2);
+    }
+
     /// Moves from either of two equal piles are one class.
     fn merged(piles: Piles) -> Classed {
         Classed(piles, |p, &(second, k)| {

@@ -529,6 +529,33 @@ mod tests {
         parse(input).unwrap_err().to_string()
     }
 
+    /// N = MAX_PILES is read and accepted; one more is refused.
+    #[test]
+    fn the_largest_pile_count_is_read() {
+        let p = parse(&format!("{MAX_PILES} 0")).unwrap();
+        assert_eq!((p.piles(), p.games().len()), (MAX_PILES, 0));
+        let game = vec!["2"; MAX_PILES].join(" ");
+        assert_eq!(
+            parse(&format!("{MAX_PILES} 1\n{game}"))
+                .unwrap()
+                .games()
+                .len(),
+            1
+        );
+        assert!(err(&format!("{} 0", MAX_PILES + 1)).contains("outside the supported range"));
+        assert!(Problem::new(MAX_PILES, Vec::new()).is_ok());
+    }
+
+    /// A token of exactly 40 characters is shown whole, with no "characters in all".
+    #[test]
+    fn a_token_of_forty_characters_is_shown_whole() {
+        let t = "9".repeat(40);
+        assert_eq!(
+            err(&format!("3 1\n2 2 {t}")),
+            format!("line 2: `{t}` is too large a number")
+        );
+    }
+
     /// Games can be read on one thread and solved on others.
     #[test]
     fn games_can_be_sent_and_shared() {
