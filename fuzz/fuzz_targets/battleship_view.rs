@@ -2,9 +2,10 @@
 //!
 //! The first bytes choose the rules (adjacency, feedback) and a small board; then every three
 //! bytes are a cell, an answer kind and a ship (and, for revealed cells, a start). Recording
-//! must never panic; a refused answer must leave the view as it was; and the exact posterior
-//! of whatever was accepted must answer (a result or an error, within a small budget) without
-//! panicking, with probabilities in 0..=1 when it does.
+//! must never panic; a refused answer must leave the view as it was; the view written as text
+//! must mark as sunk only cells it hit; and the exact posterior of whatever was accepted must
+//! answer (a result or an error, within a small budget) without panicking, with
+//! probabilities in 0..=1 when it does.
 #![no_main]
 
 use battleship::{Adjacency, Feedback, Geometry, Rules, Shot, View, infer};
@@ -44,6 +45,14 @@ fuzz_target!(|data: &[u8]| {
         if view.record(cell, shot).is_err() {
             assert_eq!(view, before, "a refused answer changed the view");
         }
+    }
+    // Written as text, the sunk cells are hit cells of the view, and the rest are its hits.
+    if let Ok(p) = battleship::text::TextPosition::from_view(&view) {
+        let shot = view.hits() | view.sunk_cells();
+        assert_eq!(p.hits | p.sunk, shot, "text of the view");
+        assert_eq!(p.hits & p.sunk, 0);
+        assert_eq!(p.misses, view.misses());
+        assert!(battleship::text::write(&p).is_ok());
     }
     let budget = csp_core::Budget { max_nodes: 20_000 };
     if let Ok(post) = infer::exact_posterior(&view, &budget) {

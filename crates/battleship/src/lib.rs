@@ -142,6 +142,10 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A game's view written as text ([`text::TextPosition::from_view`]) whose sunk ships'
+    /// cells it cannot tell: which hits are sunk and which afloat.
+    #[error("cannot write the position as text: {0}")]
+    AmbiguousSinking(String),
     /// No fleet is consistent with the observations.
     #[error("no fleet is consistent with the observations")]
     Inconsistent,

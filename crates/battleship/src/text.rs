@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::Error;
 use crate::game::View;
-use crate::rules::{Geometry, MAX_CELLS, Rules};
+use crate::rules::{Geometry, MAX_CELLS, Rules, cell_bit, cells_of};
 
 /// A parsed position: its size and masks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +51,132 @@ impl TextPosition {
         };
         let geo: Arc<Geometry> = Geometry::new(&r)?;
         View::from_masks(geo, self.misses, self.hits, self.sunk)
+    }
+
+    /// The position of `view` in the text format: misses, hits, and as `s` the cells of the
+    /// ships it knows to be sunk.
+    ///
+    /// A game's view records each sinking (which ship, at which cell, the hits made by then),
+    /// not the ship's cells, so they are worked out here: a sunk ship holds its revealed cells
+    /// ([`Feedback::SunkRevealsCells`](crate::Feedback::SunkRevealsCells)), or else lies on a
+    /// line of its length through the cell that sank it, on cells hit by then, holding the
+    /// hits named for it ([`Feedback::HitNamesShip`](crate::Feedback::HitNamesShip)) and
+    /// none named for another; the sunk ships do not overlap. The text needs only the union
+    /// of their cells, so it is written when every way of placing the sunk ships so gives the
+    /// same union. That is always the case under those two feedback rules and in most
+    /// positions under the standard one; where it is not (two sunk ships on one line of hits
+    /// that they could share in two ways, say), the text cannot say which hits are sunk and
+    /// which are afloat, and the conversion is refused. Reading the text back gives a view
+    /// that knows the sunk cells but not which ship sank where: the format says no more.
+    ///
+    /// ```
+    /// use battleship::{Dir, Fleet, Game, Geometry, Rules, ShipPlacement, text};
+    ///
+    /// let geo = Geometry::new(&Rules::with_lengths(4, 3, &[3, 2]))?;
+    /// let at = |x, y, dir| ShipPlacement { x, y, dir };
+    /// let fleet = Fleet::new(&geo, vec![at(0, 0, Dir::Horizontal), at(3, 1, Dir::Vertical)])?;
+    /// let mut game = Game::new(geo, fleet)?;
+    /// for cell in [0, 1, 2, 3, 7, 11] {
+    ///     game.shoot(cell)?; // the 3 sinks at cell 2, the 2 at cell 11
+    /// }
+    /// let pos = text::TextPosition::from_view(game.view())?;
+    /// assert_eq!(text::write(&pos)?, "ssso\n...s\n...s\n");
+    /// # Ok::<(), battleship::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::AmbiguousSinking`] when the sunk ships' cells cannot be told from the view
+    /// (see above); [`Error::Inconsistent`] when no placement of them fits, and
+    /// [`Error::TooLarge`] when telling takes more than a million steps (views built by
+    /// hand).
+    pub fn from_view(view: &View) -> Result<TextPosition, Error> {
+        let geo = view.geometry();
+        let rules = geo.rules();
+        let named_all = (0..rules.fleet.len()).fold(0, |m, i| m | view.named(i));
+        let mut candidates: Vec<(usize, Vec<u128>)> = Vec::new();
+        for (ship, sunk) in view.sunk().iter().enumerate() {
+            let Some(sunk) = sunk else { continue };
+            let named = view.named(ship);
+            let others = named_all & !named;
+            let list: Vec<u128> = match sunk.cells {
+                Some(cells) => vec![cells],
+                None => geo
+                    .placements(ship)
+                    .filter(|&c| {
+                        c & cell_bit(sunk.at) != 0
+                            && c & !sunk.hits_then == 0
+                            && named & !c == 0
+                            && c & others == 0
+                    })
+                    .collect(),
+            };
+            candidates.push((ship, list));
+        }
+        let mut unions = Vec::new();
+        let mut visits = 0;
+        sunk_unions(&candidates, 0, 0, &mut unions, &mut visits);
+        if visits > SUNK_UNION_VISITS {
+            return Err(Error::TooLarge(format!(
+                "telling which hits {} sunk ships hold took more than {SUNK_UNION_VISITS} steps",
+                candidates.len()
+            )));
+        }
+        let union = match unions[..] {
+            [] => return Err(Error::Inconsistent),
+            [one] => one,
+            _ => {
+                let (a, b) = (unions[0], unions[1]);
+                let differ = cells_of(a ^ b)
+                    .map(|c| {
+                        let (x, y) = crate::xy(geo, c);
+                        format!("{x},{y}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                return Err(Error::AmbiguousSinking(format!(
+                    "the view does not say whether the hits at {differ} belong to sunk ships"
+                )));
+            }
+        };
+        Ok(TextPosition {
+            width: rules.width,
+            height: rules.height,
+            misses: view.misses(),
+            hits: view.hits() & !union,
+            sunk: view.sunk_cells() | union,
+        })
+    }
+}
+
+/// The most partial choices [`TextPosition::from_view`] tries when working out the sunk
+/// ships' cells: far more than real positions take (a handful of sunk ships with a few
+/// lines each), a bound for views built by hand with many ships sunk on a block of hits.
+const SUNK_UNION_VISITS: u64 = 1_000_000;
+
+/// Collects into `unions` the distinct unions of one disjoint choice per sunk ship from
+/// `candidates[k..]` on top of `used`, stopping once two are known or past
+/// [`SUNK_UNION_VISITS`] (counted in `visits`).
+fn sunk_unions(
+    candidates: &[(usize, Vec<u128>)],
+    k: usize,
+    used: u128,
+    unions: &mut Vec<u128>,
+    visits: &mut u64,
+) {
+    *visits += 1;
+    if unions.len() > 1 || *visits > SUNK_UNION_VISITS {
+        return;
+    }
+    let Some((_, list)) = candidates.get(k) else {
+        if !unions.contains(&used) {
+            unions.push(used);
+        }
+        return;
+    };
+    for &c in list {
+        if c & used == 0 {
+            sunk_unions(candidates, k + 1, used | c, unions, visits);
+        }
     }
 }
 

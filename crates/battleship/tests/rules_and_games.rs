@@ -917,3 +917,95 @@ fn placement_problems_have_symmetric_halos() {
         geo(&r).empty_problem().unwrap().check_halos().unwrap();
     }
 }
+
+/// A game's view written as text marks exactly the cells of the sunk ships `s` whenever it
+/// can be written, and the rest as the view has them; under feedback that reveals or names
+/// the sunk ships' cells it can always be written. Random games on small boards, under every
+/// adjacency and feedback rule, at every shot.
+#[test]
+fn game_views_written_as_text_mark_the_sunk_ships() {
+    use battleship::text::TextPosition;
+    use rand::seq::SliceRandom;
+    let mut refused = 0;
+    let mut written_with_sinkings = 0;
+    for adjacency in [Adjacency::Allowed, Adjacency::NoTouch] {
+        for feedback in Feedback::ALL {
+            let mut r = Rules::with_lengths(5, 4, &[3, 2, 2]);
+            r.adjacency = adjacency;
+            r.feedback = feedback;
+            let g = geo(&r);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+            for _ in 0..40 {
+                let fleet = Fleet::random(&g, &mut rng).unwrap();
+                let mut game = Game::new(g.clone(), fleet.clone()).unwrap();
+                let mut order: Vec<usize> = (0..20).collect();
+                order.shuffle(&mut rng);
+                for cell in order {
+                    if game.is_over() {
+                        break;
+                    }
+                    game.shoot(cell).unwrap();
+                    let view = game.view();
+                    let sunk = (0..3)
+                        .filter(|&i| view.sunk()[i].is_some())
+                        .fold(0, |m, i| m | fleet.cells(i));
+                    match TextPosition::from_view(view) {
+                        Ok(p) => {
+                            assert_eq!(p.sunk, sunk, "{feedback:?}");
+                            assert_eq!(p.hits, view.hits() & !sunk, "{feedback:?}");
+                            assert_eq!(p.misses, view.misses());
+                            assert_eq!((p.width, p.height), (5, 4));
+                            written_with_sinkings += usize::from(sunk != 0);
+                            // It reads back as a view of the same shots.
+                            let back = text::read(&text::write(&p).unwrap()).unwrap();
+                            assert_eq!(back, p);
+                            let v = p.view(&r).unwrap();
+                            assert_eq!(v.shots(), view.shots());
+                        }
+                        Err(Error::AmbiguousSinking(_)) => {
+                            assert_eq!(feedback, Feedback::Standard);
+                            refused += 1;
+                        }
+                        Err(e) => panic!("{feedback:?}: {e}"),
+                    }
+                }
+            }
+        }
+    }
+    assert!(written_with_sinkings > 100, "{written_with_sinkings}");
+    assert!(refused > 0);
+}
+
+/// Two readings of one line of hits: the 2 sank at the middle one, with both neighbours hit.
+#[test]
+fn a_sinking_the_hits_cannot_place_is_refused_as_text() {
+    let g = geo(&Rules::with_lengths(3, 3, &[2, 3]));
+    let fleet = Fleet::new(
+        &g,
+        vec![place(0, 0, Dir::Horizontal), place(2, 0, Dir::Vertical)],
+    )
+    .unwrap();
+    let mut game = Game::new(g, fleet).unwrap();
+    for cell in [2, 0, 1] {
+        game.shoot(cell).unwrap();
+    }
+    let e = battleship::text::TextPosition::from_view(game.view()).unwrap_err();
+    assert_eq!(
+        msg(e),
+        "cannot write the position as text: the view does not say whether the hits at 0,0 \
+         2,0 belong to sunk ships"
+    );
+    // Once the 3 sinks too, the union is known.
+    for cell in [5, 8] {
+        game.shoot(cell).unwrap();
+    }
+    let p = battleship::text::TextPosition::from_view(game.view()).unwrap();
+    assert_eq!(text::write(&p).unwrap(), "sss\n..s\n..s\n");
+    // Hit after the 2 sank, the third cell of the line is not one it could hold.
+    let mut game = Game::new(game.view().geometry().clone(), game.fleet().clone()).unwrap();
+    for cell in [0, 1, 2] {
+        game.shoot(cell).unwrap();
+    }
+    let p = battleship::text::TextPosition::from_view(game.view()).unwrap();
+    assert_eq!(text::write(&p).unwrap(), "ssx\n...\n...\n");
+}
