@@ -155,6 +155,13 @@ pub struct Rules {
     pub salvo: usize,
 }
 
+impl Default for Rules {
+    /// [`Rules::standard`].
+    fn default() -> Rules {
+        Rules::standard()
+    }
+}
+
 impl Rules {
     /// The standard fleet: Carrier 5, Battleship 4, Destroyer 3, Submarine 3, Patrol Boat 2.
     pub fn standard_fleet() -> Vec<ShipSpec> {
@@ -167,7 +174,8 @@ impl Rules {
         ]
     }
 
-    /// 10x10, the standard fleet, ships may touch, standard feedback, one shot per turn.
+    /// 10x10, the standard fleet, ships may touch, standard feedback, one shot per turn (also
+    /// [`Rules::default`]).
     pub fn standard() -> Rules {
         Rules {
             width: 10,

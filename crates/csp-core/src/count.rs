@@ -731,7 +731,7 @@ impl Component {
 }
 
 /// Statistics of an [`analyze`] call.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AnalysisStats {
     /// Search nodes (box assignments tried) over all components.
     pub nodes: u64,

@@ -369,6 +369,7 @@ impl Family {
     /// ([`PlacementCsp::add_var`] refuses it); a halo built for another grid (cut at another
     /// edge) is not, and makes the halo relation asymmetric ([`PlacementCsp::check_halos`]
     /// finds that). A family of another shape is returned unchanged: nothing is shared.
+    #[must_use]
     pub fn share_halo(mut self, other: &Family) -> Family {
         if other.shape == self.shape {
             self.halo.clone_from(&other.halo);

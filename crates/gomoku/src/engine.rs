@@ -117,7 +117,11 @@ impl<E: Engine + ?Sized> Engine for Box<E> {
 /// What the main engine found for its last move, for reports and tests.
 #[derive(Debug, Clone, Default)]
 pub struct SearchInfo {
-    /// How the move was chosen.
+    /// How the move was chosen: `"five"` (it wins at once), `"block four"` (it stops the
+    /// opponent's five), `"vcf"` or `"vct"` (the first move of a forced win by continuous
+    /// fours or threats), `"centre"` (the empty board's move, no search), `"only defence"`
+    /// (the one move that stops the opponent's forced win) or `"alpha-beta"`; empty before
+    /// the first move.
     pub reason: &'static str,
     /// Depth of the last finished alpha-beta iteration (0 if none ran).
     pub depth: u32,
@@ -472,7 +476,7 @@ impl AlphaBetaEngine {
             let mut c = Vec::new();
             game.candidates(&mut c);
             if let [(_, q)] = c[..] {
-                return Ok(self.finish(start, "only move", &game.pos, usize::from(q)));
+                return Ok(self.finish(start, "centre", &game.pos, usize::from(q)));
             }
         }
         // 6b. In a quiet position, drop the candidate moves after which the opponent has a
@@ -724,7 +728,7 @@ pub(crate) mod tests {
             clock.elapsed()
         );
         assert_eq!(centre, Move::new(7, 7));
-        assert_eq!(e.last_info().reason, "only move");
+        assert_eq!(e.last_info().reason, "centre");
         assert_eq!(e.last_info().nodes, 0, "no alpha-beta search");
         // A boxed engine is the engine.
         let mut boxed: Box<dyn Engine> = Box::new(AlphaBetaEngine::new());

@@ -226,7 +226,9 @@ impl FromStr for Level {
     }
 }
 
-/// Writes `WxHxM`, which [`Level::from_str`] reads back.
+/// Writes `WxHxM`, which [`Level::from_str`] reads back for a valid level (one that
+/// [`Level::new`] accepts; a level built by hand with more mines than cells is written, and
+/// refused when read).
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}x{}x{}", self.width, self.height, self.mines)

@@ -685,7 +685,7 @@ pub fn collect_samples(
 }
 
 /// Training options.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrainConfig {
     /// Hidden units, 1 to [`MAX_HIDDEN`] (others are taken as the nearest of the two).
     pub hidden: usize,
@@ -802,7 +802,7 @@ pub fn train(samples: &[Sample], config: &TrainConfig) -> Result<PatternModel, M
 
 /// One bin of a reliability table: samples whose estimate fell in `[low, high)` (the last
 /// bin, `[0.9, 1]`, holds the estimates of 1 too).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CalibrationBin {
     /// Lower end of the estimate range.
     pub low: f64,

@@ -94,7 +94,7 @@ impl From<CspError> for SolveError {
 }
 
 /// The solver's options.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SolverConfig {
     /// Score guesses by a one-step look-ahead (otherwise: the safest cell, among those left
     /// by the endgame search and the pocket rules, which still apply).
@@ -499,6 +499,20 @@ impl Solver {
         config.max_candidates = config.max_candidates.max(1);
         config.second_candidates = config.second_candidates.max(1);
         Solver { config }
+    }
+
+    /// The options in use: as given to [`Solver::new`], with the values it brought into
+    /// range.
+    ///
+    /// ```
+    /// use minesweeper::{Solver, SolverConfig};
+    ///
+    /// let solver = Solver::new(SolverConfig { tolerance: 2.0, ..SolverConfig::default() });
+    /// assert_eq!(solver.config().tolerance, 1.0);
+    /// ```
+    #[must_use]
+    pub fn config(&self) -> &SolverConfig {
+        &self.config
     }
 
     /// Exact mine probabilities of every unrevealed cell.
@@ -1553,17 +1567,17 @@ mod tests {
         };
         let (mut joined, mut left_out, mut shallow) = (0, 0, 0);
         for config in [
-            base.clone(),
+            base,
             SolverConfig {
                 risk_weight: 0.0,
-                ..base.clone()
+                ..base
             },
             SolverConfig {
                 lookahead: false,
-                ..base.clone()
+                ..base
             },
         ] {
-            let solver = Solver::new(config.clone());
+            let solver = Solver::new(config);
             let bonus = config.lookahead && config.risk_weight > 0.0;
             for guess in small_guesses() {
                 let pos = &guess.pos;
@@ -1638,14 +1652,11 @@ mod tests {
         // riskier cell brought in by its influence.
         let (mut checked, mut changed, mut brought) = (0, 0, 0);
         for tolerance in [1.0, 0.1] {
-            let with_bonus = Solver::new(SolverConfig {
-                tolerance,
-                ..base.clone()
-            });
+            let with_bonus = Solver::new(SolverConfig { tolerance, ..base });
             let without = Solver::new(SolverConfig {
                 tolerance,
                 risk_weight: 0.0,
-                ..base.clone()
+                ..base
             });
             for guess in small_guesses() {
                 let pos = &guess.pos;
@@ -1762,7 +1773,7 @@ mod tests {
             postpone_pockets: false,
             ..SolverConfig::default()
         };
-        let plain = Solver::new(config.clone());
+        let plain = Solver::new(config);
         let ahead = Solver::new(SolverConfig {
             lookahead: true,
             ..config
@@ -1863,21 +1874,21 @@ mod tests {
             other => panic!("a guess, not {other:?}"),
         };
         let default = SolverConfig::default();
-        assert_eq!(guess(default.clone()), (15, 0));
+        assert_eq!(guess(default), (15, 0));
         let one_step = SolverConfig {
             opening_depth: 1,
-            ..default.clone()
+            ..default
         };
         assert_eq!(guess(one_step), (2, 0));
         // Past the opening (here: an opening of no cells), `depth` applies.
         let no_opening = SolverConfig {
             opening_cells: 0,
-            ..default.clone()
+            ..default
         };
-        assert_eq!(guess(no_opening.clone()), (2, 0));
+        assert_eq!(guess(no_opening), (2, 0));
         let small_boards_only = SolverConfig {
             opening_board_cells: 16 * 16 - 1,
-            ..default.clone()
+            ..default
         };
         assert_eq!(guess(small_boards_only), (2, 0));
         let deep = SolverConfig {
@@ -1887,7 +1898,7 @@ mod tests {
         assert_eq!(guess(deep), (15, 0));
         // An opening of no cells is none, even before the first click.
         let hidden = text::read(&format!("9x9x10\n{}", "HHHHHHHHH\n".repeat(9))).unwrap();
-        assert_eq!(Solver::new(default.clone()).depth(&hidden), 2);
+        assert_eq!(Solver::new(default).depth(&hidden), 2);
         assert_eq!(Solver::new(no_opening).depth(&hidden), 1);
     }
 

@@ -298,7 +298,7 @@ pub struct SearchResult<M> {
 }
 
 /// One move's value, as [`Searcher::move_scores`] gives it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MoveScore<M> {
     /// The move.
     pub mv: M,
@@ -503,7 +503,7 @@ impl<G: Keyed + Evaluate> Searcher<G> {
     /// A searcher with the given options and the default [`Tuning`].
     ///
     /// A memo larger than the machine can give ends the process, as any allocation does;
-    /// for a size that comes from a user, [`Searcher::try_with_tuning`] reports it instead.
+    /// for a size that comes from a user, [`Searcher::try_new`] reports it instead.
     #[must_use]
     pub fn new(config: SearchConfig) -> Self {
         Searcher::with_tuning(config, Tuning::default())
@@ -517,12 +517,22 @@ impl<G: Keyed + Evaluate> Searcher<G> {
         Searcher::with_memo(config, tuning, memo)
     }
 
+    /// As [`Searcher::new`], or the allocation's error if the memo cannot be had.
+    ///
+    /// # Errors
+    /// When the memo's slots cannot be allocated.
+    pub fn try_new(config: SearchConfig) -> Result<Self, std::collections::TryReserveError> {
+        Searcher::try_with_tuning(config, Tuning::default())
+    }
+
     /// As [`Searcher::with_tuning`], or the allocation's error if the memo cannot be had.
     ///
     /// ```
     /// use search_core::{SearchConfig, Searcher, Tuning, synthetic::RandomGame};
     /// let huge = SearchConfig { memo_bytes: usize::MAX, ..SearchConfig::default() };
     /// assert!(Searcher::<RandomGame>::try_with_tuning(huge, Tuning::default()).is_err());
+    /// assert!(Searcher::<RandomGame>::try_new(huge).is_err());
+    /// assert!(Searcher::<RandomGame>::try_new(SearchConfig::default()).is_ok());
     /// ```
     ///
     /// # Errors
