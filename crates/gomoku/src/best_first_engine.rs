@@ -67,6 +67,7 @@ const WALL: u8 = 3;
 /// The score of one stone on one line: its run has `neighbours` other stones and `blocked`
 /// blocked ends (0, 1 or 2).
 #[must_use]
+#[doc(hidden)]
 pub fn stone_weight(neighbours: usize, blocked: usize) -> i32 {
     let open = [[0, 0, 0], [8, 4, 0], [24, 12, 0], [80, 40, 0]];
     match neighbours {
@@ -105,6 +106,7 @@ fn line_score(cells: &[u8], me: u8, rule: Rule) -> i32 {
 /// 2 the other colour's, 3 off the board) at offsets -4..=-1 then 1..=4, two bits each, the
 /// first one highest.
 #[must_use]
+#[doc(hidden)]
 pub fn window_index(around: [u8; 8]) -> usize {
     around
         .iter()
@@ -134,6 +136,7 @@ fn gains() -> &'static [(i16, i16)] {
 /// What placing a stone at the centre of the window [`window_index`] changes:
 /// `(placer's score, other's score)`, from the precomputed 65,536-entry table.
 #[must_use]
+#[doc(hidden)]
 pub fn window_gain(index: usize) -> (i32, i32) {
     let (a, b) = gains()[index & 0xffff];
     (i32::from(a), i32::from(b))
@@ -246,6 +249,7 @@ impl ArenaPosition {
 
     /// The same score recounted over the whole board (whole lines, board edges blocking).
     #[must_use]
+    #[doc(hidden)]
     pub fn score_from_scratch(&self) -> i32 {
         let n = self.size;
         let mut own = 0;

@@ -19,6 +19,7 @@ pub const MIN_SIZE: usize = 5;
 /// Largest supported board side.
 pub const MAX_SIZE: usize = 32;
 /// Wall cells around the board: line patterns look five cells each way.
+#[doc(hidden)]
 pub const PAD: usize = 5;
 
 /// Which lines win.
@@ -272,6 +273,7 @@ impl Geometry {
 
     /// Distance between vertically adjacent cells in the padded array: `size + PAD`.
     #[must_use]
+    #[doc(hidden)]
     pub fn stride(&self) -> usize {
         self.stride
     }
@@ -348,6 +350,7 @@ impl Geometry {
 
     /// A fresh padded array: empty cells on the board, walls around.
     #[must_use]
+    #[doc(hidden)]
     pub fn fresh_cells(&self) -> Vec<u8> {
         (0..self.len())
             .map(|i| if self.on_board(i) { EMPTY } else { WALL })
@@ -356,6 +359,7 @@ impl Geometry {
 
     /// The Zobrist index of an on-board index (independent of the board size).
     #[must_use]
+    #[doc(hidden)]
     pub fn zobrist_index(&self, i: usize) -> usize {
         let m = self.to_move(i);
         usize::from(m.y) * MAX_SIZE + usize::from(m.x)
@@ -670,6 +674,7 @@ impl Board {
 
     /// The Zobrist key recomputed from the stones, for checking the incremental one.
     #[must_use]
+    #[doc(hidden)]
     pub fn key_from_scratch(&self) -> u64 {
         let z = zobrist();
         let mut k = 0;

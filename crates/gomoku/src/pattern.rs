@@ -73,11 +73,13 @@ impl Pattern {
 pub const NEIGHBOURS: usize = 10;
 /// Number of 20-bit keys, the size of the exactly-five table; the freestyle table has
 /// 65,536 entries (see [`table_index`], the way to index either).
+#[doc(hidden)]
 pub const TABLE_SIZE: usize = 1 << (2 * NEIGHBOURS);
 
 /// The bit shift of the neighbour at `offset` (-5..=-1 or 1..=5) in a key; another offset
 /// gives a meaningless shift, or panics where the arithmetic overflows.
 #[must_use]
+#[doc(hidden)]
 pub fn slot_shift(offset: isize) -> u32 {
     let slot = if offset < 0 { offset + 5 } else { offset + 4 };
     2 * slot as u32
@@ -185,6 +187,7 @@ pub fn classify_line(cells: &[Option<bool>; 11], rule: Rule) -> Pattern {
 /// 16 bits: 65536 entries of one byte, which stay in cache. Exactly-five uses the whole key.
 #[must_use]
 #[inline]
+#[doc(hidden)]
 pub fn table_index(rule: Rule, key: u32) -> usize {
     match rule {
         Rule::Freestyle => ((key >> 2) & 0xffff) as usize,
@@ -195,6 +198,7 @@ pub fn table_index(rule: Rule, key: u32) -> usize {
 /// The pattern table of a rule, indexed by [`table_index`]: an entry holds Black's pattern in
 /// the low nibble and White's in the high nibble.
 #[must_use]
+#[doc(hidden)]
 pub fn table(rule: Rule) -> &'static [u8] {
     static FREE: OnceLock<Vec<u8>> = OnceLock::new();
     static EXACT: OnceLock<Vec<u8>> = OnceLock::new();

@@ -139,6 +139,7 @@ impl Position {
 
     /// Recomputes every key, pattern and total from the cells: what the incremental updates
     /// avoid (used on creation, by tests as their reference, and by the benchmarks).
+    #[doc(hidden)]
     pub fn recount(&mut self) {
         self.recompute();
     }
@@ -174,6 +175,7 @@ impl Position {
 
     /// A fresh recount of the totals, compared with the incremental ones: `true` if equal.
     #[must_use]
+    #[doc(hidden)]
     pub fn check_incremental(&self) -> bool {
         let mut fresh = self.clone();
         fresh.recompute();

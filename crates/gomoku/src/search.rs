@@ -35,6 +35,7 @@ pub struct SearchGame {
     /// Most candidate moves searched in a quiet position.
     pub width: usize,
     /// Moves allowed at the root (at `root_stones` stones), if restricted.
+    #[doc(hidden)]
     pub root_moves: Option<(usize, Vec<u16>)>,
     /// A reused buffer for move generation.
     scratch: RefCell<Vec<(i32, u16)>>,

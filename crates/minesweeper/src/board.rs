@@ -261,7 +261,15 @@ impl fmt::Display for FirstClick {
 /// An unknown first-click rule name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown first-click rule `{0}`: expected safe, zero or none")]
-pub struct ParseFirstClickError(pub String);
+pub struct ParseFirstClickError(String);
+
+impl ParseFirstClickError {
+    /// The name given.
+    #[must_use]
+    pub fn input(&self) -> &str {
+        &self.0
+    }
+}
 
 impl FromStr for FirstClick {
     type Err = ParseFirstClickError;
@@ -624,5 +632,6 @@ mod tests {
             "x".parse::<FirstClick>().unwrap_err().to_string(),
             "unknown first-click rule `x`: expected safe, zero or none"
         );
+        assert_eq!("x".parse::<FirstClick>().unwrap_err().input(), "x");
     }
 }

@@ -114,7 +114,15 @@ impl fmt::Display for Level {
 /// An unknown level name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown level `{0}` (expected plain, merged, memo, duality or multiset)")]
-pub struct UnknownLevel(pub String);
+pub struct UnknownLevel(String);
+
+impl UnknownLevel {
+    /// The name given.
+    #[must_use]
+    pub fn input(&self) -> &str {
+        &self.0
+    }
+}
 
 impl FromStr for Level {
     type Err = UnknownLevel;
@@ -376,6 +384,7 @@ mod tests {
             "fast".parse::<Level>(),
             Err(UnknownLevel("fast".to_owned()))
         );
+        assert_eq!("fast".parse::<Level>().unwrap_err().input(), "fast");
     }
 
     #[test]
