@@ -44,7 +44,7 @@ use crate::game::Shot;
 use crate::rules::{Adjacency, Feedback, Geometry, MAX_CELLS, cell_bit, cells_of};
 
 /// Which shot is taken in each state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// The shot with the least expected number of shots to the end.
     Optimal,

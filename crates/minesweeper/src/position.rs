@@ -18,6 +18,13 @@ pub enum CellView {
     Revealed(u8),
 }
 
+/// The character of the text format ([`CellView::to_char`]).
+impl std::fmt::Display for CellView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.to_char())
+    }
+}
+
 impl CellView {
     /// The character of the text format: `H`, `F`, `M` or `0`-`8` (`?` for a number above 8,
     /// which no valid position holds).
@@ -352,6 +359,7 @@ mod tests {
     fn chars_round_trip() {
         for c in "HFM012345678".chars() {
             assert_eq!(CellView::from_char(c).unwrap().to_char(), c);
+            assert_eq!(CellView::from_char(c).unwrap().to_string(), c.to_string());
         }
         assert_eq!(CellView::from_char('9'), None);
         assert_eq!(R(9).to_char(), '?');
