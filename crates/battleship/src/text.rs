@@ -93,7 +93,7 @@ impl TextPosition {
         let geo = view.geometry();
         let rules = geo.rules();
         let named_all = (0..rules.fleet.len()).fold(0, |m, i| m | view.named(i));
-        let mut candidates: Vec<(usize, Vec<u128>)> = Vec::new();
+        let mut candidates: Vec<Vec<u128>> = Vec::new();
         for (ship, sunk) in view.sunk().iter().enumerate() {
             let Some(sunk) = sunk else { continue };
             let named = view.named(ship);
@@ -110,7 +110,7 @@ impl TextPosition {
                     })
                     .collect(),
             };
-            candidates.push((ship, list));
+            candidates.push(list);
         }
         let mut unions = Vec::new();
         let mut visits = 0;
@@ -157,7 +157,7 @@ const SUNK_UNION_VISITS: u64 = 1_000_000;
 /// `candidates[k..]` on top of `used`, stopping once two are known or past
 /// [`SUNK_UNION_VISITS`] (counted in `visits`).
 fn sunk_unions(
-    candidates: &[(usize, Vec<u128>)],
+    candidates: &[Vec<u128>],
     k: usize,
     used: u128,
     unions: &mut Vec<u128>,
@@ -167,7 +167,7 @@ fn sunk_unions(
     if unions.len() > 1 || *visits > SUNK_UNION_VISITS {
         return;
     }
-    let Some((_, list)) = candidates.get(k) else {
+    let Some(list) = candidates.get(k) else {
         if !unions.contains(&used) {
             unions.push(used);
         }

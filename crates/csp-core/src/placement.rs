@@ -1822,7 +1822,7 @@ fn fix_value(p: &mut PlacementCsp, v: usize, val: Value) {
 /// use csp_core::rand::SeedableRng;
 /// use csp_core::rand_xoshiro::Xoshiro256PlusPlus;
 ///
-/// // Two dominoes on a 2x3 board, covering it: 3 tilings, each in 2 labelled orders.
+/// // Three dominoes covering a 3x2 board: 3 tilings, each in 3! = 6 labelled orders.
 /// let grid = Grid::new(3, 2)?;
 /// let mut csp = PlacementCsp::new(6)?;
 /// for _ in 0..3 {
@@ -1839,7 +1839,7 @@ fn fix_value(p: &mut PlacementCsp, v: usize, val: Value) {
 ///     let draw = sampler.sample(&mut rng)?;
 ///     all_vertical += usize::from(draw.iter().all(|v| v.family == 1));
 /// }
-/// // Each tiling has six labelled orders: the three vertical dominoes are one tiling in three.
+/// // The three vertical dominoes are one tiling in three.
 /// assert!((150..250).contains(&all_vertical), "{all_vertical}");
 /// # Ok::<(), csp_core::CspError>(())
 /// ```
@@ -1854,8 +1854,8 @@ pub struct PlacementSampler {
 }
 
 impl PlacementSampler {
-    /// The most weights (values with their counts, 24 bytes each) a sampler keeps: 2^20,
-    /// some 24 MiB with the keys.
+    /// The most weights (values with their counts) a sampler keeps: 2^20, 32 MiB on 64-bit
+    /// targets, and the keys besides.
     pub const KEPT_WEIGHTS: usize = 1 << 20;
 
     /// A sampler for the solutions of `csp`, whose counts each get `budget`. The first
