@@ -404,7 +404,7 @@ fn read_fleet_at(geo: &Geometry, line: &str, lineno: usize) -> Result<Fleet, Err
     };
     let at_line = |e: Error| Error::FleetLine {
         line: lineno,
-        source: Box::new(e),
+        error: Box::new(e),
     };
     // A byte-order mark before the first line, as `read_fleets` skips it.
     let line = if lineno == 1 {

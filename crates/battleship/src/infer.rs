@@ -550,11 +550,11 @@ pub fn answer_distribution(view: &View, post: &Posterior, cell: usize) -> Vec<(S
 /// to tell (the information-gain shooter's score). Of [`answer_distribution`], with the same
 /// requirement on `post`.
 pub fn answer_entropy(view: &View, post: &Posterior, cell: usize) -> f64 {
-    answer_distribution(view, post, cell)
+    let p: Vec<f64> = answer_distribution(view, post, cell)
         .iter()
-        .filter(|&&(_, p)| p > 1e-15)
-        .map(|&(_, p)| -p * p.log2())
-        .sum()
+        .map(|&(_, p)| p)
+        .collect();
+    crate::shooters::entropy(&p)
 }
 
 #[cfg(test)]

@@ -125,14 +125,15 @@ pub enum Error {
     /// a shooter may not choose in a salvo turn.
     #[error("invalid shot: {0}")]
     Shot(String),
-    /// A fleet file line that reads as a fleet the rules do not allow: `source` says why
-    /// (an [`Error::InvalidFleet`]).
-    #[error("line {line}: {source}")]
+    /// A fleet file line that reads as a fleet the rules do not allow: `error` says why
+    /// (an [`Error::InvalidFleet`]; the message includes it, so it is not given as the
+    /// error's source, which would repeat it in a chain of errors).
+    #[error("line {line}: {error}")]
     FleetLine {
         /// The 1-based line.
         line: usize,
         /// What is wrong with the fleet.
-        source: Box<Error>,
+        error: Box<Error>,
     },
     /// A malformed file line.
     #[error("line {line}: {message}")]

@@ -62,12 +62,14 @@ impl TextPosition {
     /// line of its length through the cell that sank it, on cells hit by then, holding the
     /// hits named for it ([`Feedback::HitNamesShip`](crate::Feedback::HitNamesShip)) and
     /// none named for another; the sunk ships do not overlap. The text needs only the union
-    /// of their cells, so it is written when every way of placing the sunk ships so gives the
-    /// same union. That is always the case under those two feedback rules and in most
-    /// positions under the standard one; where it is not (two sunk ships on one line of hits
-    /// that they could share in two ways, say), the text cannot say which hits are sunk and
-    /// which are afloat, and the conversion is refused. Reading the text back gives a view
-    /// that knows the sunk cells but not which ship sank where: the format says no more.
+    /// of their cells. When every way of placing the sunk ships so gives the same union
+    /// (always under those two feedback rules, and in most positions under the standard
+    /// one), that is it; otherwise the exact count of the fleets that fit the whole view
+    /// (misses, and the hits the ships afloat must cover) settles it where it can. Where even
+    /// the whole view leaves it open (a 2 sunk in the middle of three hits, the third hit
+    /// free to belong to a ship afloat), the text cannot say which hits are sunk and which
+    /// are afloat, and the conversion is refused. Reading the text back gives a view that
+    /// knows the sunk cells but not which ship sank where: the format says no more.
     ///
     /// ```
     /// use battleship::{Dir, Fleet, Game, Geometry, Rules, ShipPlacement, text};
@@ -86,9 +88,9 @@ impl TextPosition {
     ///
     /// # Errors
     /// [`Error::AmbiguousSinking`] when the sunk ships' cells cannot be told from the view
-    /// (see above); [`Error::Inconsistent`] when no placement of them fits, and
-    /// [`Error::TooLarge`] when telling takes more than a million steps (views built by
-    /// hand).
+    /// (see above), or when the count that would tell takes more than a million nodes;
+    /// [`Error::Inconsistent`] when no fleet fits the view, and [`Error::TooLarge`] when
+    /// telling takes more than a million steps (views built by hand).
     pub fn from_view(view: &View) -> Result<TextPosition, Error> {
         let geo = view.geometry();
         let rules = geo.rules();
@@ -124,19 +126,7 @@ impl TextPosition {
         let union = match unions[..] {
             [] => return Err(Error::Inconsistent),
             [one] => one,
-            _ => {
-                let (a, b) = (unions[0], unions[1]);
-                let differ = cells_of(a ^ b)
-                    .map(|c| {
-                        let (x, y) = crate::xy(geo, c);
-                        format!("{x},{y}")
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                return Err(Error::AmbiguousSinking(format!(
-                    "the view does not say whether the hits at {differ} belong to sunk ships"
-                )));
-            }
+            _ => settled_union(view, unions[0] ^ unions[1])?,
         };
         Ok(TextPosition {
             width: rules.width,
@@ -145,6 +135,68 @@ impl TextPosition {
             hits: view.hits() & !union,
             sunk: view.sunk_cells() | union,
         })
+    }
+}
+
+/// Nodes the exact count of the fleets may take to settle the sunk ships' cells where the
+/// sinkings alone leave them open.
+const SETTLE_NODES: u64 = 1_000_000;
+
+/// The union of the sunk ships' cells in every fleet consistent with `view`, from the exact
+/// posterior: where the sinkings alone allow several (differing on `open`), the rest of the
+/// view (misses, the hits the ships afloat must cover) may still settle it.
+fn settled_union(view: &View, open: u128) -> Result<u128, Error> {
+    let geo = view.geometry();
+    let cells = |mask: u128| {
+        cells_of(mask)
+            .map(|c| {
+                let (x, y) = crate::xy(geo, c);
+                format!("{x},{y}")
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let budget = csp_core::Budget {
+        max_nodes: SETTLE_NODES,
+    };
+    let post = match crate::infer::exact_posterior(view, &budget) {
+        Ok(post) => post,
+        Err(Error::Csp(csp_core::CspError::BudgetExceeded { .. })) => {
+            return Err(Error::AmbiguousSinking(format!(
+                "the sinkings alone do not say whether the hits at {} belong to sunk ships, and \
+                 counting the fleets that fit the view took more than {SETTLE_NODES} nodes",
+                cells(open)
+            )));
+        }
+        Err(e) => return Err(e),
+    };
+    // The chance that a sunk ship covers each cell: 0 or 1 everywhere when the union is
+    // settled (the sunk ships never overlap).
+    let mut share = vec![0.0; geo.rules().cells()];
+    for (ship, sunk) in view.sunk().iter().enumerate() {
+        if sunk.is_some() {
+            for &(mask, p) in post.ships.get(ship).map_or(&[][..], Vec::as_slice) {
+                for c in cells_of(mask) {
+                    share[c] += p;
+                }
+            }
+        }
+    }
+    let (mut union, mut unsettled) = (0u128, 0u128);
+    for (c, &p) in share.iter().enumerate() {
+        if p > 1.0 - 1e-9 {
+            union |= cell_bit(c);
+        } else if p > 1e-9 {
+            unsettled |= cell_bit(c);
+        }
+    }
+    if unsettled == 0 {
+        Ok(union)
+    } else {
+        Err(Error::AmbiguousSinking(format!(
+            "the view does not say whether the hits at {} belong to sunk ships",
+            cells(unsettled)
+        )))
     }
 }
 

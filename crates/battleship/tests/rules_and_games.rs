@@ -503,12 +503,17 @@ fn fleet_files_round_trip_and_report_errors() {
     let overlap = line.replacen(r#""y":2"#, r#""y":0"#, 1);
     assert_ne!(overlap, line);
     match read_fleets(&g, &format!("{line}\n\n{overlap}\n")).unwrap_err() {
-        Error::FleetLine { line: 3, source } => {
-            assert!(matches!(*source, Error::InvalidFleet(ref m) if m.contains("overlaps")));
+        Error::FleetLine { line: 3, error } => {
+            assert!(matches!(*error, Error::InvalidFleet(ref m) if m.contains("overlaps")));
         }
         e => panic!("{e:?}"),
     }
-    let e = msg(read_fleet(&g, &overlap).unwrap_err());
+    let e = read_fleet(&g, &overlap).unwrap_err();
+    assert!(
+        std::error::Error::source(&e).is_none(),
+        "the reason is in the message"
+    );
+    let e = msg(e);
     assert!(e.starts_with("line 1: invalid fleet: "), "{e}");
     assert!(e.contains("overlaps"), "{e}");
 }
@@ -979,19 +984,20 @@ fn game_views_written_as_text_mark_the_sunk_ships() {
 /// Two readings of one line of hits: the 2 sank at the middle one, with both neighbours hit.
 #[test]
 fn a_sinking_the_hits_cannot_place_is_refused_as_text() {
-    let g = geo(&Rules::with_lengths(3, 3, &[2, 3]));
-    let fleet = Fleet::new(
-        &g,
-        vec![place(0, 0, Dir::Horizontal), place(2, 0, Dir::Vertical)],
-    )
-    .unwrap();
-    let mut game = Game::new(g, fleet).unwrap();
-    for cell in [2, 0, 1] {
-        game.shoot(cell).unwrap();
-    }
-    let e = battleship::text::TextPosition::from_view(game.view()).unwrap_err();
+    let from_view = battleship::text::TextPosition::from_view;
+    // A game on a `w` x `h` board with ships of `lengths` at `ships`, after `shots`.
+    let played = |w, h, lengths: &[usize], ships: Vec<ShipPlacement>, shots: &[usize]| {
+        let g = geo(&Rules::with_lengths(w, h, lengths));
+        let mut game = Game::new(g.clone(), Fleet::new(&g, ships).unwrap()).unwrap();
+        for &cell in shots {
+            game.shoot(cell).unwrap();
+        }
+        game
+    };
+    let ships = || vec![place(0, 0, Dir::Horizontal), place(2, 0, Dir::Vertical)];
+    let mut game = played(3, 3, &[2, 3], ships(), &[2, 0, 1]);
     assert_eq!(
-        msg(e),
+        msg(from_view(game.view()).unwrap_err()),
         "cannot write the position as text: the view does not say whether the hits at 0,0 \
          2,0 belong to sunk ships"
     );
@@ -999,13 +1005,17 @@ fn a_sinking_the_hits_cannot_place_is_refused_as_text() {
     for cell in [5, 8] {
         game.shoot(cell).unwrap();
     }
-    let p = battleship::text::TextPosition::from_view(game.view()).unwrap();
+    let p = from_view(game.view()).unwrap();
     assert_eq!(text::write(&p).unwrap(), "sss\n..s\n..s\n");
     // Hit after the 2 sank, the third cell of the line is not one it could hold.
-    let mut game = Game::new(game.view().geometry().clone(), game.fleet().clone()).unwrap();
-    for cell in [0, 1, 2] {
-        game.shoot(cell).unwrap();
-    }
-    let p = battleship::text::TextPosition::from_view(game.view()).unwrap();
+    let game = played(3, 3, &[2, 3], ships(), &[0, 1, 2]);
+    let p = from_view(game.view()).unwrap();
     assert_eq!(text::write(&p).unwrap(), "ssx\n...\n...\n");
+    // The sinking alone allows cells 1-2 or 2-3 for the first 2, but the hit at 1 could then
+    // belong to no ship: the miss at 0 and the sunk ship leave the other 2 no room there.
+    let pair = vec![place(1, 0, Dir::Horizontal), place(3, 0, Dir::Horizontal)];
+    let game = played(5, 1, &[2, 2], pair, &[0, 1, 3, 2]);
+    assert!(game.view().sunk()[0].is_some());
+    let p = from_view(game.view()).unwrap();
+    assert_eq!(text::write(&p).unwrap(), "ossx.\n");
 }

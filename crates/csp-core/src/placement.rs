@@ -1814,7 +1814,7 @@ fn fix_value(p: &mut PlacementCsp, v: usize, val: Value) {
 /// drawn before it, so this sampler keeps them, keyed by those values: the first variable's
 /// counts are made once, the second's once per value of the first, and so on. Draws from the
 /// same generator state are the ones [`sample_placements`] would make (the same counts, the
-/// same random numbers). What it keeps is bounded ([`PlacementSampler::KEPT_WEIGHTS`]);
+/// same random numbers). What it keeps is bounded ([`PlacementSampler::KEPT_BYTES`]);
 /// past the bound it counts the rest afresh, as [`sample_placements`] does.
 ///
 /// ```
@@ -1849,14 +1849,14 @@ pub struct PlacementSampler {
     budget: Budget,
     /// Per prefix of drawn values, the next variable's weights and their total.
     kept: HashMap<Vec<Value>, Arc<Weights>>,
-    /// Weights held in `kept`.
-    kept_weights: usize,
+    /// The estimated bytes held by `kept`.
+    kept_bytes: usize,
 }
 
 impl PlacementSampler {
-    /// The most weights (values with their counts) a sampler keeps: 2^20, 32 MiB on 64-bit
-    /// targets, and the keys besides.
-    pub const KEPT_WEIGHTS: usize = 1 << 20;
+    /// About the most memory, in bytes, that a sampler's kept counts take (their weights,
+    /// keys and allocations, as estimated when they are kept): 64 MiB.
+    pub const KEPT_BYTES: usize = 64 << 20;
 
     /// A sampler for the solutions of `csp`, whose counts each get `budget`. The first
     /// variable's counts are made here.
@@ -1869,7 +1869,7 @@ impl PlacementSampler {
             csp: csp.clone(),
             budget: *budget,
             kept: HashMap::new(),
-            kept_weights: 0,
+            kept_bytes: 0,
         };
         if csp.vars.is_empty() {
             if analyze_placements(csp, budget)?.solutions == 0 {
@@ -1904,8 +1904,13 @@ impl PlacementSampler {
             return Ok(Arc::clone(w));
         }
         let w = Arc::new(next_weights(p, prefix.len(), &self.budget, true)?);
-        if self.kept_weights + w.0.len() <= Self::KEPT_WEIGHTS {
-            self.kept_weights += w.0.len();
+        // The weights, the key's values, and the entry's allocations and table slot.
+        let bytes = std::mem::size_of_val(w.0.as_slice())
+            + std::mem::size_of_val(prefix)
+            + 4 * std::mem::size_of::<Vec<Value>>()
+            + 64;
+        if self.kept_bytes + bytes <= Self::KEPT_BYTES {
+            self.kept_bytes += bytes;
             self.kept.insert(prefix.to_vec(), Arc::clone(&w));
         }
         Ok(w)
