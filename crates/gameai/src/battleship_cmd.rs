@@ -298,16 +298,21 @@ struct Summary {
     decisions: u64,
     estimated: u64,
     errors: u64,
+    /// The first game a shooter error ended (counted from 1, as messages count) and its
+    /// error: the summary line names it, so that a failed run says why.
+    first_error: Option<(usize, String)>,
     time: Duration,
     time_max: Duration,
 }
 
 impl Summary {
+    /// The summary of `records`, game `i` (from 0) at index `i`.
     fn new(records: &[GameRecord]) -> Summary {
         let mut s = Summary::default();
-        for r in records {
-            if r.error.is_some() {
+        for (i, r) in records.iter().enumerate() {
+            if let Some(e) = &r.error {
                 s.errors += 1;
+                s.first_error.get_or_insert_with(|| (i + 1, e.to_string()));
                 continue;
             }
             s.shots.push(r.shots);
@@ -653,13 +658,13 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         } else {
             String::new()
         },
-        if s.errors > 0 {
-            format!(
-                ", {} ended by shooter errors (left out of the shot figures)",
+        match &s.first_error {
+            Some((game, error)) => format!(
+                ", {} ended by shooter errors (left out of the shot figures; the first, game \
+                 {game}: {error})",
                 crate::plural(s.errors, "game")
-            )
-        } else {
-            String::new()
+            ),
+            None => String::new(),
         }
     )?;
     if a.json {
@@ -1198,6 +1203,7 @@ mod tests {
             .collect();
         let s = Summary::new(&records);
         assert_eq!((s.errors, s.estimated, s.decisions), (1, 5, 240));
+        assert_eq!(s.first_error, Some((6, "invalid rules: test".to_owned())));
         assert!((s.mean() - 48.0).abs() < 1e-12);
         // Sample variance (64 + 4 + 16 + 4 + 144) / 4 = 58, over 5 games.
         assert!(

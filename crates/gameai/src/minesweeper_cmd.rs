@@ -561,13 +561,22 @@ struct Summary {
     approximate: u64,
     decisions: u64,
     errors: u64,
+    /// The first game a solver error ended (counted from 1, as messages count) and its
+    /// error: the summary line names it, so that a failed run says why.
+    first_error: Option<(u64, String)>,
     time: Duration,
     time_max: Duration,
 }
 
 impl Summary {
+    /// Adds the next game's record (the games in order).
     fn add(&mut self, r: &minesweeper::GameRecord) {
         self.played += 1;
+        if let Some(e) = &r.error {
+            let game = self.played;
+            self.first_error
+                .get_or_insert_with(|| (game, e.to_string()));
+        }
         self.won += u64::from(r.won);
         self.guesses += u64::from(r.guesses);
         self.approximate += u64::from(r.approximate_guesses);
@@ -714,10 +723,12 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         s.guesses as f64 / s.played.max(1) as f64,
         s.ms_per_move(),
         s.time_max.as_secs_f64() * 1000.0,
-        if s.errors > 0 {
-            format!(", {} solver errors", s.errors)
-        } else {
-            String::new()
+        match &s.first_error {
+            Some((game, error)) => format!(
+                ", {} solver errors (the first, game {game}: {error})",
+                s.errors
+            ),
+            None => String::new(),
         },
         if s.approximate > 0 {
             format!(
@@ -1089,6 +1100,10 @@ mod tests {
         }
         assert_eq!((s.played, s.won, s.guesses, s.approximate), (10, 8, 45, 5));
         assert_eq!((s.decisions, s.errors), (40, 3));
+        assert_eq!(
+            s.first_error,
+            Some((8, minesweeper::SolveError::NothingToDo.to_string()))
+        );
         assert_eq!(s.time_max, Duration::from_millis(9));
         assert!((s.win_rate() - 0.8).abs() < 1e-12);
         assert!((s.ms_per_move() - 2.0).abs() < 1e-9);
