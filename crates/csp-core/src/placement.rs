@@ -59,7 +59,9 @@
 //!   it, recount, and so on (from counts without labels where the labelled ones would
 //!   overflow);
 //! - [`PlacementChain`] / [`estimate_placements`]: the fallback when exact counting exceeds
-//!   its [`Budget`]: a Markov chain (Gibbs sampler) that re-places one *pair* of variables
+//!   its [`Budget`]. It starts from one solution, found by a randomised search that branches
+//!   as the count does (on a board crowded from the start, on the lowest element left open),
+//!   then runs a Markov chain (Gibbs sampler) that re-places one *pair* of variables
 //!   uniformly among their jointly consistent values. Re-placing a single variable uniformly
 //!   already leaves the uniform distribution invariant, but cannot make two variables swap
 //!   the required elements they cover; pair moves can. The chain's estimates carry the usual
@@ -1016,19 +1018,11 @@ type ValueCounts = Vec<Vec<Vec<u128>>>;
 struct Counter<'a> {
     vars: &'a [Vec<Family>],
     required: u128,
-    /// Largest value size of each variable (for the covering bound).
-    max_size: Vec<u32>,
-    /// Smallest value size of each variable (for the room bound of a crowded node).
-    min_size: Vec<u32>,
-    /// Smallest halo (cells included) of any value of each variable: under no-touch what a
-    /// value takes from the board, at least, for telling a crowded node.
-    min_block: Vec<u32>,
-    /// Variables by decreasing value size: the free phase assigns them in this order, so the
-    /// last one (counted in one step) is the one with the most values.
-    order: Vec<usize>,
-    /// Per variable, the variables with the same domain (itself included): while unassigned
-    /// they are interchangeable, so the covering phase branches on one of them for all.
-    group: Vec<u64>,
+    /// The variables' sizes and groups. The free phase assigns the variables in the order
+    /// of decreasing size, so the last one (counted in one step) is the one with the most
+    /// values. The variables of a group are interchangeable while unassigned, so the
+    /// covering phase branches on one of them for all.
+    sizes: Sizes,
     /// Per variable, the lowest value (family, start) that its group's unassigned members
     /// may no longer take, once the free phase has given one member the smallest value of
     /// them all; `None` while no member has been placed that way. Indexed by the group's
@@ -1116,7 +1110,7 @@ impl Counter<'_> {
         if !self.grouped {
             return u128::MAX;
         }
-        let rep = self.group[v].trailing_zeros() as usize;
+        let rep = self.sizes.group[v].trailing_zeros() as usize;
         match self.floor[rep] {
             None => u128::MAX,
             Some((ff, fs)) => above(ff, fs, fi),
@@ -1138,7 +1132,7 @@ impl Counter<'_> {
             }
         }
         for v in 0..self.vars.len() {
-            let g = self.group[v];
+            let g = self.sizes.group[v];
             // Once per group, at its lowest variable.
             if g.count_ones() < 2 || g.trailing_zeros() as usize != v {
                 continue;
@@ -1185,7 +1179,7 @@ impl Counter<'_> {
             let v = v as usize;
             // The unassigned variables of a group are interchangeable: the first of them
             // covers `e` for all `k`, and each of its completions counts `k` times.
-            let peers = self.group[v] & unassigned;
+            let peers = self.sizes.group[v] & unassigned;
             if peers & ((1u64 << v) - 1) != 0 {
                 continue;
             }
@@ -1279,7 +1273,7 @@ impl Counter<'_> {
         let vars = self.vars;
         if need != 0 {
             let cap: u32 = bits(unassigned as u128)
-                .map(|v| self.max_size[v as usize])
+                .map(|v| self.sizes.max_size[v as usize])
                 .sum();
             if need.count_ones() > cap {
                 return Ok(0);
@@ -1302,12 +1296,12 @@ impl Counter<'_> {
             }
             2 => {
                 // The last two variables: loop over the first, count the second in one step.
-                let (a, b) = match self.order.iter().find(|&&v| unassigned >> v & 1 == 1) {
+                let (a, b) = match self.sizes.order.iter().find(|&&v| unassigned >> v & 1 == 1) {
                     Some(&a) => (a, (unassigned & !(1u64 << a)).trailing_zeros() as usize),
                     None => return Ok(0),
                 };
                 // Two members of one group: `a` takes the smaller value, for both orders.
-                let pair = self.group[a] >> b & 1 == 1;
+                let pair = self.sizes.group[a] >> b & 1 == 1;
                 let k = self.orders(if pair { 1 << a | 1 << b } else { 1 << a });
                 let wk = if k == 1 { w } else { self.grown_weight(w, k)? };
                 let mut total = 0u128;
@@ -1351,26 +1345,13 @@ impl Counter<'_> {
             _ => {
                 // Forward check (every unassigned variable still has a value), and the
                 // elements the variables can still reach with the fewest of them they need.
-                let mut reach = 0u128;
-                let (mut least, mut halos) = (0u32, 0u32);
-                for v in bits(unassigned as u128) {
-                    least += self.min_size[v as usize];
-                    halos += self.min_block[v as usize];
-                    let mut any = false;
-                    for (fi, f) in vars[v as usize].iter().enumerate() {
-                        let free = f.free_starts(blocked) & self.allowed(v as usize, fi);
-                        any |= free != 0;
-                        reach |= bits(f.shape).fold(0, |r, b| r | free << b);
-                    }
-                    if !any {
-                        return Ok(0);
-                    }
-                }
-                let room = reach.count_ones();
-                if least > room {
+                let Some((reach, crowded)) = self
+                    .sizes
+                    .room(vars, unassigned, blocked, |v, fi| self.allowed(v, fi))
+                else {
                     return Ok(0);
-                }
-                if 4 * least >= 3 * room || halos >= room {
+                };
+                if crowded {
                     // A nearly full board (by cells, or by the smallest halos, which would
                     // fill it if they did not overlap): branch on its lowest free element,
                     // covered or left empty, where dead ends show at once (branching on
@@ -1381,15 +1362,15 @@ impl Counter<'_> {
                     let empty = self.count(unassigned, blocked | 1u128 << e, covered, w)?;
                     return self.over(covering, empty);
                 }
-                let Some(&v) = self.order.iter().find(|&&v| unassigned >> v & 1 == 1) else {
+                let Some(&v) = self.sizes.order.iter().find(|&&v| unassigned >> v & 1 == 1) else {
                     return Ok(0);
                 };
                 // With `k` interchangeable members unassigned, `v` takes the smallest of
                 // their values (any of the `k` could have), and the others values above it.
-                let peers = self.group[v] & unassigned;
+                let peers = self.sizes.group[v] & unassigned;
                 let k = self.orders(peers);
                 let wk = if k == 1 { w } else { self.grown_weight(w, k)? };
-                let rep = self.group[v].trailing_zeros() as usize;
+                let rep = self.sizes.group[v].trailing_zeros() as usize;
                 let saved = self.floor[rep];
                 let mut total = 0u128;
                 for (fi, f) in vars[v].iter().enumerate() {
@@ -1405,6 +1386,102 @@ impl Counter<'_> {
                 Ok(total)
             }
         }
+    }
+}
+
+/// What the searches over a propagated problem know of each variable before they start.
+struct Sizes {
+    /// Largest value size (for the covering bound).
+    max_size: Vec<u32>,
+    /// Smallest value size (for the room bound of a crowded node).
+    min_size: Vec<u32>,
+    /// Smallest halo (cells included) of any value: under no-touch what a value takes from
+    /// the board, at least.
+    min_block: Vec<u32>,
+    /// The variables by decreasing value size.
+    order: Vec<usize>,
+    /// The variables with the same domain (itself included), unless the problem asks for
+    /// the labelled search.
+    group: Vec<u64>,
+}
+
+impl Sizes {
+    fn new(p: &PlacementCsp) -> Sizes {
+        let n = p.vars.len();
+        let max_size: Vec<u32> = p
+            .vars
+            .iter()
+            .map(|fs| fs.iter().map(|f| f.shape.count_ones()).max().unwrap_or(0))
+            .collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&v| (std::cmp::Reverse(max_size[v]), v));
+        let group: Vec<u64> = (0..n)
+            .map(|v| {
+                (0..n)
+                    .filter(|&u| u == v || (!p.labelled_search && p.vars[u] == p.vars[v]))
+                    .fold(0u64, |g, u| g | 1 << u)
+            })
+            .collect();
+        let min_size: Vec<u32> = p
+            .vars
+            .iter()
+            .map(|fs| fs.iter().map(|f| f.shape.count_ones()).min().unwrap_or(0))
+            .collect();
+        let min_block: Vec<u32> = p
+            .vars
+            .iter()
+            .map(|fs| {
+                fs.iter()
+                    .flat_map(|f| bits(f.starts).map(|s| f.block(s).count_ones()))
+                    .min()
+                    .unwrap_or(0)
+            })
+            .collect();
+        Sizes {
+            max_size,
+            min_size,
+            min_block,
+            order,
+            group,
+        }
+    }
+
+    /// At a node whose variables `unassigned` are still to place with `blocked` taken and
+    /// nothing left to cover: `None` when some variable has no value left or the elements
+    /// they can reach are fewer than the fewest they need; otherwise those elements, and
+    /// whether the node is crowded (the variables need three quarters of them, or their
+    /// smallest halos all of them), where branching on the lowest element finds dead ends
+    /// at once and branching on variables meets them once per order of interchangeable
+    /// ones. `allowed` restricts a variable's starts in a family (the count's floors).
+    #[inline]
+    fn room(
+        &self,
+        vars: &[Vec<Family>],
+        unassigned: u64,
+        blocked: u128,
+        allowed: impl Fn(usize, usize) -> u128,
+    ) -> Option<(u128, bool)> {
+        let mut reach = 0u128;
+        let (mut least, mut halos) = (0u32, 0u32);
+        for v in bits(unassigned as u128) {
+            let v = v as usize;
+            least += self.min_size[v];
+            halos += self.min_block[v];
+            let mut any = false;
+            for (fi, f) in vars[v].iter().enumerate() {
+                let free = f.free_starts(blocked) & allowed(v, fi);
+                any |= free != 0;
+                reach |= bits(f.shape).fold(0, |r, b| r | free << b);
+            }
+            if !any {
+                return None;
+            }
+        }
+        let room = reach.count_ones();
+        if least > room {
+            return None;
+        }
+        Some((reach, 4 * least >= 3 * room || halos >= room))
     }
 }
 
@@ -1481,44 +1558,13 @@ fn analyze(
     let p = propagate_placements(csp)?;
     p.check_hand_made_halos()?;
     let n = p.vars.len();
-    let max_size: Vec<u32> = p
-        .vars
-        .iter()
-        .map(|fs| fs.iter().map(|f| f.shape.count_ones()).max().unwrap_or(0))
-        .collect();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&v| (std::cmp::Reverse(max_size[v]), v));
-    let group: Vec<u64> = (0..n)
-        .map(|v| {
-            (0..n)
-                .filter(|&u| u == v || (!p.labelled_search && p.vars[u] == p.vars[v]))
-                .fold(0u64, |g, u| g | 1 << u)
-        })
-        .collect();
+    let sizes = Sizes::new(&p);
+    let group = sizes.group.clone();
     let grouped = group.iter().any(|g| g.count_ones() > 1);
-    let min_size: Vec<u32> = p
-        .vars
-        .iter()
-        .map(|fs| fs.iter().map(|f| f.shape.count_ones()).min().unwrap_or(0))
-        .collect();
-    let min_block: Vec<u32> = p
-        .vars
-        .iter()
-        .map(|fs| {
-            fs.iter()
-                .flat_map(|f| bits(f.starts).map(|s| f.block(s).count_ones()))
-                .min()
-                .unwrap_or(0)
-        })
-        .collect();
     let mut c = Counter {
         vars: &p.vars,
         required: p.required,
-        max_size,
-        min_size,
-        min_block,
-        order,
-        group: group.clone(),
+        sizes,
         floor: vec![None; n],
         grouped,
         counts: p
@@ -1976,11 +2022,18 @@ pub struct PlacementChain {
 
 impl PlacementChain {
     /// Starts a chain at a solution found by randomised depth-first search (the start is not
-    /// uniform; discard a burn-in of sweeps before using the chain). Where that search runs
-    /// out of nodes, the start is drawn by [`sample_placements`] instead, with the same
-    /// budget for each of its counts: on a board the pieces nearly fill, the search meets the
-    /// packing's dead ends once per order of the pieces, and the counts, which branch on
-    /// cells there, go straight through (the start is then uniform).
+    /// uniform; discard a burn-in of sweeps before using the chain). The search covers the
+    /// required elements, then places the variables one by one. Where the pieces crowd the
+    /// board from the start (by the test the exact count uses: they need three quarters of
+    /// the elements they can reach, or their smallest halos all of them), it branches
+    /// instead, wherever the board is still crowded, on the lowest element left open,
+    /// covered by one of each set of interchangeable variables or left empty, as the count
+    /// does there (placing pieces one by one, it would meet the packing's dead ends once per
+    /// order of the interchangeable ones), and restarts with twice the nodes after each
+    /// fruitless try. Only the start's crowding picks the search, so that elsewhere the
+    /// starts are those of earlier versions (the same from the same generator state). Where
+    /// the search runs out of nodes, the start is drawn by [`sample_placements`] instead,
+    /// with the same budget for each of its counts (the start is then uniform).
     ///
     /// # Errors
     /// [`CspError::Inconsistent`] when there is no solution, [`CspError::BudgetExceeded`] when
@@ -1995,24 +2048,41 @@ impl PlacementChain {
     ) -> Result<PlacementChain, CspError> {
         let p = propagate_placements(csp)?;
         p.check_hand_made_halos()?;
-        let mut partial = vec![None; p.vars.len()];
-        let mut nodes = 0u64;
-        let state: Vec<Value> =
-            match first_solution(&p, &mut partial, 0, 0, &mut nodes, budget.max_nodes, rng) {
-                Ok(true) => partial.into_iter().flatten().collect(),
-                Ok(false) => return Err(CspError::Inconsistent),
-                Err(over @ CspError::BudgetExceeded { .. }) => {
-                    match sample_placements(&p, budget, rng) {
-                        Ok(values) => values,
-                        // Both ran out: report the search's budget.
-                        Err(CspError::BudgetExceeded { .. } | CspError::CountOverflow) => {
-                            return Err(over);
-                        }
-                        Err(e) => return Err(e),
+        let n = p.vars.len();
+        let mut partial = vec![None; n];
+        let sizes = Sizes::new(&p);
+        let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let crowded = matches!(
+            sizes.room(&p.vars, all, 0, |_, _| u128::MAX),
+            Some((_, true))
+        );
+        let found = if crowded {
+            PackedStart {
+                p: &p,
+                sizes,
+                nodes: 0,
+                max_nodes: 0,
+            }
+            .restarts(&mut partial, all, budget.max_nodes, rng)
+        } else {
+            let mut nodes = 0u64;
+            first_solution(&p, &mut partial, 0, 0, &mut nodes, budget.max_nodes, rng)
+        };
+        let state: Vec<Value> = match found {
+            Ok(true) => partial.into_iter().flatten().collect(),
+            Ok(false) => return Err(CspError::Inconsistent),
+            Err(over @ CspError::BudgetExceeded { .. }) => {
+                match sample_placements(&p, budget, rng) {
+                    Ok(values) => values,
+                    // Both ran out: report the search's budget.
+                    Err(CspError::BudgetExceeded { .. } | CspError::CountOverflow) => {
+                        return Err(over);
                     }
+                    Err(e) => return Err(e),
                 }
-                Err(e) => return Err(e),
-            };
+            }
+            Err(e) => return Err(e),
+        };
         Ok(PlacementChain {
             p,
             state,
@@ -2293,6 +2363,144 @@ fn first_solution(
         state[v] = None;
     }
     Ok(false)
+}
+
+/// The randomised search for a chain's first solution on a crowded board (see
+/// [`PlacementChain::new`]).
+struct PackedStart<'a> {
+    p: &'a PlacementCsp,
+    sizes: Sizes,
+    nodes: u64,
+    max_nodes: u64,
+}
+
+impl PackedStart<'_> {
+    /// [`PackedStart::search`] from scratch, again and again with twice the nodes of the
+    /// last try until `max_nodes` are spent: its times are heavy-tailed (on twelve 4-ships
+    /// kept apart on 10x10, from a few hundred nodes to a few hundred thousand, by the seed),
+    /// and a fresh random try soon finds one of the short runs.
+    fn restarts(
+        &mut self,
+        state: &mut [Option<Value>],
+        unassigned: u64,
+        max_nodes: u64,
+        rng: &mut (impl Rng + ?Sized),
+    ) -> Result<bool, CspError> {
+        let mut limit = 1024u64;
+        loop {
+            self.max_nodes = max_nodes.min(self.nodes.saturating_add(limit));
+            match self.search(state, unassigned, 0, 0, rng) {
+                Err(CspError::BudgetExceeded { .. }) if self.max_nodes < max_nodes => {
+                    state.fill(None);
+                    limit = limit.saturating_mul(2);
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// Whether the variables `unassigned` have values completing `state`, with `blocked`
+    /// taken and `covered` covered by the others (`state` then holds them). Required
+    /// elements first, the lowest uncovered one covered by some variable; then, at a
+    /// crowded node, the lowest element the variables can reach, covered or (when no
+    /// covering completes) left empty; elsewhere the largest variable placed anywhere. Of a
+    /// group of interchangeable unassigned variables only the first covers an element (any
+    /// solution with another one there is the same with the two exchanged).
+    fn search(
+        &mut self,
+        state: &mut [Option<Value>],
+        unassigned: u64,
+        blocked: u128,
+        covered: u128,
+        rng: &mut (impl Rng + ?Sized),
+    ) -> Result<bool, CspError> {
+        self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            return Err(CspError::BudgetExceeded {
+                max_nodes: self.max_nodes,
+                component_vars: self.p.vars.len(),
+            });
+        }
+        let vars = &self.p.vars;
+        let need = self.p.required & !covered;
+        let mut cands: Vec<(usize, Value)> = Vec::new();
+        let mut empty = None;
+        if need != 0 {
+            let cap: u32 = bits(unassigned as u128)
+                .map(|v| self.sizes.max_size[v as usize])
+                .sum();
+            if need.count_ones() > cap {
+                return Ok(false);
+            }
+            self.covering(need.trailing_zeros(), unassigned, blocked, &mut cands);
+        } else if unassigned == 0 {
+            return Ok(true);
+        } else {
+            let Some((reach, crowded)) = self.sizes.room(vars, unassigned, blocked, |_, _| !0)
+            else {
+                return Ok(false);
+            };
+            if crowded {
+                let e = reach.trailing_zeros();
+                self.covering(e, unassigned, blocked, &mut cands);
+                empty = Some(1u128 << e);
+            } else if let Some(&v) = self.sizes.order.iter().find(|&&v| unassigned >> v & 1 == 1) {
+                for (fi, f) in vars[v].iter().enumerate() {
+                    for s in bits(f.free_starts(blocked)) {
+                        cands.push((
+                            v,
+                            Value {
+                                family: fi,
+                                start: s,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        while !cands.is_empty() {
+            let (v, val) = cands.swap_remove(rng.random_range(0..cands.len()));
+            let f = &vars[v][val.family];
+            state[v] = Some(val);
+            if self.search(
+                state,
+                unassigned & !(1u64 << v),
+                blocked | f.block(val.start),
+                covered | f.cells(val.start),
+                rng,
+            )? {
+                return Ok(true);
+            }
+            state[v] = None;
+        }
+        match empty {
+            Some(e) => self.search(state, unassigned, blocked | e, covered, rng),
+            None => Ok(false),
+        }
+    }
+
+    /// Adds to `cands` the values covering element `e` of the first unassigned variable of
+    /// each group.
+    fn covering(&self, e: u32, unassigned: u64, blocked: u128, cands: &mut Vec<(usize, Value)>) {
+        let m = 1u128 << e;
+        for v in bits(unassigned as u128) {
+            let v = v as usize;
+            if self.sizes.group[v] & unassigned & ((1u64 << v) - 1) != 0 {
+                continue;
+            }
+            for (fi, f) in self.p.vars[v].iter().enumerate() {
+                for s in bits(f.free_starts(blocked) & meeting_starts(f.shape, m)) {
+                    cands.push((
+                        v,
+                        Value {
+                            family: fi,
+                            start: s,
+                        },
+                    ));
+                }
+            }
+        }
+    }
 }
 
 /// Monte Carlo estimates from a [`PlacementChain`].

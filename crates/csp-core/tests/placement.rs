@@ -80,14 +80,29 @@ fn fleet(lens: &[usize], w: usize, h: usize, no_touch: bool) -> PlacementCsp {
 fn assert_same(p: &PlacementCsp) {
     let naive = analyze_placements_naive(p, &BIG);
     let fast = analyze_placements(p, &BIG);
-    match (naive, fast) {
+    let solutions = match (naive, fast) {
         (Ok(n), Ok(f)) => {
             assert_eq!(n.solutions, f.solutions);
             assert_eq!(n.element_counts, f.element_counts);
             assert_eq!(n.value_counts, f.value_counts);
+            n.solutions
         }
-        (Ok(n), Err(CspError::Inconsistent)) => assert_eq!(n.solutions, 0),
+        (Ok(n), Err(CspError::Inconsistent)) => {
+            assert_eq!(n.solutions, 0);
+            0
+        }
         (n, f) => panic!("naive {n:?} fast {f:?}"),
+    };
+    // The chain starts from a solution exactly when there is one (on a crowded board by
+    // its search over elements, elsewhere by its search over variables).
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(solutions as u64);
+    match PlacementChain::new(p, &BIG, &mut rng) {
+        Ok(chain) => {
+            assert!(solutions > 0, "a start without a solution");
+            assert!(p.is_solution(chain.state()), "{:?}", chain.state());
+        }
+        Err(CspError::Inconsistent) => assert_eq!(solutions, 0),
+        Err(e) => panic!("{e:?}"),
     }
 }
 
@@ -718,11 +733,11 @@ fn chain_standard_errors_measure_the_error() {
     );
 }
 
-/// Twelve single cells kept apart on 7x5 fill the board's halos almost exactly: the
-/// chain's random depth-first search for a first solution meets the dead ends once per
-/// order of the interchangeable pieces and runs out of 5 million nodes, where the exact
-/// count branches on cells and takes fewer than 50,000. The chain then starts from an exact
-/// draw.
+/// Twelve single cells kept apart on 7x5 fill the board's halos almost exactly: placing
+/// the pieces one by one, a search for a first solution would meet the dead ends once per
+/// order of the interchangeable pieces (and ran out of 5 million nodes before the chain
+/// branched on cells on crowded boards), where the exact count branches on cells and takes
+/// fewer than 50,000.
 #[test]
 fn a_packed_board_still_gives_a_chain_a_start() {
     let p = fleet(&[1; 12], 7, 5, true);
@@ -749,10 +764,42 @@ fn a_packed_board_still_gives_a_chain_a_start() {
     ));
 }
 
+/// Twelve 4-ships kept apart on 10x10 (the halos fill the board): the chain's search
+/// finds a start within 500,000 nodes (a few hundred to a few hundred thousand, by the
+/// seed), branching on cells, each covered by one of the interchangeable ships or left
+/// empty. Placing the ships one by one, it ran past 5 million nodes, and so does the exact
+/// count of the fleets (the draw it then fell back on).
+#[test]
+fn a_board_crowded_by_halos_gives_a_chain_a_start_quickly() {
+    let p = fleet(&[4; 12], 10, 10, true);
+    let budget = Budget { max_nodes: 500_000 };
+    for seed in 0..4 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let chain = PlacementChain::new(&p, &budget, &mut rng).unwrap();
+        assert!(p.is_solution(chain.state()), "seed {seed}");
+    }
+}
+
+/// A crowded board whose one solution leaves its first cell empty, though pieces could
+/// cover it: on 3x2 under no-touch, a single cell restricted to cells 1, 3 and 4 and a
+/// domino fit only as the single at 3 (bottom left) and the domino upright on the right.
+/// The chain's search over cells must try leaving a cell empty, not only covering it.
+#[test]
+fn a_crowded_start_may_leave_a_coverable_cell_empty() {
+    let mut p = fleet(&[1, 2], 3, 2, true);
+    p.retain(0, |c| c & 0b11010 != 0).unwrap();
+    assert_eq!(count_placements(&p, &BIG).unwrap(), 1);
+    for seed in 0..4 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let chain = PlacementChain::new(&p, &BIG, &mut rng).unwrap();
+        assert_eq!(chain.cells(0), Some(1 << 3));
+        assert_eq!(chain.cells(1), Some(1 << 2 | 1 << 5));
+    }
+}
+
 /// Thirty-two straight tetrominoes tiling 8x16: each tiling is `32!` (about 2.6e35)
 /// labelled solutions, so the labelled count passes the limit of `u128::MAX >> 7`. The exact
-/// sampler then draws from the counts without labels, and the chain, whose random search
-/// runs out of nodes on this packed board, still gets a start.
+/// sampler then draws from the counts without labels, and the chain still gets a start.
 #[test]
 fn identical_pieces_past_the_count_limit_can_still_be_drawn() {
     let grid = Grid::new(8, 16).unwrap();
