@@ -154,8 +154,12 @@ impl Fleet {
             )),
             Err(csp_core::CspError::BudgetExceeded { .. }) => Err(Error::DrawFailed(format!(
                 "ten million random draws were all rejected, and the fleets are too many to \
-                 count within {EXACT_DRAW_NODES} search nodes: the fleet fits too tightly to \
-                 be drawn, if it fits at all"
+                 count within {EXACT_DRAW_NODES} search nodes: the fleet {}",
+                if geo.placed() {
+                    "fits (one placement was found), but too tightly to be drawn uniformly"
+                } else {
+                    "fits too tightly to be drawn, if it fits at all"
+                }
             ))),
             Err(csp_core::CspError::CountOverflow) => Err(Error::DrawFailed(
                 "ten million random draws were all rejected, and the number of labelled \

@@ -355,6 +355,8 @@ pub struct Geometry {
     halo: Vec<u128>,
     /// Whether exact counts search every labelled fleet (see [`Geometry::empty_problem`]).
     labelled_search: bool,
+    /// Whether the check of [`Geometry::new`] placed the fleet (and so proved that it fits).
+    placed: bool,
 }
 
 impl Geometry {
@@ -407,11 +409,12 @@ impl Geometry {
             .map(|f| families.iter().filter(|g| *g == f).count())
             .max()
             .unwrap_or(0);
-        let geo = Geometry {
+        let mut geo = Geometry {
             rules: rules.clone(),
             families,
             halo,
             labelled_search: most_alike <= 2,
+            placed: false,
         };
         // Can the fleet be placed at all?
         let csp = geo.empty_problem()?;
@@ -423,7 +426,8 @@ impl Geometry {
             },
             &mut rng,
         ) {
-            Ok(_) | Err(csp_core::CspError::BudgetExceeded { .. }) => {}
+            Ok(_) => geo.placed = true,
+            Err(csp_core::CspError::BudgetExceeded { .. }) => {}
             Err(csp_core::CspError::Inconsistent) => {
                 return Err(Error::FleetDoesNotFit(format!(
                     "no placement of the fleet exists on {}x{} under {}",
@@ -438,6 +442,12 @@ impl Geometry {
             Err(e) => return Err(e.into()),
         }
         Ok(Arc::new(geo))
+    }
+
+    /// Whether [`Geometry::new`] placed the fleet once, which proves that it fits: `false`
+    /// when its search ran out of nodes first (the fleet may still fit).
+    pub(crate) fn placed(&self) -> bool {
+        self.placed
     }
 
     /// The rules.

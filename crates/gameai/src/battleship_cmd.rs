@@ -193,8 +193,9 @@ struct EvalArgs {
     /// two middle ones.
     #[arg(long)]
     json: bool,
-    /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long, value_parser = crate::values::at_least_one::<usize>)]
+    /// Worker threads (default: all cores; at most four a core). Results do not depend on
+    /// it.
+    #[arg(long, value_parser = crate::values::threads)]
     threads: Option<usize>,
     /// Write one JSON line per game (game, shots, estimated, error) to this file, to compare
     /// two shooters or settings game by game; `game` counts from 0 (game 0 is the one
@@ -632,7 +633,7 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let records_file = crate::RecordsFile::create(a.records.as_deref())?;
     let run = crate::parallel::play_games(games, a.threads, play_one)?;
     let complete = run.finished();
-    let records: Vec<GameRecord> = run.results.into_iter().collect::<Result<_, _>>()?;
+    let (records, complete) = games_before_failure(run.results, complete);
     let s = Summary::new(&records);
     let shooter_label = tuned.label();
     // Like the shot figures, no times when no game finished (as `null` in the JSON).
@@ -729,6 +730,31 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
         })?;
     }
     complete
+}
+
+/// The records of the games before the first that failed to start, and `complete` or the
+/// failure. A fleet that cannot be drawn for some game (a crowded fleet, drawn for the first
+/// game but not for a later one) ends the run there, as Ctrl-C does: the games before it
+/// are reported, and the error says where the report stops.
+fn games_before_failure(
+    results: Vec<Result<GameRecord, CliError>>,
+    complete: Result<(), CliError>,
+) -> (Vec<GameRecord>, Result<(), CliError>) {
+    let mut records = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(record) => records.push(record),
+            Err(e) => {
+                let why = format!(
+                    "{}; the report covers the {} before it",
+                    e.0,
+                    crate::plural(records.len(), "game")
+                );
+                return (records, Err(CliError(why)));
+            }
+        }
+    }
+    (records, complete)
 }
 
 /// A setting of the posterior in `--json`: its value for a shooter on the posterior, `null`
@@ -1223,6 +1249,39 @@ mod tests {
         assert_eq!(s.quantile(0.0), 40);
         assert!((s.ms_per_shot() - 2.0).abs() < 1e-9);
         assert_eq!(s.time_max, Duration::from_millis(120));
+    }
+
+    /// A game whose fleet could not be drawn ends the report there: the games before it
+    /// are kept (not the ones after, which a run of fewer games would not have played), and
+    /// the error says so.
+    #[test]
+    fn a_failed_draw_ends_the_report_at_its_game() {
+        let fail = || Err(CliError("game 3 (seed 1): could not draw".into()));
+        let results = vec![
+            Ok(record(40, 40, 1, false)),
+            Ok(record(41, 41, 1, true)),
+            fail(),
+            Ok(record(42, 42, 1, false)),
+            fail(),
+        ];
+        let (records, complete) = games_before_failure(results, Ok(()));
+        assert_eq!(
+            records.iter().map(|r| r.shots).collect::<Vec<_>>(),
+            [40, 41]
+        );
+        assert_eq!(
+            complete.unwrap_err().0,
+            "game 3 (seed 1): could not draw; the report covers the 2 games before it"
+        );
+        let (records, complete) = games_before_failure(vec![Ok(record(40, 40, 1, false))], Ok(()));
+        assert_eq!((records.len(), complete.is_ok()), (1, true));
+        let (_, first) = games_before_failure(vec![fail()], Ok(()));
+        assert!(
+            first
+                .unwrap_err()
+                .0
+                .ends_with("covers the 0 games before it")
+        );
     }
 
     /// With no finished game the shot figures of `--json` are `null`, not zeros, and so is

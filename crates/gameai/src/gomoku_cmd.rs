@@ -100,8 +100,9 @@ struct MatchArgs {
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Games played at once. Engines think on the clock, so more threads than cores makes
-    /// them weaker (not with --nodes); the default plays one game at a time.
-    #[arg(long, default_value_t = 1, value_parser = crate::values::at_least_one::<usize>)]
+    /// them weaker (not with --nodes); the default plays one game at a time. At most four a
+    /// core.
+    #[arg(long, default_value_t = 1, value_parser = crate::values::threads)]
     threads: usize,
     /// End with one JSON line of results: engine_a, engine_b, games, time_ms (null under
     /// --nodes) and nodes ([a, b], null without --nodes), size, rule, a_wins, draws,

@@ -99,6 +99,22 @@ pub fn games_bar(games: u64) -> ProgressBar {
     bar
 }
 
+/// An error when the results of `games` games could not be held in any memory (more bytes
+/// than an address space has): such a count could never be played to its end.
+pub fn check_results_fit<T>(games: u64) -> Result<(), CliError> {
+    let fits = usize::try_from(games)
+        .ok()
+        .and_then(|n| n.checked_mul(std::mem::size_of::<T>().max(1)))
+        .is_some_and(|bytes| bytes <= isize::MAX as usize);
+    if fits {
+        Ok(())
+    } else {
+        Err(CliError(format!(
+            "cannot hold the results of {games} games in memory: choose fewer"
+        )))
+    }
+}
+
 /// An empty vector with room for the results of `games` games, or an error saying there is
 /// not that much memory (instead of an abort, or a panic on a count beyond any memory).
 pub fn results_buffer<T>(games: u64) -> Result<Vec<T>, CliError> {
@@ -130,7 +146,12 @@ pub fn play_games<T: Send + 'static>(
     threads: Option<usize>,
     play_one: impl Fn(u64) -> T + Send + Sync + 'static,
 ) -> Result<Played<T>, CliError> {
-    let mut results: Vec<Option<T>> = results_buffer(games)?;
+    // The results in game order, and those that came before an earlier game's: memory grows
+    // with the games played, not with the games asked for (a count far beyond what a run
+    // could play must not take the memory up front).
+    check_results_fit::<T>(games)?;
+    let mut results: Vec<T> = Vec::new();
+    let mut early: std::collections::BTreeMap<usize, T> = std::collections::BTreeMap::new();
     let bar = games_bar(games);
     // No more workers than games (rayon reads 0 as one per core).
     let workers = threads.map_or(0, |t| {
@@ -140,9 +161,8 @@ pub fn play_games<T: Send + 'static>(
         .num_threads(workers)
         .build()
         .map_err(|e| CliError(format!("cannot start worker threads: {e}")))?;
-    // The buffer was made for the count, so it fits in `usize`.
-    let len = usize::try_from(games).unwrap_or(0);
-    results.resize_with(len, || None);
+    // More games than `usize` counts could never be played, so stop there.
+    let len = usize::try_from(games).unwrap_or(usize::MAX);
     let (tx, rx) = mpsc::channel::<(usize, T)>();
     stoppable(|| {
         // The workers run under a thread of their own, which is not waited for when the
@@ -172,7 +192,10 @@ pub fn play_games<T: Send + 'static>(
         let finished = loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok((i, r)) => {
-                    results[i] = Some(r);
+                    early.insert(i, r);
+                    while let Some(r) = early.remove(&results.len()) {
+                        results.push(r);
+                    }
                     bar.inc(1);
                 }
                 // Every worker is done: all games played, or the run stopped.
@@ -201,9 +224,9 @@ pub fn play_games<T: Send + 'static>(
         }
     });
     bar.finish_and_clear();
-    let complete = results.iter().all(Option::is_some);
+    let complete = results.len() as u64 == games;
     Ok(Played {
-        results: results.into_iter().map_while(|r| r).collect(),
+        results,
         stopped_of: (!complete).then_some(games),
     })
 }

@@ -46,11 +46,12 @@ impl GameRecord {
 }
 
 /// Plays `board` to the end: the first click at `start`, then the solver's moves.
-/// `first_click_is_guess` says whether the first click could have hit a mine (rule `none`);
-/// a first click on a mine counts as a guess in any case (a board from a file need not say
-/// how it was drawn).
+/// `first_click_is_guess` says whether the first click could have hit a mine (rule `none`;
+/// not on a board without mines, where no click is a guess); a first click on a mine counts
+/// as a guess in any case (a board from a file need not say how it was drawn).
 pub fn play(board: Board, start: usize, first_click_is_guess: bool, solver: &Solver) -> GameRecord {
-    let first_click_is_guess = first_click_is_guess || board.is_mine(start);
+    let first_click_is_guess =
+        (first_click_is_guess && board.mine_count() > 0) || board.is_mine(start);
     let cells = board.len();
     let mut game = Game::new(board);
     if game.reveal(start).is_err() {
@@ -182,6 +183,19 @@ mod tests {
             assert_eq!((r.guesses, r.decisions), (1, 0));
             assert!(r.error.is_none());
         }
+    }
+
+    /// Under a rule that lets the first click hit a mine, that click is a guess, except on
+    /// a board without mines, where it cannot.
+    #[test]
+    fn a_first_click_is_a_guess_only_where_a_mine_may_lie() {
+        let solver = Solver::default();
+        let r = play(Board::new(1, 1, &[]).unwrap(), 0, true, &solver);
+        assert!(r.won);
+        assert_eq!(r.guesses, 0);
+        let r = play(Board::new(3, 1, &[2]).unwrap(), 0, true, &solver);
+        assert!(r.won);
+        assert_eq!(r.guesses, 1);
     }
 
     #[test]
