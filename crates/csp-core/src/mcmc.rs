@@ -709,6 +709,18 @@ mod tests {
 
     /// A chain that mixes moves every undecided variable; with no averaged step there is
     /// nothing to judge, and forced variables are never listed.
+    /// Two steps make two batches, enough for a finite standard error: batch means 1 and
+    /// 0 have mean 1/2 and standard error sqrt(1/2 / 1 / 2) = 1/2.
+    #[test]
+    fn two_batches_give_a_standard_error() {
+        let mut b = BatchMeans::new(1, 2);
+        assert!(b.closes(0));
+        b.close(&[1.0]);
+        assert!(b.closes(1));
+        b.close(&[1.0]);
+        assert!((b.std_error(0) - 0.5).abs() < 1e-12, "{}", b.std_error(0));
+    }
+
     #[test]
     fn unmoved_lists_only_undecided_variables_that_never_changed() {
         let mut csp = BoolCsp::new(6);

@@ -1236,6 +1236,35 @@ mod tests {
     /// Two overlapping rows force the part of either that lies outside the other: with
     /// `x0 + x1 = 1`, `x1 + x2 + x3 + x4 = 1`, `x3` false and two mines in all, `x2 + x4`
     /// must be 1, so `x1` is false and `x0` true, whichever row comes first.
+    /// Two rows overlapping a third bound the cells they share from both sides: here that
+    /// forces variables 1, 6 and 8, which one side alone leaves open. Every value
+    /// propagation proves is the one all four solutions share, and it proves them all.
+    #[test]
+    fn overlaps_are_bounded_from_both_rows() {
+        let mut csp = BoolCsp::new(9);
+        csp.exactly(&[0, 1, 3, 4, 6, 7, 8], 2).unwrap();
+        csp.exactly(&[2, 4, 5, 6, 7, 8], 3).unwrap();
+        csp.exactly(&[0, 2, 3, 4, 5, 7], 4).unwrap();
+        let solutions: Vec<u32> = (0..1u32 << 9)
+            .filter(|&m| {
+                csp.constraints().iter().all(|c| {
+                    let on = c.vars.iter().filter(|&&v| m >> v & 1 == 1).count() as u32;
+                    (c.min..=c.max).contains(&on)
+                })
+            })
+            .collect();
+        assert_eq!(solutions.len(), 4);
+        let shared: Vec<Option<bool>> = (0..9)
+            .map(|v| {
+                let on = solutions.iter().filter(|&&m| m >> v & 1 == 1).count();
+                (on == 0 || on == 4).then_some(on == 4)
+            })
+            .collect();
+        assert_eq!(crate::propagate(&csp).unwrap(), shared);
+        let (n, t, f) = (None, Some(true), Some(false));
+        assert_eq!(shared, [n, f, t, n, n, t, f, n, f]);
+    }
+
     #[test]
     fn overlapping_rows_force_the_outside_part_of_either() {
         for first_short in [true, false] {

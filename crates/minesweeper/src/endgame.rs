@@ -397,6 +397,30 @@ mod tests {
         assert_eq!(cell, 2);
     }
 
+    /// Seventeen or more cells revealed at once: their numbers group the layouts by a key
+    /// of 4 bits a cell, 32 cells to a word, and cells 0 and 16 must not share bits. Two
+    /// layouts (a mine at cell 20 or at 21); the 20 cells safe in both are revealed at once,
+    /// and cell 0 (next to 21) or cell 16 (next to 20) shows which: a sure win.
+    #[test]
+    fn many_cells_revealed_at_once_keep_their_numbers_apart() {
+        let mut neighbours = vec![(0u64, 0u8); 22];
+        neighbours[0] = (1 << 21, 0);
+        neighbours[16] = (1 << 20, 0);
+        let mut e = Endgame::new(neighbours, vec![], u64::MAX);
+        assert_eq!(e.win(vec![1 << 20, 1 << 21], 0), Some(1.0));
+    }
+
+    /// Sixty-four cells, the most the layouts hold: the last cell's rule is checked as
+    /// filled too (one mine among cells 62 and 63, none below them: two layouts).
+    #[test]
+    fn the_sixty_fourth_cell_closes_its_rules() {
+        let rules = [(3u64 << 62, 1), ((1u64 << 62) - 1, 0)];
+        assert_eq!(
+            layouts(64, &rules, None, 10, u64::MAX),
+            Some(vec![1 << 62, 1 << 63])
+        );
+    }
+
     #[test]
     fn a_pure_fifty_fifty_is_a_coin_flip() {
         // Two isolated cells, one mine, nothing around: either guess wins half the time.

@@ -1857,18 +1857,23 @@ mod tests {
         assert_eq!(cells, [2, 7, 3, 4, 5, 6]);
     }
 
-    #[test]
-    fn the_opening_looks_two_guesses_ahead() {
-        // Intermediate board, a safe click in the corner showed 1. Every cell away from it
-        // is a mine with the same probability; one step ahead prefers the edge cell two
-        // along (its number can clear the 1's neighbours), two steps the far corner (it
-        // opens an area more often), as docs/MINESWEEPER.md describes.
+    /// Intermediate board, a safe click in the corner showed 1.
+    fn corner_one() -> Position {
         let mut text = String::from("16x16x40\n1");
         for y in 0..16 {
             text.push_str(&"H".repeat(if y == 0 { 15 } else { 16 }));
             text.push('\n');
         }
-        let pos = text::read(&text).unwrap();
+        text::read(&text).unwrap()
+    }
+
+    #[test]
+    fn the_opening_looks_two_guesses_ahead() {
+        // Every cell away from the corner's 1 is a mine with the same probability; one step
+        // ahead prefers the edge cell two along (its number can clear the 1's neighbours),
+        // two steps the far corner (it opens an area more often), as docs/MINESWEEPER.md
+        // describes.
+        let pos = corner_one();
         let guess = |config: SolverConfig| match Solver::new(config).decide(&pos).unwrap() {
             Decision::Guess { cell, .. } => pos.xy(cell),
             other => panic!("a guess, not {other:?}"),
@@ -1886,6 +1891,12 @@ mod tests {
             ..default
         };
         assert_eq!(guess(no_opening), (2, 0));
+        // The opening includes its last cell: one cell revealed, an opening of one.
+        let one_cell = SolverConfig {
+            opening_cells: 1,
+            ..default
+        };
+        assert_eq!(guess(one_cell), (15, 0));
         let small_boards_only = SolverConfig {
             opening_board_cells: 16 * 16 - 1,
             ..default
@@ -1900,6 +1911,24 @@ mod tests {
         let hidden = text::read(&format!("9x9x10\n{}", "HHHHHHHHH\n".repeat(9))).unwrap();
         assert_eq!(Solver::new(default).depth(&hidden), 2);
         assert_eq!(Solver::new(no_opening).depth(&hidden), 1);
+    }
+
+    /// The best one-step score of a position is over its `second_candidates` safest
+    /// candidates only: on the corner's 1, the best of them, (2,0), is not the first.
+    #[test]
+    fn the_second_guess_values_only_its_candidates() {
+        let pos = corner_one();
+        let score = |n: usize| {
+            Solver::new(SolverConfig {
+                second_candidates: n,
+                ..SolverConfig::default()
+            })
+            .best_score(&pos, 1)
+            .unwrap()
+            .unwrap()
+        };
+        let (first, eight) = (score(1), score(8));
+        assert!(first < eight, "{first} {eight}");
     }
 
     #[test]
@@ -1939,6 +1968,13 @@ mod tests {
                 };
                 assert_eq!(up_to(undecided.len()), Some(v));
                 assert_eq!(up_to(undecided.len() - 1), None);
+                // Up to `endgame_layouts` layouts, that many included.
+                let s = a.solutions.to_u64().unwrap() as usize;
+                let layouts = Solver::new(SolverConfig {
+                    endgame_layouts: s,
+                    ..SolverConfig::default()
+                });
+                assert_eq!(layouts.endgame(pos, &p, &a, &undecided, &groups), Some(v));
                 found += 1;
             }
         });
