@@ -172,12 +172,17 @@ fn forget(partial: &Path) {
 }
 
 /// Removes the temporary files being written: the program is quitting before their runs
-/// completed them (old files of their names are left as they were).
-pub fn remove_partials() {
-    if let Ok(files) = PARTIALS.lock() {
-        for p in files.iter() {
-            let _ = std::fs::remove_file(p);
+/// completed them (old files of their names are left as they were). Returns how many
+/// there were.
+pub fn remove_partials() -> usize {
+    match PARTIALS.lock() {
+        Ok(files) => {
+            for p in files.iter() {
+                let _ = std::fs::remove_file(p);
+            }
+            files.len()
         }
+        Err(_) => 0,
     }
 }
 

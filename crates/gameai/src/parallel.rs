@@ -36,11 +36,17 @@ pub fn handle_interrupts() {
                 );
                 return;
             }
-            crate::output::remove_partials();
+            let removed = crate::output::remove_partials();
             if STOP.load(Ordering::SeqCst) {
                 let _ = writeln!(
                     std::io::stderr(),
                     "\ngameai: quit at once: no report, no records written"
+                );
+            } else if removed > 0 {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\ngameai: interrupted: the output was not written (a file of its name is \
+                     as it was)"
                 );
             }
             std::process::exit(130);

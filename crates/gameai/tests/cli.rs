@@ -1145,6 +1145,33 @@ fn a_stopped_evaluation_does_not_wait_long_for_a_slow_game() {
     assert!(took < std::time::Duration::from_secs(30), "{took:?}");
 }
 
+/// A signal during a command that writes a file and plays no games (`minesweeper boards`)
+/// quits at once, leaves no partial file, and says the output was not written.
+#[cfg(unix)]
+#[test]
+fn a_signal_while_writing_boards_says_the_output_was_not_written() {
+    let dir = common::Scratch::new("boards-signal");
+    let path = dir.file("boards.jsonl");
+    let mut args: Vec<String> = words("minesweeper boards --level expert --games 100000000 --out")
+        .into_iter()
+        .map(String::from)
+        .collect();
+    args.push(path.to_str().unwrap().to_owned());
+    let out = signalled_after_2_s(&args, "TERM");
+    assert_eq!(out.status.code(), Some(130));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("gameai: interrupted: the output was not written"),
+        "{err}"
+    );
+    assert!(!path.exists());
+    assert_eq!(
+        std::fs::read_dir(&dir.0).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
+}
+
 /// A termination signal (from `kill` or `timeout`) stops an evaluation as Ctrl-C does: the
 /// games played are reported.
 #[cfg(unix)]

@@ -51,6 +51,32 @@ use std::time::{Duration, Instant};
 
 use crate::{Board, Engine, GomokuError, MAX_SIZE, Move, Rule, Stone};
 
+/// Reads `r` to its end in raw chunks, not lines (a brain may end its lines with CR alone,
+/// and the splitter bounds a line that never ends), handing each batch of whole lines to
+/// `take`, which drains them and says whether to read on.
+fn read_lines(mut r: impl Read, mut take: impl FnMut(&mut Vec<String>) -> bool) {
+    let mut splitter = LineSplitter::new();
+    let (mut buf, mut lines) = ([0u8; 4096], Vec::new());
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+            Ok(n) => {
+                splitter.push(&buf[..n], &mut lines);
+                if !take(&mut lines) {
+                    return;
+                }
+            }
+        }
+    }
+    splitter.finish(&mut lines);
+    take(&mut lines);
+}
+
+/// Most characters of a brain's standard error that an error quotes.
+const LAST_WORDS_CHARS: usize = 200;
+
 /// Longest line a [`LineSplitter`] keeps (no command is anywhere near this long, and a bound
 /// keeps garbage input from eating memory): a longer one comes out as [`TOO_LONG`].
 pub const MAX_LINE: usize = 4096;
@@ -982,6 +1008,11 @@ pub struct ExternalEngine {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
+    /// The last line the brain wrote on its standard error, and a channel that closes when
+    /// that stream ends: a brain that fails often says why there (an unknown option, a
+    /// missing file), and the error that reports it quotes the line.
+    last_words: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+    stderr_done: Receiver<()>,
     size: Option<usize>,
     rule: Option<Rule>,
     timeout_ms: Option<u64>,
@@ -1022,7 +1053,7 @@ impl ExternalEngine {
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command.spawn().map_err(io_error)?;
@@ -1038,32 +1069,26 @@ impl ExternalEngine {
         // lines do not pile up in memory.
         let (tx, rx) = mpsc::sync_channel(LINES_QUEUED);
         thread::spawn(move || {
-            // Raw chunks, not lines: a brain may end its lines with CR alone, and the splitter
-            // bounds a line that never ends.
-            let mut stdout = stdout;
-            let mut splitter = LineSplitter::new();
-            let mut buf = [0u8; 4096];
-            let mut lines = Vec::new();
-            loop {
-                match stdout.read(&mut buf) {
-                    Ok(0) => break,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
-                    Ok(n) => {
-                        splitter.push(&buf[..n], &mut lines);
-                        for l in lines.drain(..) {
-                            if tx.send(l).is_err() {
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
-            splitter.finish(&mut lines);
-            for l in lines {
-                let _ = tx.send(l);
-            }
+            read_lines(stdout, |lines| lines.drain(..).all(|l| tx.send(l).is_ok()));
         });
+        // Standard error is read to its end (a brain must never block on it), keeping the
+        // last line that is not blank, cut to a length fit for a message.
+        let last_words = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let (done_tx, stderr_done) = mpsc::channel::<()>();
+        if let Some(stderr) = child.stderr.take() {
+            let last = std::sync::Arc::clone(&last_words);
+            thread::spawn(move || {
+                let _done = done_tx;
+                read_lines(stderr, |lines| {
+                    if let Some(l) = lines.drain(..).rev().find(|l| !l.trim().is_empty())
+                        && let Ok(mut slot) = last.lock()
+                    {
+                        *slot = Some(l.trim().chars().take(LAST_WORDS_CHARS).collect());
+                    }
+                    true
+                });
+            });
+        }
         let mut engine = ExternalEngine {
             name: program.to_string(),
             program: program.to_string(),
@@ -1074,6 +1099,8 @@ impl ExternalEngine {
             child,
             stdin,
             lines: rx,
+            last_words,
+            stderr_done,
             size: None,
             rule: None,
             timeout_ms: None,
@@ -1145,7 +1172,20 @@ impl ExternalEngine {
     fn send(&mut self, line: &str) -> Result<(), GomokuError> {
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|e| GomokuError::External(format!("{} stopped reading: {e}", self.name)))
+            .map_err(|e| self.gone(format!("{} stopped reading: {e}", self.name)))
+    }
+
+    /// The error for a brain that stopped reading or exited: `message`, with the last line
+    /// the brain wrote on its standard error, once that stream has ended (waiting for it a
+    /// moment: the brain may be exiting still).
+    fn gone(&self, message: String) -> GomokuError {
+        let _ = self.stderr_done.recv_timeout(Duration::from_millis(500));
+        match self.last_words.lock().ok().and_then(|w| w.clone()) {
+            Some(words) => GomokuError::External(format!(
+                "{message} (its last words on standard error: {words})"
+            )),
+            None => GomokuError::External(message),
+        }
     }
 
     fn next_line(&mut self, deadline: Instant) -> Result<String, GomokuError> {
@@ -1160,9 +1200,7 @@ impl ExternalEngine {
             Err(RecvTimeoutError::Timeout) => {
                 Err(GomokuError::External(format!("{} timed out", self.name)))
             }
-            Err(RecvTimeoutError::Disconnected) => {
-                Err(GomokuError::External(format!("{} exited", self.name)))
-            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.gone(format!("{} exited", self.name))),
         }
     }
 
@@ -2410,6 +2448,24 @@ done
             let err = e.choose_move(&board, t).unwrap_err();
             assert!(err.to_string().contains(expected), "{done}: {err}");
         }
+    }
+
+    /// A brain that fails at once (an unknown option, say) usually says why on its standard
+    /// error: the error quotes its last line, and a brain that says nothing gets none.
+    #[cfg(unix)]
+    #[test]
+    fn a_brain_that_exits_is_quoted_from_its_standard_error() {
+        let board = Board::new(15, Rule::Freestyle).unwrap();
+        let t = Duration::from_secs(3);
+        let mut e = shell_brain("echo 'starting' >&2; echo 'unknown engine \"foo\"' >&2; exit 2");
+        let err = e.choose_move(&board, t).unwrap_err().to_string();
+        assert!(
+            err.ends_with("(its last words on standard error: unknown engine \"foo\")"),
+            "{err}"
+        );
+        let mut quiet = shell_brain("exit 2");
+        let err = quiet.choose_move(&board, t).unwrap_err().to_string();
+        assert!(!err.contains("last words"), "{err}");
     }
 
     #[test]
