@@ -59,9 +59,10 @@
 //!   it, recount, and so on (from counts without labels where the labelled ones would
 //!   overflow);
 //! - [`PlacementChain`] / [`estimate_placements`]: the fallback when exact counting exceeds
-//!   its [`Budget`]. It starts from one solution, found by a randomised search that branches
-//!   as the count does (on a board crowded from the start, on the lowest element left open),
-//!   then runs a Markov chain (Gibbs sampler) that re-places one *pair* of variables
+//!   its [`Budget`]. It starts from one solution, found by a randomised search (on a board
+//!   crowded from the start, where placing the pieces one by one soon runs out of nodes, by
+//!   branching as the count does on the lowest element left open), then runs a Markov chain
+//!   (Gibbs sampler) that re-places one *pair* of variables
 //!   uniformly among their jointly consistent values. Re-placing a single variable uniformly
 //!   already leaves the uniform distribution invariant, but cannot make two variables swap
 //!   the required elements they cover; pair moves can. The chain's estimates carry the usual
@@ -2025,15 +2026,16 @@ impl PlacementChain {
     /// uniform; discard a burn-in of sweeps before using the chain). The search covers the
     /// required elements, then places the variables one by one. Where the pieces crowd the
     /// board from the start (by the test the exact count uses: they need three quarters of
-    /// the elements they can reach, or their smallest halos all of them), it branches
-    /// instead, wherever the board is still crowded, on the lowest element left open,
-    /// covered by one of each set of interchangeable variables or left empty, as the count
-    /// does there (placing pieces one by one, it would meet the packing's dead ends once per
-    /// order of the interchangeable ones), and restarts with twice the nodes after each
-    /// fruitless try. Only the start's crowding picks the search, so that elsewhere the
-    /// starts are those of earlier versions (the same from the same generator state). Where
-    /// the search runs out of nodes, the start is drawn by [`sample_placements`] instead,
-    /// with the same budget for each of its counts (the start is then uniform).
+    /// the elements they can reach, or their smallest halos all of them), that search has a
+    /// tenth of the budget; past it, a second search branches, wherever the board is still
+    /// crowded, on the lowest element left open, covered by one of each set of
+    /// interchangeable variables or left empty, as the count does there (placing pieces one
+    /// by one, the first meets the packing's dead ends once per order of the
+    /// interchangeable ones), and restarts with twice the nodes after each fruitless try.
+    /// (The first search keeps the starts of earlier versions wherever it finds one: the
+    /// same from the same generator state.) Where the searches run out of nodes, the start
+    /// is drawn by [`sample_placements`] instead, with the same budget for each of its
+    /// counts (the start is then uniform).
     ///
     /// # Errors
     /// [`CspError::Inconsistent`] when there is no solution, [`CspError::BudgetExceeded`] when
@@ -2056,27 +2058,40 @@ impl PlacementChain {
             sizes.room(&p.vars, all, 0, |_, _| u128::MAX),
             Some((_, true))
         );
+        let mut nodes = 0u64;
         let found = if crowded {
-            PackedStart {
-                p: &p,
-                sizes,
-                nodes: 0,
-                max_nodes: 0,
+            // The search by variables first, with a tenth of the budget: on the small crowded
+            // problems of play it finds the start at once (the start earlier versions made);
+            // the search over elements then, with the rest.
+            let first = (budget.max_nodes / 10).max(1);
+            match first_solution(&p, &mut partial, 0, 0, &mut nodes, first, rng) {
+                Err(CspError::BudgetExceeded { .. }) if budget.max_nodes > first => {
+                    partial.fill(None);
+                    PackedStart {
+                        p: &p,
+                        sizes,
+                        nodes: 0,
+                        max_nodes: 0,
+                    }
+                    .restarts(&mut partial, all, budget.max_nodes - first, rng)
+                }
+                r => r,
             }
-            .restarts(&mut partial, all, budget.max_nodes, rng)
         } else {
-            let mut nodes = 0u64;
             first_solution(&p, &mut partial, 0, 0, &mut nodes, budget.max_nodes, rng)
         };
         let state: Vec<Value> = match found {
             Ok(true) => partial.into_iter().flatten().collect(),
             Ok(false) => return Err(CspError::Inconsistent),
-            Err(over @ CspError::BudgetExceeded { .. }) => {
+            Err(CspError::BudgetExceeded { .. }) => {
                 match sample_placements(&p, budget, rng) {
                     Ok(values) => values,
                     // Both ran out: report the search's budget.
                     Err(CspError::BudgetExceeded { .. } | CspError::CountOverflow) => {
-                        return Err(over);
+                        return Err(CspError::BudgetExceeded {
+                            max_nodes: budget.max_nodes,
+                            component_vars: n,
+                        });
                     }
                     Err(e) => return Err(e),
                 }
