@@ -2415,12 +2415,13 @@ impl PackedStart<'_> {
     }
 
     /// Whether the variables `unassigned` have values completing `state`, with `blocked`
-    /// taken and `covered` covered by the others (`state` then holds them). Required
-    /// elements first, the lowest uncovered one covered by some variable; then, at a
-    /// crowded node, the lowest element the variables can reach, covered or (when no
-    /// covering completes) left empty; elsewhere the largest variable placed anywhere. Of a
-    /// group of interchangeable unassigned variables only the first covers an element (any
-    /// solution with another one there is the same with the two exchanged).
+    /// taken and `covered` covered by the others (`state` then holds them). At a crowded
+    /// node, the lowest element the variables can reach, covered or (when no covering
+    /// completes, and it is not required) left empty, so that the board fills in order and
+    /// a hole shows at once; elsewhere the lowest required element left uncovered, covered
+    /// by some variable; with none, the largest variable placed anywhere. Of a group of
+    /// interchangeable unassigned variables only the first covers an element (any solution
+    /// with another one there is the same with the two exchanged).
     fn search(
         &mut self,
         state: &mut [Option<Value>],
@@ -2438,38 +2439,39 @@ impl PackedStart<'_> {
         }
         let vars = &self.p.vars;
         let need = self.p.required & !covered;
+        if unassigned == 0 {
+            return Ok(need == 0);
+        }
+        let cap: u32 = bits(unassigned as u128)
+            .map(|v| self.sizes.max_size[v as usize])
+            .sum();
+        if need.count_ones() > cap {
+            return Ok(false);
+        }
+        let Some((reach, crowded)) = self.sizes.room(vars, unassigned, blocked, |_, _| !0) else {
+            return Ok(false);
+        };
+        if need & !reach != 0 {
+            return Ok(false);
+        }
         let mut cands: Vec<(usize, Value)> = Vec::new();
         let mut empty = None;
-        if need != 0 {
-            let cap: u32 = bits(unassigned as u128)
-                .map(|v| self.sizes.max_size[v as usize])
-                .sum();
-            if need.count_ones() > cap {
-                return Ok(false);
-            }
+        if crowded {
+            let e = reach.trailing_zeros();
+            self.covering(e, unassigned, blocked, &mut cands);
+            empty = Some(1u128 << e).filter(|&m| need & m == 0);
+        } else if need != 0 {
             self.covering(need.trailing_zeros(), unassigned, blocked, &mut cands);
-        } else if unassigned == 0 {
-            return Ok(true);
-        } else {
-            let Some((reach, crowded)) = self.sizes.room(vars, unassigned, blocked, |_, _| !0)
-            else {
-                return Ok(false);
-            };
-            if crowded {
-                let e = reach.trailing_zeros();
-                self.covering(e, unassigned, blocked, &mut cands);
-                empty = Some(1u128 << e);
-            } else if let Some(&v) = self.sizes.order.iter().find(|&&v| unassigned >> v & 1 == 1) {
-                for (fi, f) in vars[v].iter().enumerate() {
-                    for s in bits(f.free_starts(blocked)) {
-                        cands.push((
-                            v,
-                            Value {
-                                family: fi,
-                                start: s,
-                            },
-                        ));
-                    }
+        } else if let Some(&v) = self.sizes.order.iter().find(|&&v| unassigned >> v & 1 == 1) {
+            for (fi, f) in vars[v].iter().enumerate() {
+                for s in bits(f.free_starts(blocked)) {
+                    cands.push((
+                        v,
+                        Value {
+                            family: fi,
+                            start: s,
+                        },
+                    ));
                 }
             }
         }

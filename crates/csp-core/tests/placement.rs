@@ -780,6 +780,30 @@ fn a_board_crowded_by_halos_gives_a_chain_a_start_quickly() {
     }
 }
 
+/// Thirty-two straight tetrominoes tiling 16x8, with hits scattered over it (10 to 105
+/// random required cells): covering the hits in their order leaves holes no bar fits, found
+/// only once the rest is placed (several of these 20 boards ran out of 200,000 nodes so);
+/// filling the board cell by cell, the hits among them, finds a start at once.
+#[test]
+fn a_full_board_with_required_cells_gives_a_chain_a_start() {
+    let grid = Grid::new(16, 8).unwrap();
+    let bar = vec![
+        grid.translates(&[(0, 0), (1, 0), (2, 0), (3, 0)]).unwrap(),
+        grid.translates(&[(0, 0), (0, 1), (0, 2), (0, 3)]).unwrap(),
+    ];
+    for seed in 0..20u64 {
+        let mut p = PlacementCsp::new(128).unwrap();
+        for _ in 0..32 {
+            p.add_var(bar.clone()).unwrap();
+        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let hits = (0..10 + 5 * seed).fold(0u128, |m, _| m | 1u128 << rng.random_range(0..128u32));
+        p.require(hits).unwrap();
+        let chain = PlacementChain::new(&p, &Budget { max_nodes: 200_000 }, &mut rng).unwrap();
+        assert!(p.is_solution(chain.state()), "seed {seed}");
+    }
+}
+
 /// A crowded board whose one solution leaves its first cell empty, though pieces could
 /// cover it: on 3x2 under no-touch, a single cell restricted to cells 1, 3 and 4 and a
 /// domino fit only as the single at 3 (bottom left) and the domino upright on the right.
