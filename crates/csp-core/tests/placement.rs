@@ -780,22 +780,29 @@ fn a_board_crowded_by_halos_gives_a_chain_a_start_quickly() {
     }
 }
 
+/// Thirty-two straight tetrominoes (horizontal or vertical) on a `w` x `h` board of 128
+/// cells, which they fill.
+fn bars(w: usize, h: usize) -> PlacementCsp {
+    let grid = Grid::new(w, h).unwrap();
+    let bar = vec![
+        grid.translates(&[(0, 0), (1, 0), (2, 0), (3, 0)]).unwrap(),
+        grid.translates(&[(0, 0), (0, 1), (0, 2), (0, 3)]).unwrap(),
+    ];
+    let mut p = PlacementCsp::new(128).unwrap();
+    for _ in 0..32 {
+        p.add_var(bar.clone()).unwrap();
+    }
+    p
+}
+
 /// Thirty-two straight tetrominoes tiling 16x8, with hits scattered over it (10 to 105
 /// random required cells): covering the hits in their order leaves holes no bar fits, found
 /// only once the rest is placed (several of these 20 boards ran out of 200,000 nodes so);
 /// filling the board cell by cell, the hits among them, finds a start at once.
 #[test]
 fn a_full_board_with_required_cells_gives_a_chain_a_start() {
-    let grid = Grid::new(16, 8).unwrap();
-    let bar = vec![
-        grid.translates(&[(0, 0), (1, 0), (2, 0), (3, 0)]).unwrap(),
-        grid.translates(&[(0, 0), (0, 1), (0, 2), (0, 3)]).unwrap(),
-    ];
     for seed in 0..20u64 {
-        let mut p = PlacementCsp::new(128).unwrap();
-        for _ in 0..32 {
-            p.add_var(bar.clone()).unwrap();
-        }
+        let mut p = bars(16, 8);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let hits = (0..10 + 5 * seed).fold(0u128, |m, _| m | 1u128 << rng.random_range(0..128u32));
         p.require(hits).unwrap();
@@ -826,15 +833,7 @@ fn a_crowded_start_may_leave_a_coverable_cell_empty() {
 /// sampler then draws from the counts without labels, and the chain still gets a start.
 #[test]
 fn identical_pieces_past_the_count_limit_can_still_be_drawn() {
-    let grid = Grid::new(8, 16).unwrap();
-    let bar = vec![
-        grid.translates(&[(0, 0), (1, 0), (2, 0), (3, 0)]).unwrap(),
-        grid.translates(&[(0, 0), (0, 1), (0, 2), (0, 3)]).unwrap(),
-    ];
-    let mut p = PlacementCsp::new(128).unwrap();
-    for _ in 0..32 {
-        p.add_var(bar.clone()).unwrap();
-    }
+    let p = bars(8, 16);
     let budget = Budget {
         max_nodes: 1_000_000,
     };
