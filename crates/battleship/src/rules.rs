@@ -356,6 +356,8 @@ pub struct Geometry {
     /// Whether exact counts search every labelled fleet (see [`Geometry::empty_problem`]).
     labelled_search: bool,
     /// Whether the check of [`Geometry::new`] placed the fleet (and so proved that it fits).
+    /// Part of the derived equality, harmlessly: the check's generator has a fixed seed, so
+    /// the same rules always give the same answer.
     placed: bool,
 }
 

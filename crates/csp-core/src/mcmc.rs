@@ -707,8 +707,6 @@ mod tests {
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    /// A chain that mixes moves every undecided variable; with no averaged step there is
-    /// nothing to judge, and forced variables are never listed.
     /// Two steps make two batches, enough for a finite standard error: batch means 1 and
     /// 0 have mean 1/2 and standard error sqrt(1/2 / 1 / 2) = 1/2.
     #[test]
@@ -721,6 +719,8 @@ mod tests {
         assert!((b.std_error(0) - 0.5).abs() < 1e-12, "{}", b.std_error(0));
     }
 
+    /// A chain that mixes moves every undecided variable; with no averaged step there is
+    /// nothing to judge, and forced variables are never listed.
     #[test]
     fn unmoved_lists_only_undecided_variables_that_never_changed() {
         let mut csp = BoolCsp::new(6);

@@ -1401,13 +1401,16 @@ struct Sizes {
     min_block: Vec<u32>,
     /// The variables by decreasing value size.
     order: Vec<usize>,
-    /// The variables with the same domain (itself included), unless the problem asks for
-    /// the labelled search.
+    /// The variables with the same domain (itself included); the variable alone without
+    /// `grouped`.
     group: Vec<u64>,
 }
 
 impl Sizes {
-    fn new(p: &PlacementCsp) -> Sizes {
+    /// The sizes of `p`'s variables, and with `grouped` their groups of interchangeable
+    /// ones (a count asked for the labelled search is not grouped; a search for one
+    /// solution always may be).
+    fn new(p: &PlacementCsp, grouped: bool) -> Sizes {
         let n = p.vars.len();
         let max_size: Vec<u32> = p
             .vars
@@ -1419,7 +1422,7 @@ impl Sizes {
         let group: Vec<u64> = (0..n)
             .map(|v| {
                 (0..n)
-                    .filter(|&u| u == v || (!p.labelled_search && p.vars[u] == p.vars[v]))
+                    .filter(|&u| u == v || (grouped && p.vars[u] == p.vars[v]))
                     .fold(0u64, |g, u| g | 1 << u)
             })
             .collect();
@@ -1559,7 +1562,7 @@ fn analyze(
     let p = propagate_placements(csp)?;
     p.check_hand_made_halos()?;
     let n = p.vars.len();
-    let sizes = Sizes::new(&p);
+    let sizes = Sizes::new(&p, !p.labelled_search);
     let group = sizes.group.clone();
     let grouped = group.iter().any(|g| g.count_ones() > 1);
     let mut c = Counter {
@@ -2052,7 +2055,7 @@ impl PlacementChain {
         p.check_hand_made_halos()?;
         let n = p.vars.len();
         let mut partial = vec![None; n];
-        let sizes = Sizes::new(&p);
+        let sizes = Sizes::new(&p, true);
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         let crowded = matches!(
             sizes.room(&p.vars, all, 0, |_, _| u128::MAX),
@@ -2080,24 +2083,7 @@ impl PlacementChain {
         } else {
             first_solution(&p, &mut partial, 0, 0, &mut nodes, budget.max_nodes, rng)
         };
-        let state: Vec<Value> = match found {
-            Ok(true) => partial.into_iter().flatten().collect(),
-            Ok(false) => return Err(CspError::Inconsistent),
-            Err(CspError::BudgetExceeded { .. }) => {
-                match sample_placements(&p, budget, rng) {
-                    Ok(values) => values,
-                    // Both ran out: report the search's budget.
-                    Err(CspError::BudgetExceeded { .. } | CspError::CountOverflow) => {
-                        return Err(CspError::BudgetExceeded {
-                            max_nodes: budget.max_nodes,
-                            component_vars: n,
-                        });
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            Err(e) => return Err(e),
-        };
+        let state = start_or_draw(&p, found, partial, budget, rng)?;
         Ok(PlacementChain {
             p,
             state,
@@ -2285,6 +2271,33 @@ impl PlacementChain {
             let b = if b >= a { b + 1 } else { b };
             self.step_pair(a, b, rng);
         }
+    }
+}
+
+/// The start the searches of [`PlacementChain::new`] found in `partial` (`found`), or,
+/// where they ran out of nodes, an exact draw from the propagated problem `p` within
+/// `budget` a count (and, where that runs out too, the budget exceeded).
+fn start_or_draw(
+    p: &PlacementCsp,
+    found: Result<bool, CspError>,
+    partial: Vec<Option<Value>>,
+    budget: &Budget,
+    rng: &mut (impl Rng + ?Sized),
+) -> Result<Vec<Value>, CspError> {
+    match found {
+        Ok(true) => Ok(partial.into_iter().flatten().collect()),
+        Ok(false) => Err(CspError::Inconsistent),
+        Err(CspError::BudgetExceeded { .. }) => match sample_placements(p, budget, rng) {
+            Ok(values) => Ok(values),
+            Err(CspError::BudgetExceeded { .. } | CspError::CountOverflow) => {
+                Err(CspError::BudgetExceeded {
+                    max_nodes: budget.max_nodes,
+                    component_vars: p.vars.len(),
+                })
+            }
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(e),
     }
 }
 
@@ -2748,6 +2761,40 @@ mod tests {
         }
         p.require(1 << 6).unwrap();
         p
+    }
+
+    /// Where the searches for a start run out of nodes, the start is an exact draw, or,
+    /// when its counts run out too, the caller's budget is reported exceeded.
+    #[test]
+    fn a_start_the_searches_miss_is_drawn() {
+        let grid = Grid::new(4, 4).unwrap();
+        let mut p = PlacementCsp::new(16).unwrap();
+        for len in [3, 2] {
+            let shape: Vec<(usize, usize)> = (0..len).map(|i| (i, 0)).collect();
+            p.add_var(vec![grid.translates(&shape).unwrap()]).unwrap();
+        }
+        let p = propagate_placements(&p).unwrap();
+        let over = || {
+            Err(CspError::BudgetExceeded {
+                max_nodes: 1,
+                component_vars: 2,
+            })
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let drawn = start_or_draw(&p, over(), vec![None; 2], &UNLIMITED, &mut rng).unwrap();
+        assert!(p.is_solution(&drawn), "{drawn:?}");
+        let tiny = Budget { max_nodes: 1 };
+        assert_eq!(
+            start_or_draw(&p, over(), vec![None; 2], &tiny, &mut rng),
+            Err(CspError::BudgetExceeded {
+                max_nodes: 1,
+                component_vars: 2
+            })
+        );
+        assert_eq!(
+            start_or_draw(&p, Ok(false), vec![None; 2], &tiny, &mut rng),
+            Err(CspError::Inconsistent)
+        );
     }
 
     /// Without labels each group's sets of values count once, and a member's counts are

@@ -1230,12 +1230,6 @@ mod tests {
         }
     }
 
-    /// A "between" constraint beside the total decides what lies outside it, and what lies
-    /// inside: at most 2 of 0..3 with 4 trues among 5 makes 3 and 4 true (and then, with 0
-    /// fixed false, 1 and 2 true); at least 3 of 0..4 with a total of 3 makes 4 false.
-    /// Two overlapping rows force the part of either that lies outside the other: with
-    /// `x0 + x1 = 1`, `x1 + x2 + x3 + x4 = 1`, `x3` false and two mines in all, `x2 + x4`
-    /// must be 1, so `x1` is false and `x0` true, whichever row comes first.
     /// Two rows overlapping a third bound the cells they share from both sides: here that
     /// forces variables 1, 6 and 8, which one side alone leaves open. Every value
     /// propagation proves is the one all four solutions share, and it proves them all.
@@ -1265,6 +1259,12 @@ mod tests {
         assert_eq!(shared, [n, f, t, n, n, t, f, n, f]);
     }
 
+    /// A "between" constraint beside the total decides what lies outside it, and what lies
+    /// inside: at most 2 of 0..3 with 4 trues among 5 makes 3 and 4 true (and then, with 0
+    /// fixed false, 1 and 2 true); at least 3 of 0..4 with a total of 3 makes 4 false.
+    /// Two overlapping rows force the part of either that lies outside the other: with
+    /// `x0 + x1 = 1`, `x1 + x2 + x3 + x4 = 1`, `x3` false and two mines in all, `x2 + x4`
+    /// must be 1, so `x1` is false and `x0` true, whichever row comes first.
     #[test]
     fn overlapping_rows_force_the_outside_part_of_either() {
         for first_short in [true, false] {

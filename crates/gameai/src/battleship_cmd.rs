@@ -193,9 +193,9 @@ struct EvalArgs {
     /// two middle ones.
     #[arg(long)]
     json: bool,
-    /// Worker threads (default: all cores; at most four a core). Results do not depend on
-    /// it.
-    #[arg(long, value_parser = crate::values::threads)]
+    /// Worker threads (default: all cores; more than four a core are cut to that). Results
+    /// do not depend on it.
+    #[arg(long, value_parser = crate::values::at_least_one::<usize>)]
     threads: Option<usize>,
     /// Write one JSON line per game (game, shots, estimated, error) to this file, to compare
     /// two shooters or settings game by game; `game` counts from 0 (game 0 is the one
@@ -616,12 +616,22 @@ fn eval(a: &EvalArgs, out: &mut impl Write) -> Result<(), CliError> {
     let from_file = fleets.is_some();
     let play_one = {
         let (geo, seed) = (geo.clone(), a.seed);
+        // The first game whose fleet could not be drawn: the report ends there, so the games
+        // after it are not played (each failed draw costs seconds).
+        let failed = std::sync::atomic::AtomicU64::new(u64::MAX);
         move |i: u64| -> Result<GameRecord, CliError> {
+            if i > failed.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(CliError(
+                    "not played: an earlier fleet could not be drawn".into(),
+                ));
+            }
             let fleet: Fleet = match &fleets {
                 Some(f) => f[i as usize].clone(),
                 // Drawing may fail for one seed and not another (a crowded fleet): say which.
-                None => seeded_fleet(&geo, placer, seed, i)
-                    .map_err(|e| CliError(format!("game {} (seed {seed}): {e}", i + 1)))?,
+                None => seeded_fleet(&geo, placer, seed, i).map_err(|e| {
+                    failed.fetch_min(i, std::sync::atomic::Ordering::SeqCst);
+                    CliError(format!("game {} (seed {seed}): {e}", i + 1))
+                })?,
             };
             let mut shooter = tuned.build(config);
             Ok(play(&geo, fleet, shooter.as_mut(), shooter_seed(seed, i)))

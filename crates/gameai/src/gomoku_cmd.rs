@@ -100,9 +100,9 @@ struct MatchArgs {
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Games played at once. Engines think on the clock, so more threads than cores makes
-    /// them weaker (not with --nodes); the default plays one game at a time. At most four a
-    /// core.
-    #[arg(long, default_value_t = 1, value_parser = crate::values::threads)]
+    /// them weaker (not with --nodes); the default plays one game at a time. More than four
+    /// a core are cut to that.
+    #[arg(long, default_value_t = 1, value_parser = crate::values::at_least_one::<usize>)]
     threads: usize,
     /// End with one JSON line of results: engine_a, engine_b, games, time_ms (null under
     /// --nodes) and nodes ([a, b], null without --nodes), size, rule, a_wins, draws,
@@ -565,7 +565,7 @@ fn play_games(
     }
     // Each worker builds its engines once and plays the next game not yet begun with them
     // (external brains start once a worker).
-    let workers = args.threads.max(1).min(args.games.max(1));
+    let workers = crate::parallel::usable_threads(args.threads.max(1)).min(args.games.max(1));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .build()

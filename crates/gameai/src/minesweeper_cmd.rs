@@ -151,9 +151,9 @@ struct EvalArgs {
     /// seed, or boards (the file).
     #[arg(long)]
     json: bool,
-    /// Worker threads (default: all cores; at most four a core). Results do not depend on
-    /// it.
-    #[arg(long, value_parser = crate::values::threads)]
+    /// Worker threads (default: all cores; more than four a core are cut to that). Results
+    /// do not depend on it.
+    #[arg(long, value_parser = crate::values::at_least_one::<usize>)]
     threads: Option<usize>,
     /// Write one JSON line per game (game, won, guesses, decisions, error) to this file, to
     /// compare two configurations game by game; `game` counts from 0.

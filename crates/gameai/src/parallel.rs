@@ -136,6 +136,27 @@ pub fn results_buffer<T>(games: u64) -> Result<Vec<T>, CliError> {
     Ok(v)
 }
 
+/// `requested` worker threads, or four a core of this machine if that is fewer (saying so
+/// on standard error): the games share the cores, so more threads only slow each game down,
+/// and behind thousands of them the thread that gathers the results and answers Ctrl-C
+/// waits its turn (a stop took minutes where it promises seconds).
+pub fn usable_threads(requested: usize) -> usize {
+    let most = most_threads();
+    if requested > most {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gameai: --threads {requested}: using {most}, four a core of this machine (more \
+             only slow the games down)"
+        );
+    }
+    requested.min(most)
+}
+
+/// Four threads a core of this machine.
+fn most_threads() -> usize {
+    4 * std::thread::available_parallelism().map_or(1, |c| c.get())
+}
+
 /// How long the games in play may run on after the signal that stops a run of games: the
 /// ones still in play then are left out of the report (a game can take minutes under some
 /// settings, and `timeout` sends a single signal).
@@ -161,7 +182,9 @@ pub fn play_games<T: Send + 'static>(
     let bar = games_bar(games);
     // No more workers than games (rayon reads 0 as one per core).
     let workers = threads.map_or(0, |t| {
-        t.min(usize::try_from(games).unwrap_or(usize::MAX)).max(1)
+        usable_threads(t)
+            .min(usize::try_from(games).unwrap_or(usize::MAX))
+            .max(1)
     });
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
@@ -235,4 +258,19 @@ pub fn play_games<T: Send + 'static>(
         results,
         stopped_of: (!complete).then_some(games),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Threads past four a core are cut to that; fewer are kept.
+    #[test]
+    fn threads_are_cut_to_four_a_core() {
+        let most = most_threads();
+        assert_eq!(usable_threads(1), 1);
+        assert_eq!(usable_threads(most), most);
+        assert_eq!(usable_threads(most + 1), most);
+        assert_eq!(usable_threads(usize::MAX), most);
+    }
 }

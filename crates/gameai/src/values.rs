@@ -46,19 +46,6 @@ pub fn at_least_one<T: Unsigned>(s: &str) -> Result<T, String> {
     Ok(n)
 }
 
-/// Parses a number of worker threads: at least 1, and at most four a core of this machine.
-/// The games share the cores, so more threads only slow each game down; and behind
-/// thousands of them the thread that gathers the results and answers Ctrl-C waits its turn
-/// (a stop took minutes where it promises seconds).
-pub fn threads(s: &str) -> Result<usize, String> {
-    let n: usize = at_least_one(s)?;
-    let most = 4 * std::thread::available_parallelism().map_or(1, |c| c.get());
-    if n > most {
-        return Err(format!("at most {most} (four a core of this machine)"));
-    }
-    Ok(n)
-}
-
 /// Parses a count of `what` from `lo` to `hi`.
 pub fn count_in(s: &str, lo: usize, hi: usize, what: &str) -> Result<usize, String> {
     let range = format!("{lo} to {hi} {what}");
@@ -87,19 +74,6 @@ mod tests {
 
     /// Numbers are refused in words that say what is allowed, not in the standard
     /// reading's "invalid digit found in string".
-    /// Threads: from 1 to four a core.
-    #[test]
-    fn threads_are_bounded_by_the_cores() {
-        let most = 4 * std::thread::available_parallelism().map_or(1, |c| c.get());
-        assert_eq!(threads("1"), Ok(1));
-        assert_eq!(threads(&most.to_string()), Ok(most));
-        assert_eq!(
-            threads(&(most + 1).to_string()),
-            Err(format!("at most {most} (four a core of this machine)"))
-        );
-        assert_eq!(threads("0"), Err("must be at least 1".to_string()));
-    }
-
     #[test]
     fn refusals_say_what_a_number_may_be() {
         assert_eq!(whole::<u64>("12"), Ok(12));
