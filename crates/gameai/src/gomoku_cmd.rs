@@ -663,8 +663,11 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let start = Instant::now();
-    let mut records: Vec<Option<GameRecord>> = crate::parallel::results_buffer(args.games as u64)?;
-    records.resize(args.games, None);
+    // Held as the games finish: memory grows with the games played, not with the games
+    // asked for.
+    crate::parallel::check_results_fit::<GameRecord>(args.games as u64)?;
+    let mut records: std::collections::BTreeMap<usize, GameRecord> =
+        std::collections::BTreeMap::new();
     // The first Ctrl-C lets the games in play finish and reports them.
     crate::parallel::stoppable(|| {
         play_games(args, rule, &openings, |g, r| {
@@ -691,14 +694,18 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
                 out.flush()?;
                 Ok(())
             })?;
-            records[g] = Some(r);
+            records.insert(g, r);
             Ok(())
         })
     })?;
     bar.finish_and_clear();
     // Fewer than asked only when Ctrl-C stopped the match: games start in order and each
     // one started is finished, so these are the first ones.
-    let played = records.iter().take_while(|r| r.is_some()).count();
+    let played = records
+        .keys()
+        .enumerate()
+        .take_while(|(i, g)| i == *g)
+        .count();
 
     let mut points = 0.0;
     let (mut wins, mut draws, mut losses) = (0, 0, 0);
@@ -706,7 +713,7 @@ fn run_match(args: &MatchArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut think = [(0u32, Duration::ZERO, Duration::ZERO); 2];
     let mut total_moves = 0;
     let mut forfeits = [0usize; 2];
-    for r in records.into_iter().flatten() {
+    for r in records.into_values() {
         if let Some(who) = r.forfeit {
             forfeits[who] += 1;
         }
