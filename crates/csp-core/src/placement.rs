@@ -2339,17 +2339,9 @@ fn first_solution(
         }
         let m = 1u128 << need.trailing_zeros();
         for &v in &free {
-            for (fi, f) in p.vars[v].iter().enumerate() {
-                for s in bits(f.free_starts(blocked) & meeting_starts(f.shape, m)) {
-                    cands.push((
-                        v,
-                        Value {
-                            family: fi,
-                            start: s,
-                        },
-                    ));
-                }
-            }
+            push_values(&mut cands, v, &p.vars[v], |f| {
+                f.free_starts(blocked) & meeting_starts(f.shape, m)
+            });
         }
     } else {
         let Some(&v) = free.first() else {
@@ -2360,17 +2352,7 @@ fn first_solution(
                 return Ok(false);
             }
         }
-        for (fi, f) in p.vars[v].iter().enumerate() {
-            for s in bits(f.free_starts(blocked)) {
-                cands.push((
-                    v,
-                    Value {
-                        family: fi,
-                        start: s,
-                    },
-                ));
-            }
-        }
+        push_values(&mut cands, v, &p.vars[v], |f| f.free_starts(blocked));
     }
     while !cands.is_empty() {
         let i = rng.random_range(0..cands.len());
@@ -2391,6 +2373,27 @@ fn first_solution(
         state[v] = None;
     }
     Ok(false)
+}
+
+/// Adds to `cands` the values of variable `v` (of families `fs`) at the starts `starts`
+/// picks in each family, family by family, lowest start first.
+fn push_values(
+    cands: &mut Vec<(usize, Value)>,
+    v: usize,
+    fs: &[Family],
+    starts: impl Fn(&Family) -> u128,
+) {
+    for (fi, f) in fs.iter().enumerate() {
+        for s in bits(starts(f)) {
+            cands.push((
+                v,
+                Value {
+                    family: fi,
+                    start: s,
+                },
+            ));
+        }
+    }
 }
 
 /// The randomised search for a chain's first solution on a crowded board (see
@@ -2476,17 +2479,7 @@ impl PackedStart<'_> {
         } else if need != 0 {
             self.covering(need.trailing_zeros(), unassigned, blocked, &mut cands);
         } else if let Some(&v) = self.sizes.order.iter().find(|&&v| unassigned >> v & 1 == 1) {
-            for (fi, f) in vars[v].iter().enumerate() {
-                for s in bits(f.free_starts(blocked)) {
-                    cands.push((
-                        v,
-                        Value {
-                            family: fi,
-                            start: s,
-                        },
-                    ));
-                }
-            }
+            push_values(&mut cands, v, &vars[v], |f| f.free_starts(blocked));
         }
         while !cands.is_empty() {
             let (v, val) = cands.swap_remove(rng.random_range(0..cands.len()));
@@ -2518,17 +2511,9 @@ impl PackedStart<'_> {
             if self.sizes.group[v] & unassigned & ((1u64 << v) - 1) != 0 {
                 continue;
             }
-            for (fi, f) in self.p.vars[v].iter().enumerate() {
-                for s in bits(f.free_starts(blocked) & meeting_starts(f.shape, m)) {
-                    cands.push((
-                        v,
-                        Value {
-                            family: fi,
-                            start: s,
-                        },
-                    ));
-                }
-            }
+            push_values(cands, v, &self.p.vars[v], |f| {
+                f.free_starts(blocked) & meeting_starts(f.shape, m)
+            });
         }
     }
 }
