@@ -112,13 +112,14 @@ pub fn check_results_fit<T>(games: u64) -> Result<(), CliError> {
         .ok()
         .and_then(|n| n.checked_mul(std::mem::size_of::<T>().max(1)))
         .is_some_and(|bytes| bytes <= isize::MAX as usize);
-    if fits {
-        Ok(())
-    } else {
-        Err(CliError(format!(
-            "cannot hold the results of {games} games in memory: choose fewer"
-        )))
-    }
+    if fits { Ok(()) } else { Err(no_room(games)) }
+}
+
+/// The error for a count of games whose results do not fit in memory.
+fn no_room(games: u64) -> CliError {
+    CliError(format!(
+        "cannot hold the results of {games} games in memory: choose fewer"
+    ))
 }
 
 /// An empty vector with room for the results of `games` games, or an error saying there is
@@ -128,11 +129,7 @@ pub fn results_buffer<T>(games: u64) -> Result<Vec<T>, CliError> {
     usize::try_from(games)
         .ok()
         .and_then(|n| v.try_reserve_exact(n).ok())
-        .ok_or_else(|| {
-            CliError(format!(
-                "cannot hold the results of {games} games in memory: choose fewer"
-            ))
-        })?;
+        .ok_or_else(|| no_room(games))?;
     Ok(v)
 }
 
