@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use csp_core::Family;
 
@@ -359,7 +359,30 @@ pub struct Geometry {
     /// Part of the derived equality, harmlessly: the check's generator has a fixed seed, so
     /// the same rules always give the same answer.
     placed: bool,
+    /// The exact count of the empty board by frontiers, made by the first draw that needs
+    /// it ([`Geometry::frontier_count`]).
+    frontier: FrontierCache,
 }
+
+/// A [`Geometry`]'s frontier count of the empty board, made at most once and shared by the
+/// draws of every game of the same rules. It depends on the rules alone, so two geometries
+/// are equal whether or not either has made it yet.
+#[derive(Debug, Clone, Default)]
+struct FrontierCache(OnceLock<Result<csp_core::FrontierCount, Error>>);
+
+impl PartialEq for FrontierCache {
+    fn eq(&self, _: &FrontierCache) -> bool {
+        true
+    }
+}
+
+impl Eq for FrontierCache {}
+
+/// The most states the frontier count of a random fleet's draw may make: some hundred
+/// bytes each, so at most half a gigabyte, once per set of rules. The standard fleet needs
+/// about 1.8 million under either adjacency rule, ten 4-ships kept apart on 10x10 under
+/// 900,000.
+pub(crate) const FRONTIER_DRAW_STATES: u64 = 4_000_000;
 
 impl Geometry {
     /// Validates `rules` and precomputes the geometry.
@@ -417,6 +440,7 @@ impl Geometry {
             halo,
             labelled_search: most_alike <= 2,
             placed: false,
+            frontier: FrontierCache::default(),
         };
         // Can the fleet be placed at all?
         let csp = geo.empty_problem()?;
@@ -450,6 +474,21 @@ impl Geometry {
     /// when its search ran out of nodes first (the fleet may still fit).
     pub(crate) fn placed(&self) -> bool {
         self.placed
+    }
+
+    /// The exact count of the empty board by frontiers ([`csp_core::FrontierCount`], within
+    /// [`FRONTIER_DRAW_STATES`] states), made the first time it is asked for: the draw of a
+    /// fleet too tight for rejection draws samples from it.
+    pub(crate) fn frontier_count(&self) -> &Result<csp_core::FrontierCount, Error> {
+        self.frontier.0.get_or_init(|| {
+            let budget = csp_core::Budget {
+                max_nodes: FRONTIER_DRAW_STATES,
+            };
+            Ok(csp_core::FrontierCount::new(
+                &self.empty_problem()?,
+                &budget,
+            )?)
+        })
     }
 
     /// The rules.

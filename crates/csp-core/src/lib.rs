@@ -79,6 +79,7 @@
 
 pub mod bignum;
 mod count;
+mod frontier;
 mod grid;
 mod mcmc;
 mod naive;
@@ -88,6 +89,7 @@ mod sample;
 
 pub use bignum::BigUint;
 pub use count::{Analysis, AnalysisStats, analyze, count, true_range};
+pub use frontier::FrontierCount;
 pub use grid::Grid;
 pub use mcmc::{Estimate, McmcConfig, STD_ERROR_BATCHES, estimate};
 pub use naive::analyze_naive;

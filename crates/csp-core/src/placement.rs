@@ -73,6 +73,9 @@
 //!   not (see [`PlacementChain`]).
 //! - [`analyze_placements_naive`]: a plain enumeration of every assignment, the reference for
 //!   tests and benchmarks.
+//! - [`FrontierCount`](crate::FrontierCount): the exact count by dynamic programming over
+//!   the elements in order, memoised on what the chosen values cover and block ahead (work
+//!   per distinct frontier, not per solution), with exactly uniform draws from its table.
 //!
 //! Variables are labelled: two variables with the same domain (two ships of the same length,
 //! or the pieces of a tiling) are different variables, and a solution that swaps their values
@@ -138,7 +141,7 @@ pub const MAX_VARS: usize = 64;
 
 /// Starts `s` of `shape` whose translate `shape << s` meets `mask`.
 #[inline]
-fn meeting_starts(shape: u128, mask: u128) -> u128 {
+pub(crate) fn meeting_starts(shape: u128, mask: u128) -> u128 {
     let mut r = 0u128;
     let mut sh = shape;
     while sh != 0 {
