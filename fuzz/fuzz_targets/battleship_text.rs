@@ -4,7 +4,8 @@
 //! equal position. Positions are also turned into views under both adjacency rules and
 //! analysed exactly (with a small budget), and small ones by the posterior the command line
 //! shows (exact under the standard rule, a short Markov chain under no-touch): each must
-//! return probabilities in [0, 1] or an error, never panic.
+//! return probabilities in [0, 1] or an error, never panic. Where both exact counts fit
+//! their budgets, the count by frontiers must give the search's posterior exactly.
 #![no_main]
 
 use battleship::infer::PosteriorConfig;
@@ -32,10 +33,23 @@ fuzz_target!(|data: &[u8]| {
         let Ok(view) = pos.view(&rules) else {
             continue;
         };
-        if let Ok(post) =
-            battleship::infer::exact_posterior(&view, &csp_core::Budget { max_nodes: 20_000 })
-        {
+        let search =
+            battleship::infer::exact_posterior(&view, &csp_core::Budget { max_nodes: 20_000 });
+        if let Ok(post) = &search {
             assert!(post.hit.iter().all(|p| (0.0..=1.0 + 1e-9).contains(p)));
+        }
+        let frontier =
+            battleship::infer::frontier_posterior(&view, &csp_core::Budget { max_nodes: 20_000 });
+        match (&search, &frontier) {
+            (Ok(s), Ok(f)) => {
+                assert_eq!(s.solutions, f.solutions);
+                assert_eq!((&s.hit, &s.ships), (&f.hit, &f.ships));
+            }
+            (Err(battleship::Error::Inconsistent), Ok(_))
+            | (Ok(_), Err(battleship::Error::Inconsistent)) => {
+                panic!("one exact count finds fleets, the other none")
+            }
+            _ => {}
         }
         // What `gameai battleship show` computes: exact, else the chain (a short one here),
         // on small boards so that each input stays quick.

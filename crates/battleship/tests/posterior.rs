@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::needless_range_loop)]
 
 use battleship::infer::{
-    Posterior, PosteriorConfig, answer_distribution, answer_entropy, exact_posterior, posterior,
-    sampled_posterior,
+    Posterior, PosteriorConfig, answer_distribution, answer_entropy, exact_posterior,
+    frontier_posterior, posterior, sampled_posterior,
 };
 use battleship::{Adjacency, Feedback, Fleet, Game, Geometry, Rules, ShooterKind, Shot, View};
 use csp_core::Budget;
@@ -141,6 +141,14 @@ fn check_exact(view: &View, consistent: &[&Fleet], what: &str) -> Vec<f64> {
         assert!((p - b).abs() < 1e-9, "{what}, cell {c}: {p} vs {b}");
     }
     check_ships(&post, consistent);
+    // The count by element frontiers gives the same posterior, to the last bit.
+    let frontier = frontier_posterior(view, &Budget::default()).unwrap();
+    assert_eq!(frontier.solutions, post.solutions, "{what}");
+    assert_eq!(
+        (&frontier.hit, &frontier.ships),
+        (&post.hit, &post.ships),
+        "{what}"
+    );
     let fired = view.misses() | view.hits() | view.sunk_cells();
     for c in (0..post.hit.len()).filter(|c| fired >> c & 1 == 0) {
         check_answers(view, &post, consistent, c);

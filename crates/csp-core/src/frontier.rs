@@ -6,7 +6,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use rand::{Rng, RngExt};
 
-use crate::placement::{MAX_ELEMENTS, PlacementCsp, Value, meeting_starts};
+use crate::placement::{MAX_ELEMENTS, PlacementAnalysis, PlacementCsp, Value, meeting_starts};
 use crate::{Budget, CspError};
 
 /// A frontier: the element reached, what the chosen values cover and block from it on, and
@@ -51,6 +51,9 @@ impl Hasher for StateHasher {
     }
 }
 
+/// A table of counts by state.
+type Memo = HashMap<State, u128, BuildHasherDefault<StateHasher>>;
+
 /// One value that can be anchored at an element: the group of variables it belongs to, its
 /// family and start, its cells and its halo.
 #[derive(Debug, Clone, Copy)]
@@ -65,7 +68,8 @@ struct Anchored {
 /// The exact count of a placement problem's solutions by dynamic programming over its
 /// elements in index order, memoised on the *frontier*: what the values chosen so far cover
 /// and block among the elements still to come. It keeps its table to draw exactly uniform
-/// solutions.
+/// solutions ([`FrontierCount::sample`]) and to give the exact count of every value and
+/// element ([`FrontierCount::analyze`]).
 ///
 /// The backtracking counter ([`analyze_placements`](crate::analyze_placements)) visits every
 /// solution, or every partial solution that leads to one; its node count grows with the
@@ -151,7 +155,7 @@ pub struct FrontierCount {
     vars: u64,
     /// Every element, as a mask of bits.
     all: u128,
-    memo: HashMap<State, u128, BuildHasherDefault<StateHasher>>,
+    memo: Memo,
     nodes: u64,
     max_nodes: u64,
     /// The number of solutions counting each set of values of a group once.
@@ -275,6 +279,121 @@ impl FrontierCount {
         self.memo.len()
     }
 
+    /// The exact labelled counts, as [`analyze_placements`](crate::analyze_placements)
+    /// gives them: solutions, per value of each variable and per element (`nodes` is the
+    /// number of states in the table). A pass over the table, layer by layer of elements,
+    /// counts the ways to reach each state; a value anchored on the way from a state to the
+    /// next is in (ways to reach the state) x (completions of the next) solutions.
+    ///
+    /// ```
+    /// use csp_core::{Budget, FrontierCount, Grid, PlacementCsp, analyze_placements};
+    ///
+    /// // Two dominoes and a single cell on 3x3, none touching another.
+    /// let grid = Grid::new(3, 3)?;
+    /// let mut p = PlacementCsp::new(9)?;
+    /// for _ in 0..2 {
+    ///     p.add_var(vec![
+    ///         grid.translates_no_touch(&[(0, 0), (1, 0)])?,
+    ///         grid.translates_no_touch(&[(0, 0), (0, 1)])?,
+    ///     ])?;
+    /// }
+    /// p.add_var(vec![grid.translates_no_touch(&[(0, 0)])?])?;
+    /// let a = FrontierCount::new(&p, &Budget::default())?.analyze()?;
+    /// let search = analyze_placements(&p, &Budget::default())?;
+    /// assert_eq!(a.solutions, search.solutions);
+    /// assert_eq!(a.element_counts, search.element_counts);
+    /// assert_eq!(a.value_counts, search.value_counts);
+    /// # Ok::<(), csp_core::CspError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`CspError::CountOverflow`] when the labelled counts pass `u128`.
+    pub fn analyze(&self) -> Result<PlacementAnalysis, CspError> {
+        let mut elements = vec![0u128; self.universe as usize];
+        // Per group, family and start: the sets of values in which a member takes it.
+        let mut values: Vec<Vec<Vec<u128>>> = self
+            .families
+            .iter()
+            .map(|f| vec![vec![0u128; MAX_ELEMENTS]; f.len()])
+            .collect();
+        // Each count below is at most the number of solutions, so none overflows.
+        let mut add = |group: usize, family: usize, start: u32, cells: u128, n: u128| {
+            values[group][family][start as usize] += n;
+            let mut c = cells;
+            while c != 0 {
+                elements[c.trailing_zeros() as usize] += n;
+                c &= c - 1;
+            }
+        };
+        let mut layer: Memo = HashMap::default();
+        if self.unlabelled > 0 && self.vars != 0 {
+            layer.insert((0, 0, 0, self.vars), 1);
+        }
+        while !layer.is_empty() {
+            let mut next: Memo = HashMap::default();
+            for (state, ways) in layer {
+                let (i, cov, blk, rem) = state;
+                if rem.count_ones() == 1 {
+                    let ahead = (!0u128).checked_shl(i).unwrap_or(0);
+                    let open_required = self.required & ahead & !cov;
+                    let group = self.group_masks.iter().position(|&m| m & rem != 0);
+                    for (family, shape, mut free) in self.last_starts(i, blk, open_required, rem) {
+                        while free != 0 {
+                            let start = free.trailing_zeros();
+                            free &= free - 1;
+                            if let Some(g) = group {
+                                add(g, family, start, shape << start, ways);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                for (child, value) in self.successors(state) {
+                    let completions = self.known(child).unwrap_or(0);
+                    if completions == 0 {
+                        continue;
+                    }
+                    if let Some(a) = value {
+                        add(a.group, a.family, a.start, a.cells, ways * completions);
+                    }
+                    if child.3 != 0 {
+                        *next.entry(child).or_insert(0) += ways;
+                    }
+                }
+            }
+            layer = next;
+        }
+        // Labels: each set of values is the same number of labelled solutions, and a
+        // group's value is taken by each of its `k` members in a `k`-th of them.
+        let mut labels = 1u128;
+        for g in &self.groups {
+            for k in 2..=g.len() as u128 {
+                labels = labels.checked_mul(k).ok_or(CspError::CountOverflow)?;
+            }
+        }
+        let scale = |n: u128, by: u128| n.checked_mul(by).ok_or(CspError::CountOverflow);
+        let mut value_counts = vec![Vec::new(); self.num_vars];
+        for (g, members) in self.groups.iter().enumerate() {
+            let per_member = labels / members.len() as u128;
+            let counts = values[g]
+                .iter()
+                .map(|f| f.iter().map(|&n| scale(n, per_member)).collect())
+                .collect::<Result<Vec<Vec<u128>>, CspError>>()?;
+            for &v in members {
+                value_counts[v].clone_from(&counts);
+            }
+        }
+        Ok(PlacementAnalysis {
+            solutions: scale(self.unlabelled, labels)?,
+            value_counts,
+            element_counts: elements
+                .into_iter()
+                .map(|n| scale(n, labels))
+                .collect::<Result<_, _>>()?,
+            nodes: self.memo.len() as u64,
+        })
+    }
+
     /// One exactly uniform solution (labelled: each of a group's orders equally likely), one
     /// value per variable.
     ///
@@ -355,23 +474,38 @@ impl FrontierCount {
     /// anchored at `i` or later that avoid what is blocked and cover every required element
     /// left open, counted a family at a time with a few shifts per element.
     fn last(&self, i: u32, blk: u128, open_required: u128, rem: u64) -> u128 {
-        let Some(group) = self.group_masks.iter().position(|&m| m & rem != 0) else {
-            return 0;
-        };
-        let mut n = 0u128;
-        for &(shape, starts) in &self.families[group] {
-            // Starts whose lowest cell, at `start + shape.trailing_zeros()`, is `i` or later.
-            let from = i.saturating_sub(shape.trailing_zeros());
-            let mut free = starts & (!0u128).checked_shl(from).unwrap_or(0);
-            free &= !meeting_starts(shape, blk);
-            let mut open = open_required;
-            while open != 0 && free != 0 {
-                free &= meeting_starts(shape, open & open.wrapping_neg());
-                open &= open - 1;
-            }
-            n += u128::from(free.count_ones());
-        }
-        n
+        self.last_starts(i, blk, open_required, rem)
+            .map(|(_, _, free)| u128::from(free.count_ones()))
+            .sum()
+    }
+
+    /// The values that complete a state with one variable left, as `(family, shape,
+    /// starts)` per family of the variable's group ([`FrontierCount::last`]).
+    fn last_starts(
+        &self,
+        i: u32,
+        blk: u128,
+        open_required: u128,
+        rem: u64,
+    ) -> impl Iterator<Item = (usize, u128, u128)> + '_ {
+        let group = self.group_masks.iter().position(|&m| m & rem != 0);
+        let families = group.map_or(&[][..], |g| &self.families[g]);
+        families
+            .iter()
+            .enumerate()
+            .map(move |(family, &(shape, starts))| {
+                // Starts whose lowest cell, at `start + shape.trailing_zeros()`, is `i` or
+                // later.
+                let from = i.saturating_sub(shape.trailing_zeros());
+                let mut free = starts & (!0u128).checked_shl(from).unwrap_or(0);
+                free &= !meeting_starts(shape, blk);
+                let mut open = open_required;
+                while open != 0 && free != 0 {
+                    free &= meeting_starts(shape, open & open.wrapping_neg());
+                    open &= open - 1;
+                }
+                (family, shape, free)
+            })
     }
 
     /// The number of completions of a state when it is known without a search: a final

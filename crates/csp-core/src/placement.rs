@@ -75,7 +75,8 @@
 //!   tests and benchmarks.
 //! - [`FrontierCount`](crate::FrontierCount): the exact count by dynamic programming over
 //!   the elements in order, memoised on what the chosen values cover and block ahead (work
-//!   per distinct frontier, not per solution), with exactly uniform draws from its table.
+//!   per distinct frontier, not per solution), with exactly uniform draws from its table
+//!   and the per-value and per-element counts of [`analyze_placements`].
 //!
 //! Variables are labelled: two variables with the same domain (two ships of the same length,
 //! or the pieces of a tiling) are different variables, and a solution that swaps their values

@@ -97,6 +97,11 @@ fn assert_same(p: &PlacementCsp) {
     // values once.
     let frontier = FrontierCount::new(p, &BIG).unwrap();
     assert_eq!(frontier.labelled().unwrap(), solutions);
+    let by_frontier = frontier.analyze().unwrap();
+    let naive = analyze_placements_naive(p, &BIG).unwrap();
+    assert_eq!(by_frontier.solutions, solutions);
+    assert_eq!(by_frontier.element_counts, naive.element_counts);
+    assert_eq!(by_frontier.value_counts, naive.value_counts);
     let unlabelled = match analyze_placements_unlabelled(p, &BIG) {
         Ok(a) => a.solutions,
         Err(CspError::Inconsistent) => 0,
@@ -1032,6 +1037,11 @@ fn standard_board_fixture() {
         fleets
     };
     assert_eq!(frontier("standard", &p), 30_093_975_536);
+    let t = std::time::Instant::now();
+    let a = FrontierCount::new(&p, &BIG).unwrap().analyze().unwrap();
+    eprintln!("standard: frontier count and analysis in {:?}", t.elapsed());
+    assert_eq!(a.element_counts, runs[0].element_counts);
+    assert_eq!(a.value_counts, runs[0].value_counts);
     let tight = fleet(&[4; 10], 10, 10, true);
     let fleets = frontier("ten 4-ships, no-touch", &tight);
     let t = std::time::Instant::now();

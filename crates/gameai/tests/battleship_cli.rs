@@ -151,22 +151,28 @@ fn show_prints_a_heatmap_and_writes_svg() {
         s.contains("best shot (endgame, the default shooter): "),
         "{s}"
     );
-    // The default budget counts this position exactly; without it the chain estimates.
+    // The default budget counts this position exactly; without the search, the count by
+    // frontiers does, to the same map; without either, the chain estimates.
     assert!(s.starts_with("exact: "), "{s}");
-    let chain = show("--exact-nodes 0");
+    assert_eq!(show("--exact-nodes 0"), s);
+    let chain = show("--exact-nodes 0 --frontier-states 0");
     assert!(
         chain.starts_with(
-            "estimated by the Markov chain (exact counting skipped by --exact-nodes 0; \
-             standard errors up to "
+            "estimated by the Markov chain (exact counting skipped by --exact-nodes 0 and \
+             --frontier-states 0; standard errors up to "
         ),
         "{chain}"
     );
     // Here the shooter's own budget is exceeded too, and it samples as in play.
     assert!(chain.contains("shooter's own sampled estimate"), "{chain}");
-    let over = show("--exact-nodes 1");
-    assert!(over.contains("(exact counting over budget; "), "{over}");
+    let over = show("--exact-nodes 1 --frontier-states 1");
+    assert!(
+        over.contains("(exact counting over --exact-nodes and --frontier-states; "),
+        "{over}"
+    );
+    assert_eq!(show("--exact-nodes 1"), s);
     // One sweep averaged has no spread to measure.
-    let one = show("--exact-nodes 0 --sweeps 1");
+    let one = show("--exact-nodes 0 --frontier-states 0 --sweeps 1");
     assert!(
         one.contains("no standard errors: fewer than 2 sweeps averaged"),
         "{one}"
@@ -190,8 +196,8 @@ fn show_prints_a_heatmap_and_writes_svg() {
     assert!(cells(9).iter().all(|c| c.parse::<u32>().is_ok()), "{s}");
     // The chain's length is the one asked for.
     assert_ne!(
-        show("--exact-nodes 0 --sweeps 1"),
-        show("--exact-nodes 0"),
+        show("--exact-nodes 0 --frontier-states 0 --sweeps 1"),
+        show("--exact-nodes 0 --frontier-states 0"),
         "one sweep estimates differently from the default"
     );
     let c = show("--color always");
@@ -228,7 +234,7 @@ fn show_prints_a_heatmap_and_writes_svg() {
     // On the empty no-touch board (past every budget) the shooter fires on its chain's
     // estimate, and says so.
     std::fs::write(&pos, [".........."; 10].join("\n")).unwrap();
-    let empty = show("--rules no-touch --exact-nodes 1000");
+    let empty = show("--rules no-touch --exact-nodes 1000 --frontier-states 0");
     assert!(
         empty.contains("chosen on the shooter's own sampled estimate"),
         "{empty}"
@@ -265,7 +271,9 @@ fn show_prints_a_heatmap_and_writes_svg() {
     // the default blocks of three it turns, and only the centre is certain, as exactly.
     std::fs::write(&pos, "...\n...\n...\n").unwrap();
     let rows = |extra: &str| -> Vec<String> {
-        let s = show(&format!("--fleet 3,3,2 --exact-nodes 0 {extra}"));
+        let s = show(&format!(
+            "--fleet 3,3,2 --exact-nodes 0 --frontier-states 0 {extra}"
+        ));
         s.lines().skip(1).take(3).map(str::to_owned).collect()
     };
     // Some row or some column read 100 throughout.
@@ -338,7 +346,9 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     );
     // Eight dominoes tile 4x4: every cell is certain, and the chain's estimates, within
     // rounding of 1, are shown as such, not as "99" (likely).
-    let mut args = words("battleship show - --fleet 2,2,2,2,2,2,2,2 --exact-nodes 0 --svg");
+    let mut args = words(
+        "battleship show - --fleet 2,2,2,2,2,2,2,2 --exact-nodes 0 --frontier-states 0 --svg",
+    );
     args.push(svg.to_str().unwrap());
     let out = common::gameai(&args, b"....\n....\n....\n....\n");
     let s = text(&out.stdout);
@@ -353,7 +363,7 @@ fn show_handles_finished_positions_standard_output_and_feedback() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).starts_with("exact: 1 consistent fleet\n"));
     // The map estimated, the shot counted exactly on the shooter's own budget: said so.
-    let out = show("...\n.x.\n...\n", "--exact-nodes 0");
+    let out = show("...\n.x.\n...\n", "--exact-nodes 0 --frontier-states 0");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
     assert!(s.contains("chosen on the shooter's own exact count"), "{s}");
