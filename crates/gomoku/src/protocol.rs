@@ -2712,6 +2712,33 @@ done
         assert_eq!(about_field("name=\"\"", "name").as_deref(), Some(""));
     }
 
+    /// Fields may follow one another after a bare comma, without a space: a field's name is
+    /// what follows the last comma or white space before its `="`.
+    #[test]
+    fn about_fields_after_a_bare_comma() {
+        let line = r#"name="a",author="b",version="1.0""#;
+        assert_eq!(about_field(line, "name").as_deref(), Some("a"));
+        assert_eq!(about_field(line, "author").as_deref(), Some("b"));
+        assert_eq!(about_field(line, "version").as_deref(), Some("1.0"));
+    }
+
+    /// A `BOARD` stone just past an edge (a coordinate equal to the size) is off the board,
+    /// in either coordinate, and named so before the stones are counted.
+    #[test]
+    fn a_board_stone_just_past_either_edge_is_off_the_board() {
+        let mut b = Brain::new(FirstEmpty);
+        assert_eq!(say(&mut b, "START 15"), ["OK"]);
+        for (stone, error) in [
+            ("15,3,1", "stone 15,3 is off the 15x15 board"),
+            ("3,15,1", "stone 3,15 is off the 15x15 board"),
+        ] {
+            for l in ["BOARD", stone] {
+                assert!(say(&mut b, l).is_empty(), "{l}");
+            }
+            assert_eq!(say(&mut b, "DONE"), [format!("ERROR BOARD: {error}")]);
+        }
+    }
+
     /// Managers repeat their settings: the same match limit again keeps the time left; only
     /// another limit forgets it.
     #[test]

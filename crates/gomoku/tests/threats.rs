@@ -757,3 +757,37 @@ fn vct_defences_cut_short_by_the_budget_answer_nothing() {
     }
     assert!(cut_while_checking > 0);
 }
+
+/// When nothing saves the side to move, `defences` returns every candidate it looked at
+/// unverified: the threat line's cells first, then every empty cell within five of one of
+/// them along a line (the module's locality bound, the fifth cell included), and no other.
+#[test]
+fn a_lost_position_offers_every_cell_within_five_of_the_threat() {
+    // Black's open four on row 7, White (three stones in the corners) to move: either
+    // end makes five, and White has no four.
+    let board = board_of(
+        15,
+        Rule::Freestyle,
+        &parse_moves("5,7 0,0 6,7 14,0 7,7 0,14 8,7"),
+    );
+    let mut pos = Position::from_board(&board);
+    let mut solver = ThreatSolver::new();
+    let defences = solver.defences(&mut pos, &ThreatLimits::default()).unwrap();
+    let q = pos.to_move(defences[0]);
+    assert!(q == Move::new(4, 7) || q == Move::new(9, 7), "{q}");
+    let mut expected = HashSet::from([q]);
+    for (dx, dy) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
+        for k in (-5..=5).filter(|&k| k != 0) {
+            let (x, y) = (i32::from(q.x) + k * dx, i32::from(q.y) + k * dy);
+            if (0..15).contains(&x) && (0..15).contains(&y) {
+                let m = Move::new(x as u8, y as u8);
+                if board.get(m).is_none() {
+                    expected.insert(m);
+                }
+            }
+        }
+    }
+    let found: HashSet<Move> = defences.iter().map(|&c| pos.to_move(c)).collect();
+    assert_eq!(found.len(), defences.len(), "no cell twice");
+    assert_eq!(found, expected);
+}

@@ -1676,6 +1676,162 @@ mod tests {
         assert_eq!((r.best_move, r.score, r.depth), (Some(0), Score(0), 2));
     }
 
+    /// A search stopped in the middle of an iteration in which no root move stayed ahead of
+    /// the first answers with the last finished iteration, its score and its whole line: the
+    /// first move's own score at the unfinished depth is no news, and its line is cut short.
+    #[test]
+    fn a_stopped_iteration_keeps_the_last_finished_line() {
+        // The run of the test above: move 1 fails high once, is found worse when searched
+        // again, and the search stops before the iteration ends.
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut g = Fickle {
+            path: Vec::new(),
+            visits_of_1: 0,
+            stop: Arc::clone(&stop),
+        };
+        let config = SearchConfig {
+            memo_bytes: 0,
+            merge_moves: false,
+            symmetry: false,
+        };
+        let tuning = Tuning {
+            aspiration: Some(1),
+            ..Tuning::PLAIN
+        };
+        let mut s = Searcher::with_tuning(config, tuning);
+        let limits = Limits {
+            depth: Some(3),
+            stop: Some(stop),
+            ..Limits::default()
+        };
+        let r = s.search(&mut g, &limits);
+        assert!(r.stopped);
+        assert_eq!((r.score, r.depth), (Score(0), 2));
+        // Iteration 2's line: move 0, then the first of the two replies (all are equal).
+        assert_eq!(r.pv, vec![0, 0]);
+        assert_eq!(r.best_move, Some(0));
+    }
+
+    /// A stored bound answers a node (below the root) exactly when it settles the window: a
+    /// lower bound at beta fails high at once and an upper bound at alpha fails low, with no
+    /// move searched; bounds strictly inside the window only narrow it.
+    #[test]
+    fn a_stored_bound_at_the_window_edge_answers_without_a_search() {
+        let config = SearchConfig {
+            memo_bytes: 1 << 16,
+            merge_moves: false,
+            symmetry: false,
+        };
+        // (bound, stored score, alpha, beta, answered from the table)
+        let cases = [
+            (Bound::Lower, 5, 4, 5, true),
+            (Bound::Lower, 5, 4, 6, false),
+            (Bound::Upper, 5, 5, 6, true),
+            (Bound::Upper, 5, 4, 6, false),
+        ];
+        for (bound, stored, alpha, beta, answered) in cases {
+            let mut g = Uniform::new(3, 3, true);
+            g.play(&1);
+            let mut s = Searcher::with_tuning(config, Tuning::PLAIN);
+            let entry = Entry {
+                score: Score(stored),
+                depth: 10,
+                bound,
+                best: None,
+            };
+            s.memo.as_mut().unwrap().store(g.key(), entry, 1);
+            let v = s.node(&mut g, 2, 1, Score(alpha), Score(beta));
+            let case = format!("{bound:?} {stored} in {alpha}..{beta}");
+            assert_eq!(s.stats.memo_cutoffs, u64::from(answered), "{case}");
+            if answered {
+                assert_eq!((v, s.stats.nodes), (Score(stored), 1), "{case}");
+            } else {
+                assert!(s.stats.nodes > 1, "{case}");
+            }
+        }
+    }
+
+    /// Three moves a position to four plies, every position worth 0; it records the lines
+    /// whose ends it evaluates.
+    struct Flat {
+        path: Vec<u32>,
+        evaluated: std::cell::RefCell<Vec<Vec<u32>>>,
+    }
+
+    impl Game for Flat {
+        type Move = u32;
+        fn generate_moves(&self, moves: &mut Vec<u32>) {
+            if self.path.len() < 4 {
+                moves.extend(0..3);
+            }
+        }
+        fn play(&mut self, &mv: &u32) {
+            self.path.push(mv);
+        }
+        fn undo(&mut self, _: &u32) {
+            self.path.pop();
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            None
+        }
+    }
+
+    impl Keyed for Flat {
+        type Key = u64;
+        fn key(&self) -> u64 {
+            self.path.iter().fold(1, |k, &m| k * 4 + u64::from(m))
+        }
+    }
+
+    impl Evaluate for Flat {
+        fn evaluate(&self) -> i32 {
+            self.evaluated.borrow_mut().push(self.path.clone());
+            0
+        }
+    }
+
+    /// Late move reductions spare the killers even where they stand among the moves the
+    /// count `after` would reduce: with `after` 1 and two killers in front, the second killer
+    /// is searched to full depth, and only the move behind them is reduced.
+    #[test]
+    fn late_move_reductions_spare_the_killers() {
+        let config = SearchConfig {
+            memo_bytes: 0,
+            merge_moves: false,
+            symmetry: false,
+        };
+        let tuning = Tuning {
+            pvs: true,
+            killers: true,
+            late_move_reductions: Some((1, 1)),
+            ..Tuning::PLAIN
+        };
+        let mut s = Searcher::with_tuning(config, tuning);
+        let mut g = Flat {
+            path: Vec::new(),
+            evaluated: std::cell::RefCell::new(Vec::new()),
+        };
+        // Moves 2 and 1 are the killers: the order is 2, 1, 0.
+        s.killers = vec![[Some(2), Some(1)]];
+        let v = s.node(&mut g, 2, 0, -Score::INFINITY, Score::INFINITY);
+        assert_eq!(v, Score(0));
+        let evaluated = g.evaluated.into_inner();
+        let under = |m: u32| -> Vec<usize> {
+            (evaluated.iter())
+                .filter(|l| l[0] == m)
+                .map(Vec::len)
+                .collect()
+        };
+        for killer in [2, 1] {
+            let lengths = under(killer);
+            assert!(
+                !lengths.is_empty() && lengths.iter().all(|&n| n == 2),
+                "{evaluated:?}"
+            );
+        }
+        assert_eq!(under(0), vec![1], "{evaluated:?}");
+    }
+
     /// A race with a quick way out: at the start the side to move may finish the game and win
     /// at once, or wait; after a wait only waiting is left, for a million plies, which end
     /// in a draw. Every position has its own key, so the memo cannot shorten the waiting

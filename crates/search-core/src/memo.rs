@@ -422,6 +422,25 @@ mod tests {
         }
     }
 
+    /// An entry of the first generation stays dead when the generation counter wraps back to
+    /// it: the wrap rewrites the slots, or 255 clears later the old entry would read back as
+    /// if it had just been stored.
+    #[test]
+    fn an_entry_from_before_the_wrap_does_not_come_back() {
+        let mut t: MemoTable<u64, u32> = MemoTable::with_memory(1 << 10);
+        t.store(5, 50, 1);
+        for _ in 0..u8::MAX {
+            t.clear();
+            assert_eq!(t.get(&5), None);
+        }
+        // Back at the first generation, the one the entry was stored in.
+        assert_eq!(t.generation, 1);
+        assert_eq!(t.get(&5), None);
+        assert!(t.is_empty());
+        t.store(6, 60, 1);
+        assert_eq!(t.len(), 1);
+    }
+
     #[test]
     fn holds_many_distinct_keys() {
         let mut t: MemoTable<u64, u64> = MemoTable::with_memory(1 << 20);

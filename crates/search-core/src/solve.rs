@@ -574,6 +574,56 @@ mod tests {
         }
     }
 
+    /// One pile, take 1 or 2, whoever takes the last stone wins; the game keeps a record of
+    /// its moves and `undo` insists on taking back the last one, as a game whose undo reads
+    /// its own history must.
+    #[derive(Clone)]
+    struct Logged {
+        pile: u32,
+        played: Vec<u32>,
+    }
+    impl Game for Logged {
+        type Move = u32;
+        fn generate_moves(&self, m: &mut Vec<u32>) {
+            m.extend((1..=2).filter(|&k| k <= self.pile));
+        }
+        fn play(&mut self, &k: &u32) {
+            self.pile -= k;
+            self.played.push(k);
+        }
+        fn undo(&mut self, &k: &u32) {
+            assert_eq!(self.played.pop(), Some(k), "a move taken back out of order");
+            self.pile += k;
+        }
+        fn outcome(&self) -> Option<Outcome> {
+            (self.pile == 0).then_some(Outcome::Loss)
+        }
+    }
+    impl Keyed for Logged {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.pile
+        }
+    }
+
+    /// A principal line is taken back last move first, by the solver's method and by the
+    /// free function alike: a line of unequal moves on a game whose undo depends on the
+    /// order leaves the game as it was.
+    #[test]
+    fn a_principal_line_is_taken_back_last_move_first() {
+        let mut g = Logged {
+            pile: 4,
+            played: Vec::new(),
+        };
+        let line = Solver::new(SolverConfig::default()).principal_line(&mut g);
+        assert_eq!(line, vec![1, 1, 2]);
+        assert_eq!((g.pile, g.played.len()), (4, 0));
+        let mut solver = Solver::new(SolverConfig::PLAIN);
+        let line = principal_line_by(&mut g, |g: &mut Logged| solver.solve(g));
+        assert_eq!(line, vec![1, 1, 2]);
+        assert_eq!((g.pile, g.played.len()), (4, 0));
+    }
+
     /// Two moves of one class are merged as any more are: one kept, one counted.
     #[test]
     fn two_moves_of_one_class_merge_into_one() {
