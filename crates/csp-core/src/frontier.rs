@@ -6,7 +6,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use rand::{Rng, RngExt};
 
-use crate::placement::{MAX_ELEMENTS, PlacementAnalysis, PlacementCsp, Value, meeting_starts};
+use crate::placement::{
+    MAX_ELEMENTS, PlacementAnalysis, PlacementCsp, Value, meeting_starts, propagate_placements,
+};
 use crate::{Budget, CspError};
 
 /// A frontier: the element reached, what the chosen values cover and block from it on, and
@@ -96,8 +98,8 @@ struct Anchored {
 /// million nodes. It pays where solutions share frontiers: open boards with several
 /// pieces (Battleship fleets, tight ones above all), with elements numbered along the
 /// narrow side of a grid and pieces a few rows tall; few solutions are found as fast by the
-/// search, with no table. Its memory is a table entry of some 100 bytes per state, and the
-/// [`Budget`] limits the states.
+/// search, with no table. Its memory is a table entry of some 80 bytes per state (up to
+/// twice that while the table grows), and the [`Budget`] limits the states.
 ///
 /// The counts are of *sets* of values per group of interchangeable variables (variables
 /// with identical domains); the labelled count multiplies by `k!` for each group of `k`.
@@ -151,6 +153,9 @@ pub struct FrontierCount {
     /// Each group's families as (shape, starts), without the starts that meet a forbidden
     /// element: the last variable is counted from them at once.
     families: Vec<Vec<(u128, u128)>>,
+    /// Per group and element `i`: the values anchored at `i` or later. A state with more of
+    /// the group's variables left has no completion.
+    anchors_from: Vec<Vec<u32>>,
     /// Every variable, as a mask of bits.
     vars: u64,
     /// Every element, as a mask of bits.
@@ -169,17 +174,33 @@ fn beyond(m: u128, i: u32) -> u128 {
 }
 
 impl FrontierCount {
-    /// Counts the solutions of `csp`, keeping the table for [`FrontierCount::sample`].
+    /// Counts the solutions of `csp`, keeping the table for [`FrontierCount::sample`] and
+    /// [`FrontierCount::analyze`].
+    ///
+    /// The budget counts states (the error's `max_nodes` is this budget), and each holds
+    /// some 80 bytes of memory once counted, up to twice that while the table grows (the
+    /// empty 10x10 Battleship board's 1.8 million states peak at about 200 MB with their
+    /// analysis), so [`Budget::default`]'s 10 million may take over a gigabyte and a half:
+    /// give a smaller budget where memory is short.
     ///
     /// # Errors
     /// [`CspError::BudgetExceeded`] when the count needs more than `budget.max_nodes`
-    /// states (each a table entry of some 64 bytes); [`CspError::CountOverflow`] when the
+    /// states; [`CspError::CountOverflow`] when the
     /// number of solutions, counting each set of values of a group once, passes `u128`;
-    /// [`CspError::InvalidPlacement`] for an asymmetric halo relation
-    /// ([`PlacementCsp::check_halos`]). A problem without solutions is counted (zero), not
+    /// [`CspError::InvalidPlacement`] for an asymmetric halo relation among halos made or
+    /// shared by hand ([`PlacementCsp::check_halos`]; [`PlacementCsp::add_var`] refuses
+    /// the other asymmetric mixes). A problem without solutions is counted (zero), not
     /// an error.
     pub fn new(csp: &PlacementCsp, budget: &Budget) -> Result<FrontierCount, CspError> {
-        csp.check_halos()?;
+        csp.check_hand_made_halos()?;
+        // Propagation first: smaller domains, and the groups of interchangeable variables
+        // are those of the reduced problem, as for `analyze_placements_unlabelled`.
+        let (reduced, consistent) = match propagate_placements(csp) {
+            Ok(p) => (p, true),
+            Err(CspError::Inconsistent) => (csp.clone(), false),
+            Err(e) => return Err(e),
+        };
+        let csp = &reduced;
         let num_vars = csp.num_vars();
         let domains: Vec<_> = (0..num_vars).filter_map(|v| csp.domain(v)).collect();
         let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -201,6 +222,7 @@ impl FrontierCount {
         let forbidden = csp.forbidden();
         let mut anchored = vec![Vec::new(); MAX_ELEMENTS];
         let mut families = Vec::with_capacity(groups.len());
+        let mut anchors_from = vec![vec![0u32; universe as usize + 1]; groups.len()];
         for (group, g) in groups.iter().enumerate() {
             families.push(
                 domains[g[0]]
@@ -222,7 +244,11 @@ impl FrontierCount {
                     if cells == 0 || cells & forbidden != 0 {
                         continue;
                     }
-                    anchored[cells.trailing_zeros() as usize].push(Anchored {
+                    let anchor = cells.trailing_zeros() as usize;
+                    for n in &mut anchors_from[group][..=anchor] {
+                        *n += 1;
+                    }
+                    anchored[anchor].push(Anchored {
                         group,
                         family,
                         start,
@@ -242,6 +268,7 @@ impl FrontierCount {
             min_cells,
             anchored,
             families,
+            anchors_from,
             vars: (!0u64).checked_shr(64 - num_vars as u32).unwrap_or(0),
             all: (!0u128).checked_shr(128 - universe).unwrap_or(0),
             memo: HashMap::default(),
@@ -249,7 +276,9 @@ impl FrontierCount {
             max_nodes: budget.max_nodes,
             unlabelled: 0,
         };
-        count.unlabelled = count.count((0, 0, 0, count.vars))?;
+        if consistent {
+            count.unlabelled = count.count((0, 0, 0, count.vars))?;
+        }
         Ok(count)
     }
 
@@ -518,6 +547,16 @@ impl FrontierCount {
             return Some(u128::from(open_required == 0));
         }
         if i >= self.universe || open_required & blk != 0 {
+            return Some(0);
+        }
+        // A group with more variables left than values still to come: some variable can no
+        // longer be placed (without this, each subset of such variables would be a state).
+        let stranded = self
+            .group_masks
+            .iter()
+            .zip(&self.anchors_from)
+            .any(|(&m, from)| (rem & m).count_ones() > from[i as usize]);
+        if stranded {
             return Some(0);
         }
         let room = ahead & !(blk | self.forbidden) & self.all;

@@ -767,7 +767,7 @@ impl PlacementCsp {
     /// [`PlacementCsp::check_halos`] where halos were made or shared by hand: the only
     /// families whose relation [`PlacementCsp::add_var`] cannot vouch for (cheap, and free
     /// without such families).
-    fn check_hand_made_halos(&self) -> Result<(), CspError> {
+    pub(crate) fn check_hand_made_halos(&self) -> Result<(), CspError> {
         if self.vars.iter().flatten().any(Family::hand_made_halos) {
             self.check_halo_pairs(|p, q| p.hand_made_halos() || q.hand_made_halos())
         } else {

@@ -228,7 +228,7 @@ struct ShowArgs {
     /// States of a second exact count, by element frontiers, when the search runs past
     /// --exact-nodes (0: none): it counts open positions with many fleets that the search
     /// cannot (the empty standard board in about 1.8 million states and a few seconds),
-    /// with some 100 bytes of memory a state.
+    /// with some 80 to 160 bytes of memory a state.
     #[arg(long, default_value_t = SHOW_FRONTIER_STATES, value_parser = crate::values::whole::<u64>)]
     frontier_states: u64,
     /// Markov chain sweeps recorded when sampling (at least 1).
@@ -251,7 +251,8 @@ struct ShowArgs {
 /// The exact-count budget of `show`.
 const SHOW_EXACT_NODES: u64 = 50_000_000;
 
-/// The budget of `show`'s count by frontiers: at most some 400 MB.
+/// The budget of `show`'s count by frontiers: some 110 bytes a state once counted, and up
+/// to twice that while the table grows (the empty board's 1.8 million states take 200 MB).
 const SHOW_FRONTIER_STATES: u64 = 4_000_000;
 
 /// The chain's block moves of `show`: a heatmap is worth the time that play cannot spare.
