@@ -83,9 +83,9 @@ pub struct PosteriorConfig {
     pub block: usize,
     /// States allowed to a second exact count, by element frontiers
     /// ([`csp_core::FrontierCount`]), when the search runs past `exact_nodes` (0: none, as
-    /// in play, where it would cost too long a shot). It is exact where the search is not
-    /// on open positions with many fleets: the empty standard board in about 1.8 million
-    /// states (3 to 5 s with its marginals), a position with a few shots in fewer.
+    /// in play, where it would cost too long a shot). It counts the open positions with
+    /// many fleets where the search runs out: the empty standard board in about 1.8
+    /// million states (3 to 5 s with its marginals), a position with a few shots in fewer.
     /// `gameai battleship show` allows 4,000,000.
     pub frontier_states: u64,
 }

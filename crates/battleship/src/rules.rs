@@ -379,8 +379,8 @@ impl PartialEq for FrontierCache {
 impl Eq for FrontierCache {}
 
 /// The most states the frontier count of a random fleet's draw may make, once per set of
-/// rules: some 110 bytes each once counted, and up to twice that while the table grows, so
-/// up to 800 MB or so at the limit. The standard fleet needs about 1.8 million under either
+/// rules: some 80 bytes each once counted, and up to twice that while the table grows, so
+/// up to about 800 MB at the limit. The standard fleet needs about 1.8 million under either
 /// adjacency rule, ten 4-ships kept apart on 10x10 under 900,000.
 pub(crate) const FRONTIER_DRAW_STATES: u64 = 4_000_000;
 

@@ -251,7 +251,7 @@ struct ShowArgs {
 /// The exact-count budget of `show`.
 const SHOW_EXACT_NODES: u64 = 50_000_000;
 
-/// The budget of `show`'s count by frontiers: some 110 bytes a state once counted, and up
+/// The budget of `show`'s count by frontiers: some 80 bytes a state once counted, and up
 /// to twice that while the table grows (the empty board's 1.8 million states take 200 MB).
 const SHOW_FRONTIER_STATES: u64 = 4_000_000;
 
