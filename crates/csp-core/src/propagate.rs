@@ -1307,6 +1307,24 @@ mod tests {
         assert_eq!(super::run(&csp).unwrap_err(), CspError::Inconsistent);
     }
 
+    /// A "between" constraint must hold at least what the undecided variables outside it
+    /// cannot: at most 1 of 0..3 with 4 trues among 5 leaves at least 2 inside, a
+    /// contradiction (a bound one lower lets it pass); with 3 trues the one inside leaves
+    /// exactly 2 for the two outside, which are true.
+    #[test]
+    fn between_constraints_hold_what_the_rest_cannot() {
+        let mut csp = BoolCsp::new(5);
+        csp.at_most(&[0, 1, 2], 1).unwrap();
+        csp.set_total(4);
+        assert_eq!(super::run(&csp).unwrap_err(), CspError::Inconsistent);
+        assert_eq!(crate::propagate(&csp), Err(CspError::Inconsistent));
+        csp.set_total(3);
+        assert_eq!(
+            super::run(&csp).unwrap().values,
+            [None, None, None, Some(true), Some(true)]
+        );
+    }
+
     #[test]
     fn bits_are_listed_across_words() {
         let mut seen = Vec::new();

@@ -129,4 +129,17 @@ mod tests {
             "MBF mine 3 at column 2, row 1 repeats an earlier mine"
         );
     }
+
+    /// A zero height is an empty size, as a zero width is: the size is checked on both sides
+    /// before the mine count, which would otherwise report 0 mines as too many for no cells.
+    #[test]
+    fn a_zero_height_is_an_empty_size() {
+        assert_eq!(
+            read(&[2, 0, 0, 0]).unwrap_err(),
+            FormatError::MbfEmptySize {
+                width: 2,
+                height: 0
+            }
+        );
+    }
 }

@@ -337,4 +337,23 @@ mod tests {
             "line 1: 2 mines but only 1 cell not revealed"
         );
     }
+
+    /// Errors about the header, an invalid size or a mine count the rows contradict, name
+    /// the header's line, not line 1: blank lines before the header move it, as they move
+    /// the rows.
+    #[test]
+    fn header_errors_name_the_header_line_after_blank_lines() {
+        assert_eq!(
+            err("\n0x3x1\n"),
+            "line 2: board size 0x3 is not allowed: width and height must be 1 to 255"
+        );
+        assert_eq!(
+            err("\n\n3x1x1\nMHM\n"),
+            "line 3: 2 known mines but only 1 mine in all"
+        );
+        assert_eq!(
+            err("\n3x1x2\n1H0\n"),
+            "line 2: 2 mines but only 1 cell not revealed"
+        );
+    }
 }
