@@ -335,6 +335,9 @@ impl FrontierCount {
     /// # Ok::<(), csp_core::CspError>(())
     /// ```
     ///
+    /// A problem without solutions gives zero counts, never [`CspError::Inconsistent`]
+    /// (which `analyze_placements` returns when propagation alone proves it).
+    ///
     /// # Errors
     /// [`CspError::CountOverflow`] when the labelled counts pass `u128`.
     pub fn analyze(&self) -> Result<PlacementAnalysis, CspError> {

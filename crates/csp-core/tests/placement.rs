@@ -212,6 +212,9 @@ fn the_frontier_count_reports_budgets_overflows_and_empty_problems() {
     let none = FrontierCount::new(&fleet(&[3, 3, 3, 2], 3, 3, false), &BIG).unwrap();
     assert_eq!((none.unlabelled(), none.labelled()), (0, Ok(0)));
     assert_eq!(none.sample(&mut rng), Err(CspError::Inconsistent));
+    let zeros = none.analyze().unwrap();
+    assert_eq!(zeros.solutions, 0);
+    assert!(zeros.element_counts.iter().all(|&n| n == 0));
     let empty = FrontierCount::new(&PlacementCsp::new(4).unwrap(), &BIG).unwrap();
     assert_eq!(empty.labelled(), Ok(1));
     assert_eq!(empty.sample(&mut rng), Ok(Vec::new()));
