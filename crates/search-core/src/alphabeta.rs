@@ -1674,42 +1674,9 @@ mod tests {
         assert_eq!(g.visits_of_1, 4);
         assert!(r.stopped && r.stats.researches == 1, "{r:?}");
         assert_eq!((r.best_move, r.score, r.depth), (Some(0), Score(0), 2));
-    }
-
-    /// A search stopped in the middle of an iteration in which no root move stayed ahead of
-    /// the first answers with the last finished iteration, its score and its whole line: the
-    /// first move's own score at the unfinished depth is no news, and its line is cut short.
-    #[test]
-    fn a_stopped_iteration_keeps_the_last_finished_line() {
-        // The run of the test above: move 1 fails high once, is found worse when searched
-        // again, and the search stops before the iteration ends.
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut g = Fickle {
-            path: Vec::new(),
-            visits_of_1: 0,
-            stop: Arc::clone(&stop),
-        };
-        let config = SearchConfig {
-            memo_bytes: 0,
-            merge_moves: false,
-            symmetry: false,
-        };
-        let tuning = Tuning {
-            aspiration: Some(1),
-            ..Tuning::PLAIN
-        };
-        let mut s = Searcher::with_tuning(config, tuning);
-        let limits = Limits {
-            depth: Some(3),
-            stop: Some(stop),
-            ..Limits::default()
-        };
-        let r = s.search(&mut g, &limits);
-        assert!(r.stopped);
-        assert_eq!((r.score, r.depth), (Score(0), 2));
-        // Iteration 2's line: move 0, then the first of the two replies (all are equal).
+        // And its whole line, iteration 2's: move 0, then the first of the two replies (all
+        // are equal). The first move's own line at the unfinished depth is cut short.
         assert_eq!(r.pv, vec![0, 0]);
-        assert_eq!(r.best_move, Some(0));
     }
 
     /// A stored bound answers a node (below the root) exactly when it settles the window: a
