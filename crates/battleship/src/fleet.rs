@@ -158,14 +158,7 @@ impl Fleet {
         if frontier {
             match geo.frontier_count() {
                 Ok(count) if count.unlabelled() == 0 => return Err(no_fleet_fits()),
-                Ok(count) => {
-                    let starts: Vec<(usize, u32)> = count
-                        .sample(rng)?
-                        .iter()
-                        .map(|v| (v.family, v.start))
-                        .collect();
-                    return Self::from_starts(geo, &starts);
-                }
+                Ok(count) => return Self::from_starts(geo, &count.sample(rng)?),
                 Err(Error::Csp(
                     csp_core::CspError::BudgetExceeded { .. } | csp_core::CspError::CountOverflow,
                 )) => {}
@@ -176,11 +169,7 @@ impl Fleet {
             max_nodes: EXACT_DRAW_NODES,
         };
         match csp_core::sample_placements(&geo.empty_problem()?, &budget, rng) {
-            Ok(values) => {
-                let starts: Vec<(usize, u32)> =
-                    values.iter().map(|v| (v.family, v.start)).collect();
-                Self::from_starts(geo, &starts)
-            }
+            Ok(values) => Self::from_starts(geo, &values),
             Err(csp_core::CspError::Inconsistent) => Err(no_fleet_fits()),
             Err(csp_core::CspError::BudgetExceeded { .. }) => Err(Error::DrawFailed(format!(
                 "ten million random draws were all rejected, and the fleets are too many to \
@@ -243,23 +232,26 @@ impl Fleet {
                     continue 'draw;
                 }
                 placed.push((c, b));
-                starts.push((fi, s));
+                starts.push(csp_core::Value {
+                    family: fi,
+                    start: s,
+                });
             }
             return Self::from_starts(geo, &starts).map(Some);
         }
         Ok(None)
     }
 
-    /// The fleet whose ship `i` lies at start `starts[i].1` of the geometry's family
-    /// `starts[i].0` (0 horizontal, 1 vertical).
-    fn from_starts(geo: &Geometry, starts: &[(usize, u32)]) -> Result<Fleet, Error> {
+    /// The fleet whose ship `i` lies at start `starts[i].start` of the geometry's family
+    /// `starts[i].family` (0 horizontal, 1 vertical), as the draws and counts give them.
+    fn from_starts(geo: &Geometry, starts: &[csp_core::Value]) -> Result<Fleet, Error> {
         let w = geo.rules().width;
         let placements = starts
             .iter()
-            .map(|&(fi, s)| ShipPlacement {
-                x: s as usize % w,
-                y: s as usize / w,
-                dir: if fi == 0 {
+            .map(|v| ShipPlacement {
+                x: v.start as usize % w,
+                y: v.start as usize / w,
+                dir: if v.family == 0 {
                     Dir::Horizontal
                 } else {
                     Dir::Vertical

@@ -294,13 +294,20 @@ impl FrontierCount {
     /// # Errors
     /// [`CspError::CountOverflow`] when it passes `u128`.
     pub fn labelled(&self) -> Result<u128, CspError> {
-        let mut n = self.unlabelled;
+        self.unlabelled
+            .checked_mul(self.labels()?)
+            .ok_or(CspError::CountOverflow)
+    }
+
+    /// The labelled solutions of each set of values: `k!` for each group of `k`.
+    fn labels(&self) -> Result<u128, CspError> {
+        let mut labels = 1u128;
         for g in &self.groups {
             for k in 2..=g.len() as u128 {
-                n = n.checked_mul(k).ok_or(CspError::CountOverflow)?;
+                labels = labels.checked_mul(k).ok_or(CspError::CountOverflow)?;
             }
         }
-        Ok(n)
+        Ok(labels)
     }
 
     /// The number of states in the table: the work the count took.
@@ -397,12 +404,7 @@ impl FrontierCount {
         }
         // Labels: each set of values is the same number of labelled solutions, and a
         // group's value is taken by each of its `k` members in a `k`-th of them.
-        let mut labels = 1u128;
-        for g in &self.groups {
-            for k in 2..=g.len() as u128 {
-                labels = labels.checked_mul(k).ok_or(CspError::CountOverflow)?;
-            }
-        }
+        let labels = self.labels()?;
         let scale = |n: u128, by: u128| n.checked_mul(by).ok_or(CspError::CountOverflow);
         let mut value_counts = vec![Vec::new(); self.num_vars];
         for (g, members) in self.groups.iter().enumerate() {
